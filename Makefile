@@ -1,0 +1,32 @@
+# The two commands: `make demo` runs the sample weekend end to end; `make test` runs the tests.
+# Both create or refresh the local virtualenv first, so a fresh clone needs nothing else.
+PYTHON ?= python3
+VENV   ?= .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+
+.PHONY: demo test venv lint typecheck bench clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install -qq --upgrade pip
+	$(BIN)/pip install -qq -e '.[dev,airflow]'
+	touch $(STAMP)
+
+venv: $(STAMP)
+
+demo: $(STAMP)
+	$(BIN)/bridgeledger demo --workdir build/demo
+
+test: $(STAMP)
+	$(BIN)/python -m pytest -q
+
+lint: $(STAMP)
+	$(BIN)/ruff check models parsers pipelines dags tests benchmarks
+	$(BIN)/mypy
+
+bench: $(STAMP)
+	$(BIN)/python benchmarks/bench_store.py
+
+clean:
+	rm -rf $(VENV) build .pytest_cache .mypy_cache

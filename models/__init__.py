@@ -1,0 +1,1 @@
+"""Value objects and the event catalogue. No I/O lives here."""

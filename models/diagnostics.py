@@ -1,0 +1,47 @@
+"""Diagnostics: what a reader found wrong or normalised, and exactly where."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class Severity(StrEnum):
+    """How bad a finding is. Errors quarantine the record they belong to."""
+
+    ERROR = "error"
+    WARNING = "warning"
+    INFO = "info"
+
+
+class Diagnostic(BaseModel):
+    """One finding in an input file, positioned to the line and column (both 1-based)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    source: str
+    """File name (or `<string>`)."""
+    line: int = Field(ge=0)
+    """1-based line; 0 when the finding concerns the whole file."""
+    column: int = Field(ge=0)
+    """1-based column; 0 when the whole line is meant."""
+    severity: Severity
+    """error, warning or info."""
+    code: str
+    """Stable machine-readable code, e.g. `pbn.deal.duplicate-card`."""
+    message: str
+    """What is wrong and what was expected, in words a club scorer understands."""
+    record: int | None = None
+    """0-based index of the record (game, board, row) the finding belongs to, if any."""
+
+    def __str__(self) -> str:
+        return f"{self.source}:{self.line}:{self.column}: {self.severity.value}: {self.message} [{self.code}]"
+
+
+class ParseError(ValueError):
+    """A reader could not go on: carries the diagnostic that says where and why."""
+
+    def __init__(self, diagnostic: Diagnostic) -> None:
+        super().__init__(str(diagnostic))
+        self.diagnostic = diagnostic

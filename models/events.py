@@ -1,0 +1,452 @@
+"""The event catalogue: past-tense facts, each a frozen model told apart by its `type` tag.
+
+Stored rows keep `type` and `schema_version` in their own columns and the remaining fields as the
+JSON payload. Old payloads are brought up to date by upcasters on read (`pipelines.store`).
+"""
+
+from __future__ import annotations
+
+from datetime import date, datetime
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+
+from models.diagnostics import Diagnostic
+
+_FROZEN = ConfigDict(frozen=True, extra="forbid")
+
+
+class _Event(BaseModel):
+    model_config = _FROZEN
+
+
+class SessionKey(BaseModel):
+    """Names a session: the tournament's id and the session's id within it."""
+
+    model_config = _FROZEN
+
+    event_id: str = Field(min_length=1)
+    """Tournament (event) identifier."""
+    session_id: str = Field(min_length=1)
+    """Session identifier within the tournament."""
+
+
+class SourceRef(BaseModel):
+    """Where a fact came from: file hash, record index and line."""
+
+    model_config = _FROZEN
+
+    sha256: str
+    """SHA-256 of the source file."""
+    record: int
+    """0-based index of the record (board, game, row) in the file."""
+    line: int
+    """1-based line the record starts on."""
+
+
+class Player(BaseModel):
+    """A player as a file names them."""
+
+    model_config = _FROZEN
+
+    name: str
+    """Name as written in the source."""
+    federation_id: str | None = None
+    """National federation membership number, when known."""
+
+
+class SourceFileIngested(_Event):
+    """A file was read and its events appended (in the same transaction)."""
+
+    type: Literal["SourceFileIngested"] = "SourceFileIngested"
+    schema_version: Literal[1] = 1
+    sha256: str
+    """SHA-256 of the file's bytes: ingesting the same bytes again is a no-op."""
+    name: str
+    """File name as given."""
+    format: str
+    """csv, pbn, lin or usebio."""
+    parser_version: str
+    """Version of the reader that produced the records."""
+    counts: dict[str, int]
+    """Events appended per type."""
+    diagnostics: tuple[Diagnostic, ...] = ()
+    """Everything the reader reported, quarantined records included."""
+    quarantined: int = 0
+    """Records left out because they could not be trusted."""
+
+
+class TournamentRegistered(_Event):
+    """A tournament (event) exists with its conditions of contest."""
+
+    type: Literal["TournamentRegistered"] = "TournamentRegistered"
+    schema_version: Literal[1] = 1
+    event_id: str
+    """Tournament identifier."""
+    name: str
+    """Tournament name."""
+    start_date: date | None = None
+    """First day."""
+    end_date: date | None = None
+    """Last day."""
+    organiser: str | None = None
+    """Tournament organiser."""
+    category: str | None = None
+    """Ranking category."""
+    conditions: dict[str, Any] = Field(default_factory=dict)
+    """Conditions of contest (validated by `models.conditions`)."""
+
+
+class SessionScheduled(_Event):
+    """A session of a tournament, with its scoring method and field layout."""
+
+    type: Literal["SessionScheduled"] = "SessionScheduled"
+    schema_version: Literal[1] = 1
+    event_id: str
+    """Tournament identifier."""
+    session_id: str
+    """Session identifier."""
+    number: int = 1
+    """Session number within the tournament."""
+    session_date: date | None = None
+    """Date played."""
+    scoring: str = "MP"
+    """Scoring method: MP, BUTLER, CROSS_IMP, TOTAL, IMP_TEAMS, ..."""
+    field_layout: Literal["two_field", "one_field"] = "two_field"
+    """two_field: NS and EW ranked separately (Mitchell); one_field: one ranking (Howell, barometer)."""
+    sections: tuple[str, ...] = ()
+    """Section names."""
+    title: str | None = None
+    """Human title of the session."""
+
+
+class ContestantRegistered(_Event):
+    """A pair, team or individual takes part in a session (or the whole event)."""
+
+    type: Literal["ContestantRegistered"] = "ContestantRegistered"
+    schema_version: Literal[1] = 1
+    event_id: str
+    """Tournament identifier."""
+    session_id: str | None = None
+    """Session, or None for the whole event."""
+    contestant_id: str
+    """Pair/team number or name exactly as the file gives it."""
+    kind: Literal["pair", "team", "individual"] = "pair"
+    """What the contestant is."""
+    section: str = ""
+    """Section, when pair numbers repeat across sections."""
+    direction: Literal["NS", "EW"] | None = None
+    """Fixed direction in a two-field movement."""
+    name: str | None = None
+    """Display name (team name, or the players joined)."""
+    players: tuple[Player, ...] = ()
+    """The players."""
+
+
+class BoardDealt(_Event):
+    """A board of a session with its dealer, vulnerability and (when known) the four hands."""
+
+    type: Literal["BoardDealt"] = "BoardDealt"
+    schema_version: Literal[1] = 1
+    event_id: str
+    """Tournament identifier."""
+    session_id: str
+    """Session identifier."""
+    section: str = ""
+    """Section, or '' for every section."""
+    board: int = Field(ge=1)
+    """Board number."""
+    dealer: Literal["N", "E", "S", "W"]
+    """Dealer as marked on the board."""
+    vulnerability: Literal["None", "NS", "EW", "All"]
+    """Vulnerability as marked on the board."""
+    deal: str | None = None
+    """The hands in PBN notation (`N:AKQ... ...`), or None when not known."""
+
+
+class ResultRecorded(_Event):
+    """A table's result on a board: who sat where, the contract and the tricks."""
+
+    type: Literal["ResultRecorded"] = "ResultRecorded"
+    schema_version: Literal[1] = 1
+    event_id: str
+    """Tournament identifier."""
+    session_id: str
+    """Session identifier."""
+    section: str = ""
+    """Section."""
+    board: int = Field(ge=1)
+    """Board number."""
+    table_id: str
+    """Table (or room for teams) where it was played."""
+    round: int | None = None
+    """Round of the movement."""
+    room: Literal["open", "closed"] | None = None
+    """Room in a team match."""
+    ns_id: str
+    """North-South contestant id as in the source."""
+    ew_id: str
+    """East-West contestant id as in the source."""
+    contract: str
+    """`4SX`, `3NT`, `PASS`."""
+    declarer: Literal["N", "E", "S", "W"] | None = None
+    """Declarer; None when passed out."""
+    tricks: int | None = Field(default=None, ge=0, le=13)
+    """Total tricks won by declarer."""
+    lead: str | None = None
+    """Opening lead, suit first (`SA`)."""
+    auction: tuple[str, ...] = ()
+    """Calls from the dealer on, when recorded."""
+    play: tuple[str, ...] = ()
+    """Cards in played order, when recorded."""
+    published: dict[str, float | str] = Field(default_factory=dict)
+    """Values the source published for this row (score_ns, mp_ns, imp_ns, ...): a reference only."""
+    source: SourceRef | None = None
+    """Where the row came from."""
+
+
+ArtificialAward = Literal["A+", "A", "A-"] | float
+"""Average-plus / average / average-minus, or an explicit percentage (pairs) or IMPs (teams)."""
+
+
+class ArtificialScoreAwarded(_Event):
+    """Law 12C2: no result could be obtained; each side gets an artificial adjusted score."""
+
+    type: Literal["ArtificialScoreAwarded"] = "ArtificialScoreAwarded"
+    schema_version: Literal[1] = 1
+    event_id: str
+    """Tournament identifier."""
+    session_id: str
+    """Session identifier."""
+    section: str = ""
+    """Section."""
+    board: int = Field(ge=1)
+    """Board number."""
+    table_id: str
+    """Table."""
+    ns_id: str
+    """North-South contestant."""
+    ew_id: str
+    """East-West contestant."""
+    ns_award: ArtificialAward
+    """NS award: A+, A, A- or an explicit percentage/IMPs."""
+    ew_award: ArtificialAward
+    """EW award."""
+    reason: str | None = None
+    """Why, in the director's words."""
+    director: str | None = None
+    """Who ruled."""
+    requested_at: datetime | None = None
+    """When the ruling was requested (Law 92B)."""
+    published: dict[str, float | str] = Field(default_factory=dict)
+    """Values the source published for this row."""
+    source: SourceRef | None = None
+    """Where it came from."""
+
+
+class WeightedComponent(BaseModel):
+    """One possible outcome of a weighted score (Law 12C1(c))."""
+
+    model_config = _FROZEN
+
+    contract: str
+    """Contract of this outcome."""
+    declarer: Literal["N", "E", "S", "W"] | None = None
+    """Declarer."""
+    tricks: int | None = Field(default=None, ge=0, le=13)
+    """Tricks won by declarer."""
+    weight: float = Field(gt=0, le=1)
+    """Weight of this outcome; the weights of one side sum to 1."""
+
+
+class WeightedScoreAwarded(_Event):
+    """Law 12C1(c)/(e): an assigned score weighted over outcomes; NS and EW may differ (split)."""
+
+    type: Literal["WeightedScoreAwarded"] = "WeightedScoreAwarded"
+    schema_version: Literal[1] = 1
+    event_id: str
+    """Tournament identifier."""
+    session_id: str
+    """Session identifier."""
+    section: str = ""
+    """Section."""
+    board: int = Field(ge=1)
+    """Board number."""
+    table_id: str
+    """Table."""
+    ns_components: tuple[WeightedComponent, ...]
+    """Outcomes scored for NS."""
+    ew_components: tuple[WeightedComponent, ...] = ()
+    """Outcomes scored for EW; empty = same as NS (a balanced score)."""
+    reason: str | None = None
+    """Why."""
+    director: str | None = None
+    """Who ruled."""
+    requested_at: datetime | None = None
+    """When the ruling was requested."""
+
+
+class BoardFouled(_Event):
+    """Law 87: the board was not played in identical form; results are compared within groups."""
+
+    type: Literal["BoardFouled"] = "BoardFouled"
+    schema_version: Literal[1] = 1
+    event_id: str
+    """Tournament identifier."""
+    session_id: str
+    """Session identifier."""
+    section: str = ""
+    """Section."""
+    board: int = Field(ge=1)
+    """Board number."""
+    groups: dict[str, tuple[str, ...]]
+    """Version label -> tables that played that version."""
+    reason: str | None = None
+    """What happened."""
+
+
+class PenaltyAwarded(_Event):
+    """Laws 90/91: a procedural or disciplinary penalty on a contestant."""
+
+    type: Literal["PenaltyAwarded"] = "PenaltyAwarded"
+    schema_version: Literal[1] = 1
+    event_id: str
+    """Tournament identifier."""
+    session_id: str
+    """Session identifier."""
+    contestant_id: str
+    """Penalised contestant."""
+    section: str = ""
+    """Section."""
+    amount: float = Field(gt=0)
+    """Size of the penalty (deducted)."""
+    unit: Literal["MP", "%", "IMP", "VP"]
+    """Unit of the amount."""
+    reason: str
+    """Why."""
+    law: str | None = None
+    """Law applied, e.g. 90B2."""
+
+
+class ScoresPublished(_Event):
+    """The official score was made available for inspection: the 79C correction period opens."""
+
+    type: Literal["ScoresPublished"] = "ScoresPublished"
+    schema_version: Literal[1] = 1
+    event_id: str
+    """Tournament identifier."""
+    session_id: str
+    """Session identifier."""
+    correction_period_minutes: float | None = None
+    """Override of the conditions of contest, if the organiser set one for this session."""
+
+
+class ScoreCorrectionRequested(_Event):
+    """Someone asked for a recorded result to be corrected (Law 79C)."""
+
+    type: Literal["ScoreCorrectionRequested"] = "ScoreCorrectionRequested"
+    schema_version: Literal[1] = 1
+    correction_id: str
+    """Identifier of the request (referenced by a late approval)."""
+    event_id: str
+    """Tournament identifier."""
+    session_id: str
+    """Session identifier."""
+    section: str = ""
+    """Section."""
+    board: int = Field(ge=1)
+    """Board number."""
+    table_id: str
+    """Table whose result is corrected."""
+    contract: str | None = None
+    """Corrected contract."""
+    declarer: Literal["N", "E", "S", "W"] | None = None
+    """Corrected declarer."""
+    tricks: int | None = Field(default=None, ge=0, le=13)
+    """Corrected tricks."""
+    requested_by: str
+    """Who raised it."""
+    reason: str
+    """Why."""
+
+
+class LateCorrectionApproved(_Event):
+    """Law 79C2: organiser approves a correction after the period; director satisfied beyond doubt."""
+
+    type: Literal["LateCorrectionApproved"] = "LateCorrectionApproved"
+    schema_version: Literal[1] = 1
+    correction_id: str
+    """The correction request approved."""
+    event_id: str
+    """Tournament identifier."""
+    session_id: str
+    """Session identifier."""
+    organiser: str
+    """Who approved for the tournament organiser."""
+    director: str
+    """Director satisfied beyond reasonable doubt that the record is wrong."""
+    statement: str
+    """The 79C2 statement."""
+
+
+class PlayerIdentitiesMerged(_Event):
+    """Two federation ids are the same person."""
+
+    type: Literal["PlayerIdentitiesMerged"] = "PlayerIdentitiesMerged"
+    schema_version: Literal[1] = 1
+    kept_id: str
+    """The id that stays."""
+    merged_id: str
+    """The id folded into it."""
+    reason: str | None = None
+    """Why."""
+
+
+class RankingPublished(_Event):
+    """A ranking edition was computed at a fixed log position."""
+
+    type: Literal["RankingPublished"] = "RankingPublished"
+    schema_version: Literal[1] = 1
+    rule_version: str
+    """Version of the ranking rule set."""
+    edition: str
+    """Edition label."""
+    position: int
+    """Log position the edition was computed at."""
+
+
+Event = Annotated[
+    SourceFileIngested | TournamentRegistered | SessionScheduled | ContestantRegistered | BoardDealt
+    | ResultRecorded | ArtificialScoreAwarded | WeightedScoreAwarded | BoardFouled | PenaltyAwarded
+    | ScoresPublished | ScoreCorrectionRequested | LateCorrectionApproved | PlayerIdentitiesMerged
+    | RankingPublished,
+    Field(discriminator="type"),
+]
+"""Any event of the catalogue."""
+
+EVENT_ADAPTER: TypeAdapter[Event] = TypeAdapter(Event)
+"""Validates and serialises any event; `EVENT_ADAPTER.json_schema()` is the published schema."""
+
+EVENT_TYPES: dict[str, type[BaseModel]] = {
+    cls.model_fields["type"].default: cls
+    for cls in (SourceFileIngested, TournamentRegistered, SessionScheduled, ContestantRegistered,
+                BoardDealt, ResultRecorded, ArtificialScoreAwarded, WeightedScoreAwarded, BoardFouled,
+                PenaltyAwarded, ScoresPublished, ScoreCorrectionRequested, LateCorrectionApproved,
+                PlayerIdentitiesMerged, RankingPublished)
+}
+"""Type tag -> model class."""
+
+CURRENT_VERSIONS: dict[str, int] = {
+    name: cls.model_fields["schema_version"].default for name, cls in EVENT_TYPES.items()
+}
+"""Type tag -> the schema version this code writes."""
+
+
+def event_payload(event: BaseModel) -> dict[str, Any]:
+    """The JSON payload stored for an event: every field but `type` and `schema_version`."""
+    return event.model_dump(mode="json", exclude={"type", "schema_version"})
+
+
+def session_stream(event_id: str, session_id: str) -> str:
+    """Stream id under which a session's facts are appended."""
+    return f"session:{event_id}/{session_id}"

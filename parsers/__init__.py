@@ -1,0 +1,1 @@
+"""Readers and writers of bridge file formats. Pure: text in, records and diagnostics out."""
