@@ -1,0 +1,108 @@
+"""The column contracts between replay and scoring.
+
+Replay builds `results` (one row per table and board, corrections already applied) and `sessions`;
+scoring returns `board_scores` and `standings` with exactly the columns below. Analyst views
+(`docs/analysts.md`) expose these columns under the same names; later work extends, never renames.
+"""
+
+from __future__ import annotations
+
+import polars as pl
+
+COMPONENT = pl.Struct({"score_ns": pl.Int64, "weight": pl.Float64})
+"""One weighted outcome: the NS score of that outcome and its weight."""
+
+RESULTS_SCHEMA: dict[str, pl.DataType] = {
+    "event_id": pl.String(),
+    "session_id": pl.String(),
+    "section": pl.String(),
+    "board": pl.Int64(),
+    "table_id": pl.String(),
+    "round": pl.Int64(),
+    "room": pl.String(),            # 'open' / 'closed' in team play, else null
+    "ns_id": pl.String(),
+    "ew_id": pl.String(),
+    "contract": pl.String(),        # '4SX', 'PASS'; null for artificial and weighted rows
+    "declarer": pl.String(),
+    "tricks": pl.Int64(),
+    "vulnerable_ns": pl.Boolean(),
+    "vulnerable_ew": pl.Boolean(),
+    "score_ns": pl.Int64(),         # Law 77 from NS's view; null for artificial and weighted rows
+    "kind": pl.String(),            # 'result' | 'artificial' | 'weighted'
+    "ns_award": pl.String(),        # artificial: 'A+', 'A', 'A-' or a number (percent / IMPs)
+    "ew_award": pl.String(),
+    "ns_components": pl.List(COMPONENT),  # weighted: outcomes scored for NS
+    "ew_components": pl.List(COMPONENT),  # weighted: outcomes scored for EW (split score)
+    "fouled_group": pl.String(),    # Law 87 version label, null when the board is not fouled
+}
+"""Input to scoring: every table result of every session to be scored."""
+
+SESSIONS_SCHEMA: dict[str, pl.DataType] = {
+    "event_id": pl.String(),
+    "session_id": pl.String(),
+    "scoring": pl.String(),         # MP, BUTLER, CROSS_IMP, TOTAL, IMP_TEAMS, VP_TEAMS
+    "field_layout": pl.String(),    # two_field | one_field
+}
+"""Input to scoring: how each session is scored."""
+
+PENALTIES_SCHEMA: dict[str, pl.DataType] = {
+    "event_id": pl.String(),
+    "session_id": pl.String(),
+    "section": pl.String(),
+    "contestant_id": pl.String(),
+    "amount": pl.Float64(),
+    "unit": pl.String(),            # MP, %, IMP, VP
+}
+"""Input to scoring: penalties (Laws 90/91), deducted in the session's unit."""
+
+BOARD_SCORES_SCHEMA: dict[str, pl.DataType] = {
+    "event_id": pl.String(),
+    "session_id": pl.String(),
+    "section": pl.String(),
+    "board": pl.Int64(),
+    "table_id": pl.String(),
+    "ns_id": pl.String(),
+    "ew_id": pl.String(),
+    "contract": pl.String(),
+    "declarer": pl.String(),
+    "tricks": pl.Int64(),
+    "score_ns": pl.Int64(),
+    "mp_ns": pl.Float64(),
+    "mp_ew": pl.Float64(),
+    "top": pl.Float64(),
+    "pct_ns": pl.Float64(),
+    "pct_ew": pl.Float64(),
+    "imp_ns": pl.Float64(),
+    "imp_ew": pl.Float64(),
+    "status": pl.String(),          # provisional | final (Law 79C), set after scoring
+}
+"""Output: one row per table result. Columns a method does not produce are null."""
+
+STANDINGS_SCHEMA: dict[str, pl.DataType] = {
+    "event_id": pl.String(),
+    "session_id": pl.String(),
+    "section": pl.String(),
+    "direction": pl.String(),       # 'NS' / 'EW' in a two-field session, 'ALL' in a one-field one
+    "contestant_id": pl.String(),
+    "rank": pl.Int64(),
+    "tied": pl.Boolean(),
+    "score": pl.Float64(),          # MPs, IMPs, points or VPs, penalties deducted
+    "percentage": pl.Float64(),     # matchpoint sessions only
+    "boards": pl.Int64(),
+}
+"""Output: one row per contestant (and direction, in two-field sessions) per session."""
+
+
+def empty(schema: dict[str, pl.DataType]) -> pl.DataFrame:
+    """An empty frame with the given schema."""
+    return pl.DataFrame(schema=schema)
+
+
+def conform(frame: pl.DataFrame, schema: dict[str, pl.DataType]) -> pl.DataFrame:
+    """Select and cast `frame` to exactly `schema`'s columns; missing columns become null."""
+    return frame.select(
+        [
+            (pl.col(name) if name in frame.columns else pl.lit(None)).cast(dtype).alias(name)
+            for name, dtype in schema.items()
+        ]
+    )
