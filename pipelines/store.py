@@ -1,0 +1,472 @@
+"""The event log: one append-only DuckDB table, a hash chain, and one write path.
+
+Rules (DESIGN.md, "The event log"):
+- `append` is the only function that writes events. No UPDATE or DELETE exists in this code base.
+- One call of `append` is one transaction: all its events or none.
+- `UNIQUE(stream_id, stream_version)` is the whole optimistic-concurrency story; a clash becomes
+  our own `ConcurrencyError`.
+- `hash = sha256(prev_hash || canonical event)`; `verify` recomputes the chain and names the first
+  position where it breaks.
+- DuckDB lets one process write a file at a time. Another process gets `StoreBusy` after a bounded
+  wait; nothing is lost or half-written.
+- Payloads are upcast on read, never rewritten.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import time
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import orjson
+import polars as pl
+
+from models.events import CURRENT_VERSIONS
+
+log = logging.getLogger(__name__)
+
+GENESIS_HASH = "0" * 64
+"""The `prev_hash` of the first event."""
+
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+_SCHEMA = """
+CREATE SEQUENCE IF NOT EXISTS event_position START 1;
+CREATE TABLE IF NOT EXISTS events (
+    position        BIGINT      NOT NULL,
+    stream_id       VARCHAR     NOT NULL,
+    stream_version  BIGINT      NOT NULL,
+    type            VARCHAR     NOT NULL,
+    schema_version  INTEGER     NOT NULL,
+    payload         JSON        NOT NULL,
+    occurred_at     TIMESTAMPTZ NOT NULL,
+    recorded_at     TIMESTAMPTZ NOT NULL,
+    source_sha256   VARCHAR,
+    prev_hash       VARCHAR     NOT NULL,
+    hash            VARCHAR     NOT NULL,
+    UNIQUE (stream_id, stream_version)
+);
+"""
+
+
+class StoreError(Exception):
+    """Base class of the event store's errors."""
+
+
+class ConcurrencyError(StoreError):
+    """Another writer appended to the same stream version first (UNIQUE(stream_id, stream_version))."""
+
+
+class StoreBusy(StoreError):
+    """Another process holds the DuckDB write lock and did not release it within the wait."""
+
+
+class StoreMissing(StoreError):
+    """A read-only operation was asked of a store file that does not exist."""
+
+
+@dataclass(frozen=True, slots=True)
+class NewEvent:
+    """An event about to be appended: the caller says what and when; the store says where."""
+
+    stream_id: str
+    type: str
+    payload: Mapping[str, Any]
+    occurred_at: datetime
+    schema_version: int | None = None  # None: the version this code writes for `type`
+
+
+@dataclass(frozen=True, slots=True)
+class AppendResult:
+    """What an append wrote."""
+
+    count: int
+    first_position: int | None
+    last_position: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class StoredEvent:
+    """An event as read back, with its payload upcast to the current schema version."""
+
+    position: int
+    stream_id: str
+    stream_version: int
+    type: str
+    schema_version: int
+    payload: dict[str, Any]
+    occurred_at: datetime
+    recorded_at: datetime
+    source_sha256: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class VerifyReport:
+    """Result of recomputing the hash chain."""
+
+    events: int
+    first_bad_position: int | None
+    reason: str | None
+
+    @property
+    def ok(self) -> bool:
+        """True when every row is where the chain says it should be, unedited."""
+        return self.first_bad_position is None
+
+
+Upcaster = Callable[[dict[str, Any]], dict[str, Any]]
+
+
+@dataclass
+class UpcasterRegistry:
+    """Upcasters per (type, from_version): each turns a payload of that version into the next."""
+
+    steps: dict[tuple[str, int], Upcaster] = field(default_factory=dict)
+
+    def register(self, event_type: str, from_version: int) -> Callable[[Upcaster], Upcaster]:
+        """Decorator: register `fn` as the step from `from_version` to `from_version + 1`."""
+
+        def decorate(fn: Upcaster) -> Upcaster:
+            self.steps[(event_type, from_version)] = fn
+            return fn
+
+        return decorate
+
+    def upcast(self, event_type: str, version: int, payload: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+        """Apply every step from `version` up to the current version of `event_type`."""
+        target = CURRENT_VERSIONS.get(event_type, version)
+        while version < target:
+            step = self.steps.get((event_type, version))
+            if step is None:
+                raise StoreError(f"no upcaster for {event_type} v{version} -> v{version + 1}")
+            payload = step(payload)
+            version += 1
+        return version, payload
+
+
+UPCASTERS = UpcasterRegistry()
+"""The upcasters this code knows. Register with `@UPCASTERS.register("Type", from_version)`."""
+
+
+def to_epoch_us(moment: datetime) -> int:
+    """Microseconds since the Unix epoch; naive datetimes are refused (time must carry its zone)."""
+    if moment.tzinfo is None or moment.utcoffset() is None:
+        raise ValueError(f"time {moment.isoformat()} has no timezone; give one (e.g. +01:00 or Z)")
+    return (moment - _EPOCH) // timedelta(microseconds=1)
+
+
+def from_epoch_us(micros: int) -> datetime:
+    """The UTC datetime `micros` microseconds after the Unix epoch."""
+    return _EPOCH + timedelta(microseconds=micros)
+
+
+def canonical_bytes(position: int, stream_id: str, stream_version: int, event_type: str,
+                    schema_version: int, payload_json: str, occurred_us: int, recorded_us: int,
+                    source_sha256: str | None) -> bytes:
+    """The bytes a row's hash covers: every column but the hashes themselves."""
+    return (
+        f"{position}\x1f{stream_id}\x1f{stream_version}\x1f{event_type}\x1f{schema_version}\x1f"
+        f"{occurred_us}\x1f{recorded_us}\x1f{source_sha256 or ''}\x1f{payload_json}"
+    ).encode()
+
+
+def chain(prev_hash: str, canonical: Sequence[bytes]) -> list[bytes]:
+    """The raw SHA-256 digest of each row in order, each chained on the one before.
+
+    Link i is sha256(digest of row i-1 || 0x1E || canonical bytes of row i); the stored `hash`
+    column is the hex form.
+    """
+    sha256 = hashlib.sha256
+    prev = bytes.fromhex(prev_hash)
+    digests: list[bytes] = []
+    add = digests.append
+    for line in canonical:  # sequential by nature: each link needs the one before
+        prev = sha256(prev + b"\x1e" + line).digest()
+        add(prev)
+    return digests
+
+
+def encode_payload(payload: Mapping[str, Any]) -> str:
+    """Canonical JSON for a payload: sorted keys, no whitespace, UTF-8."""
+    return orjson.dumps(payload, option=orjson.OPT_SORT_KEYS).decode()
+
+
+class EventStore:
+    """The append-only event log in one DuckDB file."""
+
+    def __init__(self, path: str | Path, *, busy_timeout: float = 10.0) -> None:
+        self.path = Path(path)
+        self.busy_timeout = busy_timeout
+
+    # -- connections -------------------------------------------------------------------------
+
+    def _connect(self, read_only: bool) -> duckdb.DuckDBPyConnection:
+        if read_only and not self.path.exists():
+            raise StoreMissing(f"no event store at {self.path}; ingest a file first")
+        deadline = time.monotonic() + self.busy_timeout
+        delay = 0.05
+        while True:
+            try:
+                return duckdb.connect(str(self.path), read_only=read_only)
+            except duckdb.IOException as exc:
+                if "lock" not in str(exc).lower():
+                    raise StoreError(f"cannot open {self.path}: {exc}") from exc
+                if time.monotonic() >= deadline:
+                    raise StoreBusy(
+                        f"{self.path} is busy: another process is writing to it and did not finish "
+                        f"within {self.busy_timeout:.0f}s; try again when it is done"
+                    ) from exc
+                time.sleep(delay)
+                delay = min(delay * 2, 1.0)
+
+    @contextmanager
+    def reader(self) -> Iterator[duckdb.DuckDBPyConnection]:
+        """A read-only connection (what analysts get: no write is possible through it)."""
+        con = self._connect(read_only=True)
+        try:
+            yield con
+        finally:
+            con.close()
+
+    @contextmanager
+    def writer(self) -> Iterator[duckdb.DuckDBPyConnection]:
+        """A read-write connection with the schema in place. Only this module appends events."""
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        con = self._connect(read_only=False)
+        try:
+            con.execute(_SCHEMA)
+            yield con
+        finally:
+            con.close()
+
+    # -- the one write path --------------------------------------------------------------------
+
+    def append(self, events: Sequence[NewEvent], *, recorded_at: datetime,
+               source_sha256: str | None = None,
+               expected_versions: Mapping[str, int] | None = None) -> AppendResult:
+        """Append `events` in one transaction; all or nothing.
+
+        Stream versions continue each stream. `expected_versions` (stream -> version the caller
+        last saw, 0 = new stream) makes the append fail with `ConcurrencyError` if anyone got there
+        first; the UNIQUE key catches the same race between concurrent writers.
+        """
+        if not events:
+            return AppendResult(0, None, None)
+        recorded_us = to_epoch_us(recorded_at)
+        with self.writer() as con:
+            try:
+                con.execute("BEGIN TRANSACTION")
+                result = self._append_in_transaction(con, events, recorded_us, source_sha256,
+                                                     expected_versions or {})
+                con.execute("COMMIT")
+            except duckdb.ConstraintException as exc:
+                con.execute("ROLLBACK")
+                raise ConcurrencyError(f"a stream version was already taken: {exc}") from exc
+            except duckdb.TransactionException as exc:
+                con.execute("ROLLBACK")
+                raise ConcurrencyError(f"concurrent append conflicted: {exc}") from exc
+            except BaseException:
+                con.execute("ROLLBACK")
+                raise
+        log.debug("appended %d events at positions %s..%s", result.count, result.first_position,
+                  result.last_position)
+        return result
+
+    def _append_in_transaction(self, con: duckdb.DuckDBPyConnection, events: Sequence[NewEvent],
+                               recorded_us: int, source_sha256: str | None,
+                               expected: Mapping[str, int]) -> AppendResult:
+        frame = _event_frame(events, recorded_us, source_sha256)
+        current = _current_versions(con, frame["stream_id"].unique().sort().to_list())
+        for stream, version in expected.items():
+            if current.get(stream, 0) != version:
+                raise ConcurrencyError(
+                    f"stream {stream} is at version {current.get(stream, 0)}, expected {version}"
+                )
+        positions = con.sql(
+            "SELECT nextval('event_position') AS position FROM range(?) ORDER BY position",
+            params=[frame.height],
+        ).pl()["position"]
+        tip = con.execute("SELECT hash FROM events ORDER BY position DESC LIMIT 1").fetchall()
+        frame = _with_versions(frame.with_columns(position=positions), current)
+        frame = _with_hashes(frame, tip[0][0] if tip else GENESIS_HASH)
+        con.register("incoming_events", frame.select(_COLUMNS))
+        try:
+            con.execute("INSERT INTO events SELECT * FROM incoming_events")
+        finally:
+            con.unregister("incoming_events")
+        return AppendResult(frame.height, int(positions[0]), int(positions[-1]))
+
+    # -- reading -------------------------------------------------------------------------------
+
+    def exists(self) -> bool:
+        """Whether the store file exists."""
+        return self.path.exists()
+
+    def head(self) -> int:
+        """The position of the last event (0 when the log is empty)."""
+        if not self.exists():
+            return 0
+        with self.reader() as con:
+            if not _has_events_table(con):
+                return 0
+            rows = con.execute("SELECT coalesce(max(position), 0) FROM events").fetchall()
+            return int(rows[0][0])
+
+    def stream_version(self, stream_id: str) -> int:
+        """Current version of a stream (0 = no events yet)."""
+        if not self.exists():
+            return 0
+        with self.reader() as con:
+            if not _has_events_table(con):
+                return 0
+            return _current_versions(con, [stream_id]).get(stream_id, 0)
+
+    def read(self, *, types: Sequence[str] | None = None, up_to: int | None = None,
+             stream_id: str | None = None,
+             upcasters: UpcasterRegistry = UPCASTERS) -> list[StoredEvent]:
+        """Events in log order, payloads upcast to the current schema versions."""
+        if not self.exists():
+            return []
+        query, params = _select_events(types, up_to, stream_id)
+        with self.reader() as con:
+            if not _has_events_table(con):
+                return []
+            rows = con.execute(query, params).fetchall()
+        events = []
+        for pos, stream, version, typ, schema, payload, occurred, recorded, sha in rows:
+            schema, body = upcasters.upcast(typ, schema, orjson.loads(payload))
+            events.append(StoredEvent(pos, stream, version, typ, schema, body, from_epoch_us(occurred),
+                                      from_epoch_us(recorded), sha))
+        return events
+
+    def verify(self, *, batch_size: int = 100_000) -> VerifyReport:
+        """Recompute the hash chain; name the first position where a row was edited, added or removed."""
+        if not self.exists():
+            raise StoreMissing(f"no event store at {self.path}")
+        with self.reader() as con:
+            if not _has_events_table(con):
+                return VerifyReport(0, None, None)
+            cursor = con.sql(
+                "SELECT position, stream_id, stream_version, type, schema_version, payload::VARCHAR,"
+                " epoch_us(occurred_at), epoch_us(recorded_at), source_sha256, prev_hash, hash"
+                " FROM events ORDER BY position"
+            ).fetch_record_batch(batch_size)
+            return _verify_batches(cursor)
+
+
+_COLUMNS = ["position", "stream_id", "stream_version", "type", "schema_version", "payload",
+            "occurred_at", "recorded_at", "source_sha256", "prev_hash", "hash"]
+_CANONICAL = ["position", "stream_id", "stream_version", "type", "schema_version", "occurred_us",
+              "recorded_us", "source_sha256", "payload"]
+
+
+def _event_frame(events: Sequence[NewEvent], recorded_us: int, source_sha256: str | None) -> pl.DataFrame:
+    epoch_us: dict[datetime, int] = {}  # a file's events mostly share one occurred_at
+    occurred = []
+    for event in events:
+        moment = event.occurred_at
+        if moment not in epoch_us:
+            epoch_us[moment] = to_epoch_us(moment)
+        occurred.append(epoch_us[moment])
+    n = len(events)
+    return pl.DataFrame(
+        {
+            "stream_id": [e.stream_id for e in events],
+            "type": [e.type for e in events],
+            "schema_version": [e.schema_version or CURRENT_VERSIONS.get(e.type, 1) for e in events],
+            "payload": [encode_payload(e.payload) for e in events],
+            "occurred_us": pl.Series(occurred, dtype=pl.Int64),
+            "recorded_us": pl.repeat(recorded_us, n, dtype=pl.Int64, eager=True),
+            "source_sha256": pl.repeat(source_sha256, n, dtype=pl.String, eager=True),
+        },
+        schema_overrides={"schema_version": pl.Int32},
+    )
+
+
+def _with_versions(frame: pl.DataFrame, current: Mapping[str, int]) -> pl.DataFrame:
+    base = pl.DataFrame({"stream_id": list(current), "base": list(current.values())},
+                        schema={"stream_id": pl.String, "base": pl.Int64})
+    return (
+        frame.join(base, on="stream_id", how="left", maintain_order="left")
+        .with_columns(
+            stream_version=pl.col("base").fill_null(0) + pl.int_range(1, pl.len() + 1).over("stream_id")
+        )
+        .drop("base")
+    )
+
+
+def _with_hashes(frame: pl.DataFrame, prev_hash: str) -> pl.DataFrame:
+    canonical = frame.select(
+        pl.concat_str([pl.col(c).cast(pl.String).fill_null("") for c in _CANONICAL], separator="\x1f")
+    ).to_series()
+    digests = pl.Series(chain(prev_hash, canonical.cast(pl.Binary).to_list()), dtype=pl.Binary)
+    hashes = digests.bin.encode("hex")
+    return frame.with_columns(
+        hash=hashes,
+        prev_hash=hashes.shift(1, fill_value=prev_hash),
+        occurred_at=pl.col("occurred_us").cast(pl.Datetime("us", "UTC")),
+        recorded_at=pl.col("recorded_us").cast(pl.Datetime("us", "UTC")),
+    )
+
+
+def _verify_batches(reader: Any) -> VerifyReport:
+    expected_prev = GENESIS_HASH
+    count = 0
+    for batch in reader:
+        columns = [batch.column(i).to_pylist() for i in range(batch.num_columns)]
+        for row in zip(*columns, strict=True):
+            position, stream, version, typ, schema, payload, occ, rec, sha, prev_hash, stored = row
+            count += 1
+            if prev_hash != expected_prev:
+                return VerifyReport(count, position, "the row before it was removed, inserted or edited")
+            digest = chain(prev_hash, [canonical_bytes(position, stream, version, typ, schema,
+                                                       payload, occ, rec, sha)])[0]
+            if digest.hex() != stored:
+                return VerifyReport(count, position, "this row was edited after it was written")
+            expected_prev = stored
+    return VerifyReport(count, None, None)
+
+
+def _has_events_table(con: duckdb.DuckDBPyConnection) -> bool:
+    rows = con.execute(
+        "SELECT count(*) FROM information_schema.tables WHERE table_name = 'events'"
+    ).fetchall()
+    return bool(rows[0][0])
+
+
+def _current_versions(con: duckdb.DuckDBPyConnection, stream_ids: Sequence[str]) -> dict[str, int]:
+    if not stream_ids:
+        return {}
+    rows = con.execute(
+        "SELECT stream_id, max(stream_version) FROM events WHERE stream_id IN (SELECT unnest(?))"
+        " GROUP BY stream_id",
+        [list(stream_ids)],
+    ).fetchall()
+    return {stream: int(version) for stream, version in rows}
+
+
+def _select_events(types: Sequence[str] | None, up_to: int | None,
+                   stream_id: str | None) -> tuple[str, list[Any]]:
+    clauses, params = [], []
+    if types is not None:
+        clauses.append("type IN (SELECT unnest(?))")
+        params.append(list(types))
+    if up_to is not None:
+        clauses.append("position <= ?")
+        params.append(up_to)
+    if stream_id is not None:
+        clauses.append("stream_id = ?")
+        params.append(stream_id)
+    where = f" WHERE {' AND '.join(clauses)}" if clauses else ""
+    query = (
+        "SELECT position, stream_id, stream_version, type, schema_version, payload::VARCHAR,"
+        f" epoch_us(occurred_at), epoch_us(recorded_at), source_sha256 FROM events{where}"
+        " ORDER BY position"
+    )
+    return query, params
