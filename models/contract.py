@@ -78,7 +78,10 @@ class Contract(BaseModel):
         strain = {"N": Strain.NT, "NT": Strain.NT, "SA": Strain.NT}.get(strain_text) or Strain(strain_text)
         doubling = {None: Doubling.NONE, "X": Doubling.X, "*": Doubling.X, "D": Doubling.X,
                     "XX": Doubling.XX, "**": Doubling.XX, "R": Doubling.XX}[dbl_text]
-        seat = None if declarer in (None, "") else Seat(str(declarer).strip().upper())
+        seat_text = "" if declarer is None else str(declarer).strip().upper()
+        if seat_text and seat_text not in ("N", "E", "S", "W"):
+            raise ValueError(f"declarer must be N, E, S or W, got {declarer!r}")
+        seat = Seat(seat_text) if seat_text else None
         if seat is None:
             raise ValueError(f"contract {text!r} needs a declarer (N, E, S or W)")
         return cls(level=int(level), strain=strain, doubling=doubling, declarer=seat)

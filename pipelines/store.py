@@ -356,7 +356,7 @@ class EventStore:
                 "SELECT position, stream_id, stream_version, type, schema_version, payload::VARCHAR,"
                 " epoch_us(occurred_at), epoch_us(recorded_at), source_sha256, prev_hash, hash"
                 " FROM events ORDER BY position"
-            ).fetch_record_batch(batch_size)
+            ).to_arrow_reader(batch_size)
             return _verify_batches(cursor)
 
 
@@ -379,7 +379,8 @@ def _event_frame(events: Sequence[NewEvent], recorded_us: int, source_sha256: st
         {
             "stream_id": [e.stream_id for e in events],
             "type": [e.type for e in events],
-            "schema_version": [e.schema_version or CURRENT_VERSIONS.get(e.type, 1) for e in events],
+            "schema_version": [CURRENT_VERSIONS.get(e.type, 1) if e.schema_version is None else e.schema_version
+                               for e in events],
             "payload": [encode_payload(e.payload) for e in events],
             "occurred_us": pl.Series(occurred, dtype=pl.Int64),
             "recorded_us": pl.repeat(recorded_us, n, dtype=pl.Int64, eager=True),

@@ -1,0 +1,210 @@
+"""The bridgeledger CSV traveller: one row per table result.
+
+Header (names case-insensitive, order free; `lead` and `score` may be omitted):
+
+    event,session,board,section,table,ns,ew,contract,declarer,result,lead,score
+
+- `contract`: `4S`, `3NTX`, `6HXX`, `3N` or `PASS`; an artificial adjusted score is written as the
+  two sides' awards, NS first: `A+/A-`, `A/A`, `60/40` (percentages).
+- `result`: tricks won by declarer (`10`) or relative to the contract (`=`, `+1`, `-2`).
+- `lead`: suit first (`SA`, `H7`) or rank first (`AS`).
+- `score`: optional NS score as published, kept as reference only (we compute our own).
+
+A file holds one session: every row names the same event and session as the first.
+
+Every problem is a diagnostic with file, line and column. A bad row is quarantined; the other
+rows stand (lenient) and the caller decides whether any error rejects the whole file (strict).
+"""
+
+from __future__ import annotations
+
+import csv
+import re
+from collections.abc import Iterator
+
+from models.cards import Card
+from models.contract import Contract, TableResult
+from models.diagnostics import Diagnostic, Severity
+from models.events import ArtificialAward
+from parsers.records import ArtificialRecord, FileMetadata, ParsedFile, Position, ResultRecord
+
+PARSER_VERSION = "csv-1.0"
+REQUIRED = ("event", "session", "board", "section", "table", "ns", "ew", "contract", "declarer", "result")
+OPTIONAL = ("lead", "score")
+_FIELD = re.compile(r'"(?:[^"]|"")*"|[^,]*')
+_AWARD = re.compile(r"^\s*(A\+|A-|A=|A|\d+(?:\.\d+)?%?)\s*/\s*(A\+|A-|A=|A|\d+(?:\.\d+)?%?)\s*$", re.I)
+
+
+class _RowError(Exception):
+    def __init__(self, column: str, message: str, code: str) -> None:
+        super().__init__(message)
+        self.column = column
+        self.code = code
+
+
+def loads(data: str | bytes, *, source: str = "<string>") -> ParsedFile:
+    """Read a CSV traveller. Never raises on bad input: problems become diagnostics."""
+    text, diagnostics = _decode(data, source)
+    lines = text.splitlines()
+    if not lines or not lines[0].strip():
+        diagnostics.append(_diag(source, 1, 1, "csv.header.missing",
+                                 f"the first line must be the header: {','.join(REQUIRED)}"))
+        return ParsedFile(source=source, format="csv", parser_version=PARSER_VERSION,
+                          diagnostics=tuple(diagnostics))
+    header = [h.strip().lower() for h in next(csv.reader([lines[0]]))]
+    missing = [name for name in REQUIRED if name not in header]
+    if missing:
+        diagnostics.append(_diag(source, 1, 1, "csv.header.missing-column",
+                                 f"the header lacks {', '.join(missing)}; expected {','.join(REQUIRED)}"))
+        return ParsedFile(source=source, format="csv", parser_version=PARSER_VERSION,
+                          diagnostics=tuple(diagnostics))
+    results: list[ResultRecord] = []
+    artificial: list[ArtificialRecord] = []
+    quarantined = 0
+    first_row: dict[str, str] | None = None
+    for index, (line_no, line) in enumerate(_data_lines(lines)):
+        cells, columns = _split(line)
+        row = dict(zip(header, cells, strict=False))
+        position = Position(record=index, line=line_no)
+        try:
+            _same_session(row, first_row)
+            if len(cells) != len(header):
+                raise _RowError(header[min(len(cells), len(header) - 1)],
+                                f"expected {len(header)} fields as in the header, found {len(cells)}",
+                                "csv.row.field-count")
+            record = _row_record(row, position)
+        except _RowError as err:
+            col = columns[header.index(err.column)] if header.index(err.column) < len(columns) else 1
+            diagnostics.append(_diag(source, line_no, col, err.code, f"{err}; row left out", index))
+            quarantined += 1
+            continue
+        first_row = first_row or row
+        (artificial if isinstance(record, ArtificialRecord) else results).append(record)  # type: ignore[arg-type]
+    metadata = FileMetadata(
+        event_id=first_row["event"].strip() if first_row else None,
+        session_id=first_row["session"].strip() if first_row else None,
+    )
+    return ParsedFile(source=source, format="csv", parser_version=PARSER_VERSION, metadata=metadata,
+                      results=tuple(results), artificial=tuple(artificial),
+                      diagnostics=tuple(diagnostics), quarantined=quarantined)
+
+
+def load(path: str, *, source: str | None = None) -> ParsedFile:
+    """Read a CSV traveller file."""
+    with open(path, "rb") as handle:
+        return loads(handle.read(), source=source or path)
+
+
+def _decode(data: str | bytes, source: str) -> tuple[str, list[Diagnostic]]:
+    if isinstance(data, str):
+        return data, []
+    try:
+        return data.decode("utf-8-sig"), []
+    except UnicodeDecodeError as exc:
+        note = _diag(source, 0, 0, "csv.encoding.latin1",
+                     f"not UTF-8 (byte {exc.start}); read as Latin-1", severity=Severity.WARNING)
+        return data.decode("cp1252", errors="replace"), [note]
+
+
+def _data_lines(lines: list[str]) -> Iterator[tuple[int, str]]:
+    for number, line in enumerate(lines[1:], start=2):
+        if line.strip():
+            yield number, line
+
+
+def _split(line: str) -> tuple[list[str], list[int]]:
+    """Cells and their 1-based start columns (quoted cells unquoted)."""
+    cells, columns, pos = [], [], 0
+    while True:
+        match = _FIELD.match(line, pos)
+        assert match is not None  # the pattern matches the empty string
+        raw = match.group(0)
+        columns.append(pos + 1)
+        cells.append(raw[1:-1].replace('""', '"') if raw.startswith('"') and len(raw) > 1 else raw)
+        pos = match.end()
+        if pos >= len(line) or line[pos] != ",":
+            return cells, columns
+        pos += 1
+
+
+def _row_record(row: dict[str, str], at: Position) -> ResultRecord | ArtificialRecord:
+    board = _board(row["board"])
+    common = {"board": board, "section": row["section"].strip(), "table_id": _text(row, "table"),
+              "ns_id": _text(row, "ns"), "ew_id": _text(row, "ew")}
+    award = _AWARD.match(row["contract"])
+    if award:
+        return ArtificialRecord(**common, ns_award=_award(award.group(1)),
+                                ew_award=_award(award.group(2)), at=at)
+    try:
+        contract = Contract.parse(row["contract"], row["declarer"] or None)
+    except ValueError as exc:
+        column = "declarer" if "declarer" in str(exc) else "contract"
+        raise _RowError(column, str(exc), f"csv.row.{column}") from exc
+    tricks = None if contract.is_passed_out else _tricks(contract, row["result"])
+    published: dict[str, float | str] = {}
+    if row.get("score", "").strip():
+        try:
+            published["score_ns"] = float(row["score"])
+        except ValueError as exc:
+            raise _RowError("score", f"score must be a number, got {row['score']!r}", "csv.row.score") from exc
+    return ResultRecord(**common, contract=contract, tricks=tricks, lead=_lead(row.get("lead", "")),
+                        published=published, at=at)
+
+
+def _same_session(row: dict[str, str], first: dict[str, str] | None) -> None:
+    if first is None:
+        return
+    for name in ("event", "session"):
+        if row.get(name, "").strip() != first[name].strip():
+            raise _RowError(name, f"a CSV traveller holds one session; this row says {name} "
+                            f"{row.get(name, '')!r} but the file began with {first[name]!r}",
+                            "csv.row.other-session")
+
+
+def _text(row: dict[str, str], name: str) -> str:
+    value = row[name].strip()
+    if not value:
+        raise _RowError(name, f"{name} is empty", f"csv.row.{name}")
+    return value
+
+
+def _board(text: str) -> int:
+    if not text.strip().isdigit() or int(text) < 1:
+        raise _RowError("board", f"board must be a positive whole number, got {text!r}", "csv.row.board")
+    return int(text)
+
+
+def _tricks(contract: Contract, text: str) -> int:
+    try:
+        tricks = TableResult.tricks_from_result(contract.level, text)
+    except ValueError as exc:
+        raise _RowError("result", str(exc), "csv.row.result") from exc
+    if not 0 <= tricks <= 13:
+        raise _RowError("result", f"{contract} {text} means {tricks} tricks; declarer wins 0 to 13",
+                        "csv.row.result")
+    return tricks
+
+
+def _lead(text: str) -> Card | None:
+    if not text.strip():
+        return None
+    try:
+        return Card.parse(text)
+    except ValueError as exc:
+        raise _RowError("lead", str(exc), "csv.row.lead") from exc
+
+
+def _award(text: str) -> ArtificialAward:
+    token = text.strip().upper()
+    if token in ("A+", "A-"):
+        return token  # type: ignore[return-value]
+    if token in ("A", "A="):
+        return "A"
+    return float(token.rstrip("%"))
+
+
+def _diag(source: str, line: int, column: int, code: str, message: str, record: int | None = None,
+          severity: Severity = Severity.ERROR) -> Diagnostic:
+    return Diagnostic(source=source, line=line, column=column, severity=severity, code=code,
+                      message=message, record=record)
+

@@ -1,0 +1,111 @@
+"""Scoring a replay and publishing it: analyst views in the store, CSV files on disk.
+
+Projection tables are derived data, rebuilt whole from the log at a fixed position; the event log
+itself is never touched here. Outputs are sorted and written with fixed formatting so that two
+replays of the same events give byte-identical files.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from pipelines.replay import Projection, replay
+from pipelines.scoring.frames import BOARD_SCORES_SCHEMA, STANDINGS_SCHEMA, conform
+from pipelines.store import EventStore
+
+log = logging.getLogger(__name__)
+
+VIEWS_SQL = """
+CREATE OR REPLACE VIEW board_scores AS SELECT * FROM projection_board_scores;
+CREATE OR REPLACE VIEW standings AS SELECT * FROM projection_standings;
+"""
+
+
+@dataclass(frozen=True)
+class ScoredEdition:
+    """Scores as of one log position."""
+
+    position: int
+    board_scores: pl.DataFrame
+    standings: pl.DataFrame
+
+
+def score_projection(projection: Projection) -> ScoredEdition:
+    """Score every session in a projection (pure: no I/O, no clock)."""
+    from pipelines.scoring.engine import score  # heavy module; keep CLI start-up light
+
+    conditions = _conditions_by_event(projection.conditions)
+    board_scores, standings = score(projection.results, projection.sessions, conditions,
+                                    projection.penalties)
+    board_scores = board_scores.with_columns(status=pl.lit("provisional"))
+    return ScoredEdition(projection.position, conform(board_scores, BOARD_SCORES_SCHEMA),
+                         conform(standings, STANDINGS_SCHEMA))
+
+
+def _conditions_by_event(raw: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
+    from models.conditions import ConditionsOfContest, conditions_from_scoring_tag
+
+    conditions: dict[str, Any] = {}
+    for event_id, payload in raw.items():
+        settings = dict(payload)
+        tag = settings.pop("scoring_tag", None)
+        if settings:
+            conditions[event_id] = ConditionsOfContest.model_validate(settings)
+        else:
+            conditions[event_id] = conditions_from_scoring_tag(tag)
+    return conditions
+
+
+def score_store(store: EventStore, *, up_to: int | None = None) -> ScoredEdition:
+    """Replay the log up to `up_to` (default: everything) and score it."""
+    return score_projection(replay(store, up_to=up_to))
+
+
+def write_views(store: EventStore, edition: ScoredEdition) -> None:
+    """Replace the projection tables with `edition` and (re)create the analyst views."""
+    with store.writer() as con:
+        con.register("new_board_scores", edition.board_scores)
+        con.register("new_standings", edition.standings)
+        con.execute("BEGIN TRANSACTION")
+        con.execute("CREATE OR REPLACE TABLE projection_board_scores AS SELECT * FROM new_board_scores")
+        con.execute("CREATE OR REPLACE TABLE projection_standings AS SELECT * FROM new_standings")
+        con.execute("CREATE OR REPLACE TABLE projection_state AS SELECT ?::BIGINT AS position",
+                    [edition.position])
+        con.execute(VIEWS_SQL)
+        con.execute("COMMIT")
+    log.info("views board_scores and standings now show log position %d", edition.position)
+
+
+def export_csv(edition: ScoredEdition, outdir: str | Path) -> dict[str, Path]:
+    """Write board_scores.csv and standings.csv; same edition, same bytes."""
+    out = Path(outdir)
+    out.mkdir(parents=True, exist_ok=True)
+    paths = {"board_scores": out / "board_scores.csv", "standings": out / "standings.csv"}
+    _canonical(edition.board_scores).write_csv(paths["board_scores"], float_precision=4)
+    _canonical(edition.standings).write_csv(paths["standings"], float_precision=4)
+    return paths
+
+
+def _canonical(frame: pl.DataFrame) -> pl.DataFrame:
+    keys = [c for c in ("event_id", "session_id", "section", "direction", "board", "rank",
+                        "contestant_id", "table_id") if c in frame.columns]
+    return frame.sort(keys, nulls_last=True)
+
+
+def top_standings(edition: ScoredEdition, limit: int = 5) -> pl.DataFrame:
+    """The leaders of every session, direction by direction."""
+    return (
+        edition.standings.sort(["event_id", "session_id", "section", "direction", "rank", "contestant_id"])
+        .group_by(["event_id", "session_id", "section", "direction"], maintain_order=True)
+        .head(limit)
+    )
+
+
+__all__ = ["BOARD_SCORES_SCHEMA", "STANDINGS_SCHEMA", "ScoredEdition", "export_csv", "score_projection",
+           "score_store", "top_standings", "write_views"]

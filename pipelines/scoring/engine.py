@@ -1,0 +1,236 @@
+"""The scoring entry point: every board of every session, all methods, in one call.
+
+`score` reads the session schedule and the conditions of contest, splits the results into the
+few groups of sessions that share a method and its rules, scores each group with polars
+expressions, and returns board scores and standings in a deterministic order. Nothing here
+loops over results; the loops run over the handful of distinct (method, rules) groups.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+import polars as pl
+
+from models.conditions import ConditionsOfContest, FieldLayout, ScoringMethod
+from pipelines.scoring.frames import (
+    BOARD_SCORES_SCHEMA,
+    RESULTS_SCHEMA,
+    SESSIONS_SCHEMA,
+    conform,
+)
+from pipelines.scoring.butler import score_butler
+from pipelines.scoring.cross_imps import score_cross_imps
+from pipelines.scoring.matchpoints import (
+    ROW,
+    View,
+    award_expr,
+    comparison_items,
+    is_artificial,
+    percentage,
+    score_matchpoints,
+)
+from pipelines.scoring.standings import (
+    add_cumulative,
+    apply_law_12c2c,
+    artificial_shares,
+    conform_standings,
+    ledger,
+    pairs_standings,
+    sort_standings,
+    team_standings,
+    write_back,
+)
+from pipelines.scoring.teams import matches_from_boards, score_team_boards
+
+log = logging.getLogger(__name__)
+
+BOARD_SCORE_EXTRA_COLUMNS: dict[str, pl.DataType] = {
+    "match_id": pl.String(),
+    "datum": pl.Float64(),
+    "points_ns": pl.Float64(),
+    "points_ew": pl.Float64(),
+}
+"""Columns board scores carry beyond `frames.BOARD_SCORES_SCHEMA`: the team match a row belongs to,
+the Butler datum, and total points (Law 78C, weighted scores included)."""
+
+BOARD_ORDER = ["event_id", "session_id", "section", "board", "table_id"]
+"""Board scores are sorted on these (then on input order)."""
+
+
+@dataclass(frozen=True)
+class SessionGroup:
+    """Sessions scored alike: one method, one field layout, one set of conditions."""
+
+    method: ScoringMethod
+    layout: FieldLayout
+    conditions: ConditionsOfContest
+
+
+def score(
+    results: pl.DataFrame,
+    sessions: pl.DataFrame,
+    conditions: Mapping[str, ConditionsOfContest],
+    penalties: pl.DataFrame | None = None,
+) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """Score every result and rank every session.
+
+    `results` follows `RESULTS_SCHEMA`, `sessions` `SESSIONS_SCHEMA`, `penalties` `PENALTIES_SCHEMA`;
+    `conditions` is keyed by event id (a missing event is scored with the default conditions of its
+    sessions' scheduled methods). Returns `(board_scores, standings)` conformed to
+    `BOARD_SCORES_SCHEMA` and `STANDINGS_SCHEMA` (plus the extra columns named in this package),
+    with `status` left null for the caller to set.
+    """
+    frame = conform(results, RESULTS_SCHEMA).with_row_index(ROW)
+    groups, assignment = plan_sessions(frame, sessions, conditions)
+    frame = frame.join(assignment, on=["event_id", "session_id"], how="left", maintain_order="left")
+    boards: list[pl.DataFrame] = []
+    standings: list[pl.DataFrame] = []
+    for index, group in enumerate(groups):
+        part = frame.filter(pl.col("_group") == index).drop("_group")
+        if part.height == 0:
+            continue
+        scored, standing = _score_group(part, group, penalties)
+        boards.append(scored)
+        standings.append(standing)
+    return _finish_boards(frame, boards), _finish_standings(standings)
+
+
+def plan_sessions(
+    frame: pl.DataFrame, sessions: pl.DataFrame, conditions: Mapping[str, ConditionsOfContest]
+) -> tuple[list[SessionGroup], pl.DataFrame]:
+    """Assign every (event, session) present in `frame` to a group of sessions scored alike.
+
+    Returns the groups and a frame `event_id, session_id, _group` (the group's index).
+    """
+    present = frame.select("event_id", "session_id").unique().sort("event_id", "session_id")
+    scheduled = conform(sessions, SESSIONS_SCHEMA).unique(["event_id", "session_id"], keep="first")
+    present = present.join(scheduled, on=["event_id", "session_id"], how="left", maintain_order="left")
+    groups: dict[str, int] = {}
+    ordered: list[SessionGroup] = []
+    indices: list[int] = []
+    for event_id, session_id, scoring, layout in present.select(
+        "event_id", "session_id", "scoring", "field_layout"
+    ).iter_rows():  # one iteration per session, not per result
+        if scoring is None:
+            log.warning("session %s/%s is not scheduled; scoring it with defaults", event_id, session_id)
+        rules = conditions.get(event_id) or ConditionsOfContest()
+        group = SessionGroup(rules.session_method(session_id, scoring),
+                             rules.session_layout(session_id, layout), rules)
+        key = f"{group.method}|{group.layout}|{rules.model_dump_json()}"
+        if key not in groups:
+            groups[key] = len(ordered)
+            ordered.append(group)
+        indices.append(groups[key])
+    assignment = present.select("event_id", "session_id").with_columns(
+        _group=pl.Series(indices, dtype=pl.Int64)
+    )
+    return ordered, assignment
+
+
+def _score_group(
+    part: pl.DataFrame, group: SessionGroup, penalties: pl.DataFrame | None
+) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """Board scores and standings of one group of sessions."""
+    if group.method in ("IMP_TEAMS", "VP_TEAMS"):
+        board, standing = _score_teams(part, group, penalties)
+    else:
+        board, standing = _score_pairs(part, group, penalties)
+    carry = group.conditions.carry_over
+    if carry.mode == "cumulative":
+        standing = add_cumulative(standing, carry.fraction, carry.session_order)
+    return board, standing
+
+
+_PAIRS_VALUES = {
+    "MP": ("mp_ns", "mp_ew"),
+    "BUTLER": ("imp_ns", "imp_ew"),
+    "CROSS_IMP": ("imp_ns", "imp_ew"),
+    "TOTAL": ("points_ns", "points_ew"),
+}
+
+
+def _pairs_values(part: pl.DataFrame, group: SessionGroup) -> pl.DataFrame:
+    """The method's per-row values, keyed by `_row`."""
+    rules = group.conditions
+    if group.method == "MP":
+        return score_matchpoints(part, rules.matchpoints, rules.artificial)
+    if group.method == "BUTLER":
+        return score_butler(part, rules.butler, rules.artificial)
+    if group.method == "CROSS_IMP":
+        return score_cross_imps(part, rules.cross_imps, rules.artificial)
+    return total_points(part)
+
+
+def _score_pairs(
+    part: pl.DataFrame, group: SessionGroup, penalties: pl.DataFrame | None
+) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """Pairs methods: score the boards, apply Law 12C2(c), total and rank."""
+    rules = group.conditions
+    board = part.join(_pairs_values(part, group), on=ROW, how="left", maintain_order="left")
+    value_ns, value_ew = _PAIRS_VALUES[group.method]
+    unit_top = pl.col("top") if group.method == "MP" else pl.lit(1.0)
+    book = ledger(board, group.layout, value_ns, value_ew, unit_top)
+    if rules.artificial.law_12c2c and group.method != "TOTAL":
+        plus, minus = artificial_shares(group.method, rules.artificial)
+        book = apply_law_12c2c(book, plus, minus)
+        board = write_back(board, book, value_ns, value_ew)
+    if group.method == "MP":
+        board = board.with_columns(
+            pct_ns=percentage(pl.col("mp_ns"), pl.col("top")),
+            pct_ew=percentage(pl.col("mp_ew"), pl.col("top")),
+        )
+    standing = pairs_standings(book, group.method, penalties,
+                               rank_per_board=group.method == "BUTLER" and rules.butler.rank_by == "per_board")
+    return board, standing
+
+
+def total_points(part: pl.DataFrame) -> pl.DataFrame:
+    """Law 78C total points per row: the NS score (weighted outcomes averaged), EW its negative.
+
+    An artificial score counts its explicit number of points, and nothing for A+/A/A-.
+    """
+    def summed(view: View) -> pl.DataFrame:
+        items = comparison_items(part.with_columns(_one=pl.lit(0)), view, "_one")
+        return items.group_by(ROW).agg(_p=(pl.col("_w") * pl.col("_score")).sum())
+
+    ns = summed("ns").rename({"_p": "_ns"})
+    ew = summed("ew").rename({"_p": "_ew"})
+    def award(column: str) -> pl.Expr:
+        return award_expr(pl.col(column), 0.0, 0.0, 0.0)
+
+    joined = part.join(ns, on=ROW, how="left").join(ew, on=ROW, how="left")
+    return joined.select(
+        ROW,
+        points_ns=pl.when(is_artificial()).then(award("ns_award")).otherwise(pl.col("_ns")),
+        points_ew=pl.when(is_artificial()).then(award("ew_award")).otherwise(-pl.col("_ew")),
+    )
+
+
+def _score_teams(
+    part: pl.DataFrame, group: SessionGroup, penalties: pl.DataFrame | None
+) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """Team sessions: IMP the boards across rooms, total the matches, convert to VPs, rank."""
+    rules = group.conditions
+    rows, boards = score_team_boards(part, rules)
+    board = part.join(rows, on=ROW, how="left", maintain_order="left")
+    use_vp = group.method == "VP_TEAMS" and rules.victory_points.scale != "none"
+    matches = matches_from_boards(boards, rules, with_vp=use_vp)
+    standing = team_standings(matches, group.method, penalties, rules.tie_breaks, use_vp)
+    return board, standing
+
+
+def _finish_boards(frame: pl.DataFrame, boards: list[pl.DataFrame]) -> pl.DataFrame:
+    schema = BOARD_SCORES_SCHEMA | BOARD_SCORE_EXTRA_COLUMNS
+    if not boards:
+        return conform(frame.drop(ROW, "_group"), schema).clear()
+    scored = pl.concat([conform(b, schema | {ROW: pl.UInt32()}) for b in boards])
+    return scored.sort([*BOARD_ORDER, ROW], nulls_last=True).drop(ROW)
+
+
+def _finish_standings(standings: list[pl.DataFrame]) -> pl.DataFrame:
+    if not standings:
+        return conform_standings(pl.DataFrame()).clear()
+    return sort_standings(pl.concat([conform_standings(s) for s in standings]))

@@ -1,0 +1,292 @@
+"""Session standings for pairs methods: totals, percentages, Law 12C2(c), penalties, ranks and ties.
+
+Scoring produces one value per side per table (matchpoints, IMPs or points). The *ledger* lists
+them per contestant: in a two-field session each direction is ranked on its own; in a one-field
+session (Howell, barometer) a pair's NS and EW boards make one total and one ranking ('ALL').
+
+Percentages follow scoring-notes §2.3 (Brenning's "Solution 1"): artificial A+/A- boards are
+left out of the contestant's own percentage on the other boards; with Law 12C2(c) an A+ scores
+the better of average-plus and that percentage, an A- the worse of average-minus and it; boards
+a pair did not play (byes, sit-outs) are left out of both numerator and denominator.
+"""
+
+from __future__ import annotations
+
+import logging
+
+import polars as pl
+
+from models.conditions import ArtificialScores, FieldLayout
+from pipelines.scoring.frames import PENALTIES_SCHEMA, STANDINGS_SCHEMA, conform
+from pipelines.scoring.matchpoints import ROW
+
+log = logging.getLogger(__name__)
+
+SESSION_KEYS = ["event_id", "session_id", "section"]
+"""Columns naming a session's section: standings rank within it."""
+RANK_PARTITION = [*SESSION_KEYS, "direction"]
+"""Contestants compete within one of these."""
+CONTESTANT_KEYS = [*RANK_PARTITION, "contestant_id"]
+"""One standings row per value of these."""
+RANK_DECIMALS = 9
+"""Totals are compared at this precision, so float noise in sums never splits a genuine tie."""
+
+LEDGER_SCHEMA: dict[str, pl.DataType] = {
+    ROW: pl.UInt32(), "_side": pl.String(), "event_id": pl.String(), "session_id": pl.String(),
+    "section": pl.String(), "direction": pl.String(), "contestant_id": pl.String(), "board": pl.Int64(),
+    "value": pl.Float64(), "unit_top": pl.Float64(), "award": pl.String(), "artificial": pl.Boolean(),
+}
+"""One row per contestant per table result: its value and the per-board unit (top, or 1 for IMPs)."""
+
+STANDING_EXTRA_COLUMNS: dict[str, pl.DataType] = {
+    "vp": pl.Float64(),
+    "imps_for": pl.Float64(),
+    "imps_against": pl.Float64(),
+    "cumulative_score": pl.Float64(),
+}
+"""Columns standings carry beyond `frames.STANDINGS_SCHEMA` (teams' VPs and IMPs, carry-over)."""
+
+
+def ledger(board: pl.DataFrame, layout: FieldLayout, value_ns: str, value_ew: str,
+           unit_top: pl.Expr) -> pl.DataFrame:
+    """The per-contestant ledger of scored board rows (see `LEDGER_SCHEMA`)."""
+    one_field = layout != "two_field"
+    sides = []
+    for side, contestant, value, award in (("NS", "ns_id", value_ns, "ns_award"),
+                                           ("EW", "ew_id", value_ew, "ew_award")):
+        sides.append(board.select(
+            ROW, "event_id", "session_id", "section", "board",
+            _side=pl.lit(side),
+            direction=pl.lit("ALL" if one_field else side),
+            contestant_id=pl.col(contestant),
+            value=pl.col(value),
+            unit_top=unit_top,
+            award=pl.col(award).str.strip_chars().str.to_uppercase(),
+            artificial=pl.col("kind").fill_null("result").str.to_lowercase() == "artificial",
+        ))
+    return conform(pl.concat(sides), LEDGER_SCHEMA).filter(pl.col("contestant_id").is_not_null())
+
+
+def apply_law_12c2c(ledger_frame: pl.DataFrame, plus: float, minus: float) -> pl.DataFrame:
+    """Law 12C2(c): replace A+ / A- values by the contestant's own score on the other boards.
+
+    `plus` and `minus` are the awards as a share of `unit_top` (0.6 and 0.4 of the top in pairs;
+    +3 and -3 IMPs per board at IMPs, where `unit_top` is 1).
+    """
+    special = pl.col("artificial") & pl.col("award").is_in(["A+", "A-"])
+    other = ~special & pl.col("value").is_not_null() & (pl.col("unit_top") > 0)
+    basis = pl.col("unit_top").filter(other).sum().over(CONTESTANT_KEYS)
+    # No other board scored: nothing to improve on, the award stands.
+    own = pl.when(basis > 0).then(pl.col("value").filter(other).sum().over(CONTESTANT_KEYS) / basis)
+    adjusted = ledger_frame.with_columns(_own=own).with_columns(
+        value=pl.when(special & (pl.col("award") == "A+") & (pl.col("_own") > plus).fill_null(False))
+        .then(pl.col("_own") * pl.col("unit_top"))
+        .when(special & (pl.col("award") == "A-") & (pl.col("_own") < minus).fill_null(False))
+        .then(pl.col("_own") * pl.col("unit_top"))
+        .otherwise(pl.col("value"))
+    )
+    return adjusted.drop("_own")
+
+
+def write_back(board: pl.DataFrame, ledger_frame: pl.DataFrame, value_ns: str, value_ew: str) -> pl.DataFrame:
+    """Copy (adjusted) ledger values back onto the board rows they came from."""
+    for side, column in (("NS", value_ns), ("EW", value_ew)):
+        values = ledger_frame.filter(pl.col("_side") == side).select(ROW, _v=pl.col("value"))
+        board = (
+            board.join(values, on=ROW, how="left", maintain_order="left")
+            .with_columns(pl.coalesce("_v", column).alias(column))
+            .drop("_v")
+        )
+    return board
+
+
+def totals(ledger_frame: pl.DataFrame, with_percentage: bool) -> pl.DataFrame:
+    """Sum the ledger per contestant: score, boards and (matchpoints) percentage."""
+    summed = (
+        ledger_frame.sort([*CONTESTANT_KEYS, "board", ROW])
+        .group_by(CONTESTANT_KEYS, maintain_order=True)
+        .agg(
+            score=pl.col("value").sum(),
+            _top=pl.col("unit_top").filter(pl.col("value").is_not_null()).sum(),
+            boards=pl.col("value").is_not_null().sum().cast(pl.Int64),
+        )
+    )
+    percentage = pl.col("score") / pl.col("_top") * 100.0 if with_percentage else pl.lit(None)
+    return summed.with_columns(percentage=pl.when(pl.col("_top") > 0).then(percentage))
+
+
+def deduct_penalties(standing: pl.DataFrame, penalties: pl.DataFrame | None, method: str) -> pl.DataFrame:
+    """Deduct penalties (Laws 90/91) in the session's unit; a '%' penalty in matchpoints lowers
+    the percentage by that much and the score by that share of the contestant's tops."""
+    if penalties is None or penalties.height == 0:
+        return standing
+    penalties = conform(penalties, PENALTIES_SCHEMA)
+    _check_units(penalties, standing, method)
+    summed = (
+        penalties.group_by("event_id", "session_id", "section", "contestant_id", "unit")
+        .agg(pl.col("amount").sum())
+        .pivot(on="unit", index=["event_id", "session_id", "section", "contestant_id"], values="amount")
+    )
+    joined = standing.join(summed, on=["event_id", "session_id", "section", "contestant_id"],
+                           how="left", nulls_equal=True, maintain_order="left")
+    deduction = pl.lit(0.0)
+    for unit in ("MP", "IMP", "VP"):
+        if unit in joined.columns:
+            deduction = deduction + pl.col(unit).fill_null(0.0)
+    if "%" in joined.columns:
+        deduction = deduction + pl.col("%").fill_null(0.0) / 100.0 * pl.col("_top").fill_null(0.0)
+    joined = joined.with_columns(score=pl.col("score") - deduction)
+    if method == "MP":
+        joined = joined.with_columns(
+            percentage=pl.when(pl.col("_top") > 0).then(pl.col("score") / pl.col("_top") * 100.0)
+        )
+    return joined.drop([c for c in ("MP", "IMP", "VP", "%") if c in joined.columns])
+
+
+_UNITS = {"MP": ("MP", "%"), "BUTLER": ("IMP",), "CROSS_IMP": ("IMP",), "IMP_TEAMS": ("IMP",),
+          "VP_TEAMS": ("VP",), "TOTAL": ()}
+
+
+def _check_units(penalties: pl.DataFrame, standing: pl.DataFrame, method: str) -> None:
+    here = penalties.join(standing.select("event_id", "session_id").unique(),
+                          on=["event_id", "session_id"], how="semi")
+    wrong = here.filter(~pl.col("unit").is_in(list(_UNITS[method])))
+    if wrong.height:
+        first = wrong.row(0, named=True)
+        raise ValueError(
+            f"penalty in unit {first['unit']!r} for {first['contestant_id']} in session "
+            f"{first['session_id']}: a {method} session deducts only {_UNITS[method] or 'nothing'}"
+        )
+
+
+def rank(standing: pl.DataFrame, key: pl.Expr) -> pl.DataFrame:
+    """Rank within each section and direction on `key` (higher is better).
+
+    Tied contestants share the best place of their group (`rank` = the group's minimum) and are
+    flagged `tied`. A contestant with no key (nothing scored) ranks last.
+    """
+    rounded = key.round(RANK_DECIMALS).fill_null(float("-inf")).fill_nan(float("-inf"))
+    ranked = standing.with_columns(_key=rounded).with_columns(
+        rank=pl.col("_key").rank("min", descending=True).over(RANK_PARTITION).cast(pl.Int64),
+        tied=(pl.len().over([*RANK_PARTITION, "_key"]) > 1),
+    )
+    return ranked.drop("_key")
+
+
+def sort_standings(standing: pl.DataFrame) -> pl.DataFrame:
+    """Standings in their published order."""
+    return standing.sort([*RANK_PARTITION, "rank", "contestant_id"], nulls_last=True, maintain_order=True)
+
+
+def pairs_standings(ledger_frame: pl.DataFrame, method: str, penalties: pl.DataFrame | None,
+                    rank_per_board: bool = False) -> pl.DataFrame:
+    """Standings of a pairs method from its ledger: totals, penalties, ranks."""
+    standing = totals(ledger_frame, with_percentage=method == "MP")
+    standing = deduct_penalties(standing, penalties, method)
+    if method == "MP":
+        key = pl.coalesce("percentage", "score")
+    elif rank_per_board:
+        key = pl.col("score") / pl.col("boards").cast(pl.Float64)
+    else:
+        key = pl.col("score")
+    return rank(standing, key)
+
+
+def artificial_shares(method: str, artificial: ArtificialScores) -> tuple[float, float]:
+    """Average-plus and average-minus as a share of `unit_top` for Law 12C2(c)."""
+    if method == "MP":
+        return artificial.avg_plus_pct / 100.0, artificial.avg_minus_pct / 100.0
+    return artificial.avg_plus_imps, artificial.avg_minus_imps
+
+
+def conform_standings(standing: pl.DataFrame) -> pl.DataFrame:
+    """Standings with exactly the published columns (plus `STANDING_EXTRA_COLUMNS`)."""
+    return conform(standing, STANDINGS_SCHEMA | STANDING_EXTRA_COLUMNS)
+
+
+# --- teams --------------------------------------------------------------------------------------------
+
+def team_standings(matches: pl.DataFrame, method: str, penalties: pl.DataFrame | None,
+                   tie_breaks: tuple[str, ...], use_vp: bool) -> pl.DataFrame:
+    """Standings of team sessions from their matches (`teams.MATCH_SCHEMA`).
+
+    The score is the VP total (VP_TEAMS with a VP scale) or the IMP margin; ties are broken by the
+    conditions' tie-breaks in order, each computed within the group tied on the score.
+    """
+    standing = (
+        matches.group_by("event_id", "session_id", "section", "team_id", maintain_order=True)
+        .agg(
+            vp=pl.col("vp").sum() if use_vp else pl.lit(None, dtype=pl.Float64),
+            imps_for=pl.col("imps_for").sum(),
+            imps_against=pl.col("imps_against").sum(),
+            _margin=pl.col("imp_margin").sum(),
+            boards=pl.col("boards").sum().cast(pl.Int64),
+        )
+        .with_columns(direction=pl.lit("ALL"), contestant_id=pl.col("team_id"))
+        .with_columns(score=pl.col("vp") if use_vp else pl.col("_margin"))
+    )
+    standing = deduct_penalties(standing, penalties, method)
+    return rank_with_tie_breaks(standing, matches, tie_breaks)
+
+
+def rank_with_tie_breaks(standing: pl.DataFrame, matches: pl.DataFrame, tie_breaks: tuple[str, ...]) -> pl.DataFrame:
+    """Rank on the score, then on each tie-break (CBAI / WBF cascade); equal on all keys = tied."""
+    work = standing.with_columns(_k0=pl.col("score").round(RANK_DECIMALS).fill_null(float("-inf")))
+    keys = ["_k0"]
+    for index, rule in enumerate(tie_breaks, start=1):
+        name = f"_k{index}"
+        work = work.with_columns(_tie_break(work, matches, rule).alias(name))
+        keys.append(name)
+    ranked = work.with_columns(
+        rank=pl.struct(keys).rank("min", descending=True).over(RANK_PARTITION).cast(pl.Int64),
+        tied=pl.len().over([*RANK_PARTITION, *keys]) > 1,
+    )
+    return ranked.drop(keys)
+
+
+def _tie_break(work: pl.DataFrame, matches: pl.DataFrame, rule: str) -> pl.Series:
+    """One tie-break key per standings row (higher is better)."""
+    if rule == "imp_quotient":
+        quotient = (
+            pl.when(pl.col("imps_against") > 0).then(pl.col("imps_for") / pl.col("imps_against"))
+            .when(pl.col("imps_for") > 0).then(float("inf"))
+            .otherwise(1.0)
+        )
+        return work.select(quotient.round(RANK_DECIMALS).fill_null(float("-inf"))).to_series()
+    if rule == "imp_margin":
+        margin = pl.col("imps_for") - pl.col("imps_against")
+        return work.select(margin.round(RANK_DECIMALS).fill_null(float("-inf"))).to_series()
+    column = "vp" if rule == "head_to_head_vp" else "imp_margin"
+    return _head_to_head(work, matches, column)
+
+
+def _head_to_head(work: pl.DataFrame, matches: pl.DataFrame, column: str) -> pl.Series:
+    """Each team's `column` total in its matches against teams tied with it on the score."""
+    keys = ["event_id", "session_id", "section"]
+    tied_on = work.select(*keys, team_id=pl.col("contestant_id"), _k=pl.col("_k0"))
+    among = (
+        matches.join(tied_on, on=[*keys, "team_id"])
+        .join(tied_on.rename({"team_id": "opponent_id", "_k": "_k_opp"}), on=[*keys, "opponent_id"])
+        .filter(pl.col("_k") == pl.col("_k_opp"))
+        .group_by(*keys, "team_id").agg(_h2h=pl.col(column).fill_null(0.0).sum())
+    )
+    joined = work.join(among, left_on=[*keys, "contestant_id"], right_on=[*keys, "team_id"],
+                       how="left", nulls_equal=True, maintain_order="left")
+    return joined.select(pl.col("_h2h").fill_null(0.0).round(RANK_DECIMALS)).to_series()
+
+
+def add_cumulative(standing: pl.DataFrame, fraction: float, session_order: tuple[str, ...]) -> pl.DataFrame:
+    """Multi-session carry-over: `cumulative_score` = this session's score plus `fraction` of the
+    contestant's scores in the event's earlier sessions (ordered as given, else by session id)."""
+    sessions = standing.select("event_id", "session_id").unique()
+    order = {sid: i for i, sid in enumerate(session_order)}
+    ordinal = sessions.with_columns(
+        _order=pl.col("session_id").replace_strict(order, default=None, return_dtype=pl.Int64)
+    ).sort("event_id", "_order", "session_id", nulls_last=True).with_columns(
+        _ordinal=pl.int_range(pl.len()).over("event_id")
+    ).drop("_order")
+    ranked = standing.join(ordinal, on=["event_id", "session_id"], how="left", maintain_order="left")
+    ordered = ranked.sort("event_id", "contestant_id", "_ordinal", maintain_order=True).with_columns(
+        _earlier=(pl.col("score").cum_sum() - pl.col("score")).over(["event_id", "contestant_id"])
+    ).with_columns(cumulative_score=pl.col("score") + fraction * pl.col("_earlier"))
+    return ordered.drop("_ordinal", "_earlier")

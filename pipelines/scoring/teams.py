@@ -1,0 +1,230 @@
+"""IMP team matches (Law 78B, Law 86) and their victory points (Law 78D).
+
+A match is the unordered pair of teams {lo, hi} of a session (and round). On every board the
+*home* room has lo sitting NS and the *away* room hi sitting NS. Team lo's result on the board is
+``IMP(home NS score - away NS score)``: lo's NS score in one room against hi's NS score in the
+other (which is lo's EW score, negated). Weighted scores IMP each outcome against the other
+room's outcomes and weight the IMPs (scoring-notes §2.4); a split score uses each side's own
+outcomes, so the two teams' IMPs need not balance.
+
+An artificial score in either room (Law 12C2(b)) replaces the board for both teams: +3 / 0 / -3
+IMPs as awarded (averaged when both rooms were given one). With `knockout_averaging` (Law 86B,
+12C4) unbalanced boards award the average of the two teams' own calculations to both.
+
+Board-score rows carry, for their NS and EW teams, the team's IMPs on that board: the same
+number appears in both rooms, so a team's match total counts each board once (`match_results`).
+"""
+
+from __future__ import annotations
+
+import logging
+
+import polars as pl
+
+from models.conditions import ArtificialScores, ConditionsOfContest
+from pipelines.scoring.imps import imps_expr
+from pipelines.scoring.matchpoints import (
+    ROW,
+    View,
+    award_expr,
+    comparable,
+    comparison_items,
+    dense_id,
+    is_artificial,
+)
+from pipelines.scoring.standings import apply_law_12c2c
+from pipelines.scoring.vp import add_victory_points
+
+log = logging.getLogger(__name__)
+
+MATCH_KEYS = ["event_id", "session_id", "section", "_round", "_lo", "_hi"]
+"""Columns naming one match."""
+
+TEAM_BOARD_COLUMNS: dict[str, pl.DataType] = {
+    ROW: pl.UInt32(), "imp_ns": pl.Float64(), "imp_ew": pl.Float64(), "match_id": pl.String(),
+}
+"""What `score_team_boards` returns, one row per input row."""
+
+MATCH_SCHEMA: dict[str, pl.DataType] = {
+    "event_id": pl.String(), "session_id": pl.String(), "section": pl.String(), "match_id": pl.String(),
+    "team_id": pl.String(), "opponent_id": pl.String(), "boards": pl.Int64(), "imps_for": pl.Float64(),
+    "imps_against": pl.Float64(), "imp_margin": pl.Float64(), "vp": pl.Float64(),
+}
+"""One row per team per match: what `match_results` returns."""
+
+
+def with_matches(frame: pl.DataFrame) -> pl.DataFrame:
+    """Add the match columns: `_lo`, `_hi`, `_round`, `_home`, `match_id` and `_mb` (match-board id)."""
+    lo = pl.min_horizontal("ns_id", "ew_id")
+    hi = pl.max_horizontal("ns_id", "ew_id")
+    frame = frame.with_columns(_lo=lo, _hi=hi, _round=pl.col("round").fill_null(-1))
+    frame = frame.with_columns(
+        _home=pl.col("ns_id") == pl.col("_lo"),
+        match_id=pl.concat_str(
+            pl.when(pl.col("round").is_not_null())
+            .then(pl.concat_str(pl.lit("R"), pl.col("round").cast(pl.String), pl.lit(" ")))
+            .otherwise(pl.lit("")),
+            pl.col("_lo"), pl.lit(" v "), pl.col("_hi"),
+        ),
+    )
+    return dense_id(frame, [*MATCH_KEYS, "board"], "_mb")
+
+
+def _room_counts(frame: pl.DataFrame) -> pl.DataFrame:
+    """Per match-board: whether exactly one home and one away room were recorded."""
+    counts = frame.group_by("_mb").agg(
+        _homes=pl.col("_home").sum(), _aways=(~pl.col("_home")).sum(),
+    )
+    bad = counts.filter((pl.col("_homes") != 1) | (pl.col("_aways") != 1))
+    if bad.height:
+        log.warning("%d team board(s) lack exactly one result per room; they are not scored", bad.height)
+    return counts.with_columns(_paired=(pl.col("_homes") == 1) & (pl.col("_aways") == 1)).select("_mb", "_paired")
+
+
+def _computed(frame: pl.DataFrame) -> pl.DataFrame:
+    """Per match-board: each team's weighted IMPs from the two rooms' compared results."""
+    home = frame.filter(pl.col("_home"))
+    away = frame.filter(~pl.col("_home"))
+
+    def crossed(first: pl.DataFrame, first_view: View, second: pl.DataFrame, second_view: View) -> pl.DataFrame:
+        mine = comparison_items(first, first_view, "_mb")
+        theirs = comparison_items(second, second_view, "_mb").select(
+            "_mb", _other=pl.col("_score"), _w_other=pl.col("_w")
+        )
+        return mine.join(theirs, on="_mb").group_by("_mb").agg(
+            _v=(pl.col("_w") * pl.col("_w_other") * imps_expr(pl.col("_score") - pl.col("_other"))).sum()
+        )
+
+    lo = crossed(home, "ns", away, "ew").rename({"_v": "_lo_calc"})
+    hi = crossed(away, "ns", home, "ew").rename({"_v": "_hi_calc"})
+    return lo.join(hi, on="_mb", how="full", coalesce=True)
+
+
+def _awarded(frame: pl.DataFrame, artificial: ArtificialScores) -> pl.DataFrame:
+    """Per match-board with an artificial score: each team's award and its label (for 12C2(c))."""
+    def award(column: str) -> pl.Expr:
+        return award_expr(pl.col(column), artificial.avg_plus_imps, artificial.avg_imps,
+                          artificial.avg_minus_imps)
+
+    lo_side = pl.when(pl.col("_home")).then(pl.col("ns_award")).otherwise(pl.col("ew_award"))
+    hi_side = pl.when(pl.col("_home")).then(pl.col("ew_award")).otherwise(pl.col("ns_award"))
+    return (
+        frame.filter(is_artificial())
+        .with_columns(_lo_label=lo_side, _hi_label=hi_side)
+        .group_by("_mb").agg(
+            _lo_art=pl.when(pl.col("_home")).then(award("ns_award")).otherwise(award("ew_award")).mean(),
+            _hi_art=pl.when(pl.col("_home")).then(award("ew_award")).otherwise(award("ns_award")).mean(),
+            _lo_label=pl.col("_lo_label").str.strip_chars().str.to_uppercase().first(),
+            _hi_label=pl.col("_hi_label").str.strip_chars().str.to_uppercase().first(),
+        )
+    )
+
+
+def board_results(frame: pl.DataFrame, conditions: ConditionsOfContest) -> pl.DataFrame:
+    """One row per match-board: match keys, board, and each team's IMPs (`_lo_v`, `_hi_v`)."""
+    keys = frame.group_by("_mb").agg(
+        pl.col(c).first() for c in [*MATCH_KEYS, "board", "match_id"]
+    )
+    computed = _computed(frame.filter(comparable()))
+    awarded = _awarded(frame, conditions.artificial)
+    boards = (
+        keys.join(_room_counts(frame), on="_mb", how="left")
+        .join(computed, on="_mb", how="left")
+        .join(awarded, on="_mb", how="left")
+        .with_columns(
+            _artificial=pl.col("_lo_art").is_not_null() | pl.col("_hi_art").is_not_null(),
+            _lo_v=pl.coalesce("_lo_art", "_lo_calc"),
+            _hi_v=pl.coalesce("_hi_art", "_hi_calc"),
+        )
+        .with_columns(
+            _lo_v=pl.when(pl.col("_paired") | pl.col("_artificial")).then(pl.col("_lo_v")),
+            _hi_v=pl.when(pl.col("_paired") | pl.col("_artificial")).then(pl.col("_hi_v")),
+        )
+    )
+    if conditions.artificial.law_12c2c:
+        boards = _law_12c2c(boards, conditions.artificial)
+    if conditions.teams.knockout_averaging:
+        net = (pl.col("_lo_v") - pl.col("_hi_v")) / 2.0
+        boards = boards.with_columns(_lo_v=net, _hi_v=-net)
+    return boards.sort("_mb")
+
+
+def _law_12c2c(boards: pl.DataFrame, artificial: ArtificialScores) -> pl.DataFrame:
+    """Law 12C2(c) in IMPs: a team's own average on its other boards of the session, if better."""
+    sides = []
+    for side in ("lo", "hi"):
+        sides.append(boards.select(
+            "_mb", "event_id", "session_id", "section",
+            _side=pl.lit(side), direction=pl.lit("ALL"), contestant_id=pl.col(f"_{side}"),
+            board=pl.col("board"), value=pl.col(f"_{side}_v"), unit_top=pl.lit(1.0),
+            award=pl.col(f"_{side}_label"), artificial=pl.col("_artificial"),
+        ))
+    adjusted = apply_law_12c2c(pl.concat(sides), artificial.avg_plus_imps, artificial.avg_minus_imps)
+    for side in ("lo", "hi"):
+        values = adjusted.filter(pl.col("_side") == side).select("_mb", _new=pl.col("value"))
+        boards = boards.join(values, on="_mb", how="left", maintain_order="left").with_columns(
+            pl.col("_new").alias(f"_{side}_v")
+        ).drop("_new")
+    return boards
+
+
+def score_team_boards(frame: pl.DataFrame, conditions: ConditionsOfContest) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """Team IMPs of every row of `frame` (RESULTS_SCHEMA columns plus `_row`).
+
+    Returns the rows (`TEAM_BOARD_COLUMNS`) and the match-board results (see `board_results`).
+    """
+    frame = with_matches(frame)
+    boards = board_results(frame, conditions)
+    values = boards.select("_mb", "_lo_v", "_hi_v")
+    rows = frame.join(values, on="_mb", how="left", maintain_order="left").select(
+        ROW,
+        imp_ns=pl.when(pl.col("_home")).then(pl.col("_lo_v")).otherwise(pl.col("_hi_v")),
+        imp_ew=pl.when(pl.col("_home")).then(pl.col("_hi_v")).otherwise(pl.col("_lo_v")),
+        match_id=pl.col("match_id"),
+    )
+    return rows, boards
+
+
+def matches_from_boards(boards: pl.DataFrame, conditions: ConditionsOfContest, with_vp: bool) -> pl.DataFrame:
+    """One row per team per match (`MATCH_SCHEMA`) from the match-board results."""
+    sides = []
+    for me, them in (("lo", "hi"), ("hi", "lo")):
+        sides.append(boards.filter(pl.col(f"_{me}_v").is_not_null()).select(
+            "event_id", "session_id", "section", "match_id", "_round",
+            team_id=pl.col(f"_{me}"), opponent_id=pl.col(f"_{them}"), _v=pl.col(f"_{me}_v"),
+        ))
+    long = pl.concat(sides)
+    matches = long.group_by("event_id", "session_id", "section", "_round", "match_id", "team_id",
+                            "opponent_id", maintain_order=True).agg(
+        boards=pl.len().cast(pl.Int64),
+        imps_for=pl.col("_v").clip(lower_bound=0.0).sum(),
+        imps_against=(-pl.col("_v")).clip(lower_bound=0.0).sum(),
+        imp_margin=pl.col("_v").sum(),
+    )
+    if with_vp:
+        matches = add_victory_points(matches, "imp_margin", "boards", conditions.victory_points)
+    else:
+        matches = matches.with_columns(vp=pl.lit(None, dtype=pl.Float64))
+    return matches.sort("event_id", "session_id", "section", "_round", "match_id", "team_id").select(
+        list(MATCH_SCHEMA)
+    )
+
+
+def match_results(board_scores: pl.DataFrame, conditions: ConditionsOfContest,
+                  with_vp: bool = True) -> pl.DataFrame:
+    """One row per team per match (`MATCH_SCHEMA`) rebuilt from scored team board rows.
+
+    `board_scores` needs `match_id`, `ns_id`, `ew_id`, `board`, `imp_ns`, `imp_ew` and the session
+    columns; the home room (lo team NS) of each board carries both teams' IMPs.
+    """
+    scored = board_scores.filter(pl.col("match_id").is_not_null())
+    home = scored.with_columns(
+        _lo=pl.min_horizontal("ns_id", "ew_id"), _hi=pl.max_horizontal("ns_id", "ew_id"),
+        _round=pl.lit(-1),
+    ).with_columns(_home=pl.col("ns_id") == pl.col("_lo"))
+    # A board with no home row (its room unrecorded) still counts from the away row.
+    boards = home.with_columns(
+        _lo_v=pl.when(pl.col("_home")).then(pl.col("imp_ns")).otherwise(pl.col("imp_ew")),
+        _hi_v=pl.when(pl.col("_home")).then(pl.col("imp_ew")).otherwise(pl.col("imp_ns")),
+    ).unique(["event_id", "session_id", "section", "match_id", "board"], keep="first", maintain_order=True)
+    return matches_from_boards(boards, conditions, with_vp)

@@ -1,0 +1,144 @@
+"""The event log's contract: append-only, one transaction, hash chain, concurrency, upcasting."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+import textwrap
+import time
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import pytest
+
+from pipelines.store import (
+    ConcurrencyError,
+    EventStore,
+    NewEvent,
+    StoreBusy,
+    UpcasterRegistry,
+)
+from tests.conftest import RECORDED_AT
+
+AT = datetime(2026, 11, 21, 20, 0, tzinfo=UTC)
+
+
+def _events(n: int, stream: str = "session:e/1") -> list[NewEvent]:
+    return [NewEvent(stream, "PenaltyAwarded",
+                     {"event_id": "e", "session_id": "1", "contestant_id": str(i), "amount": 1.0,
+                      "unit": "MP", "reason": "slow play"}, AT + timedelta(minutes=i))
+            for i in range(n)]
+
+
+def test_append_assigns_positions_and_stream_versions(store: EventStore) -> None:
+    first = store.append(_events(3), recorded_at=RECORDED_AT)
+    second = store.append(_events(2, "session:e/2") + _events(1), recorded_at=RECORDED_AT)
+    assert (first.count, first.first_position, first.last_position) == (3, 1, 3)
+    assert (second.first_position, second.last_position) == (4, 6)
+    events = store.read()
+    assert [(e.position, e.stream_id, e.stream_version) for e in events] == [
+        (1, "session:e/1", 1), (2, "session:e/1", 2), (3, "session:e/1", 3),
+        (4, "session:e/2", 1), (5, "session:e/2", 2), (6, "session:e/1", 4),
+    ]
+    assert events[1].occurred_at == AT + timedelta(minutes=1)
+    assert events[1].payload["contestant_id"] == "1"
+    assert store.head() == 6
+
+
+def test_expected_version_mismatch_is_a_concurrency_error_and_appends_nothing(store: EventStore) -> None:
+    store.append(_events(2), recorded_at=RECORDED_AT)
+    with pytest.raises(ConcurrencyError, match="expected 1"):
+        store.append(_events(5), recorded_at=RECORDED_AT, expected_versions={"session:e/1": 1})
+    assert store.head() == 2
+
+
+def test_the_unique_key_refuses_a_second_writer_of_the_same_version(store: EventStore) -> None:
+    """Two writers in one process who both read version 0 and both append version 1."""
+    store.append(_events(1, "source:abc"), recorded_at=RECORDED_AT)
+    with pytest.raises(ConcurrencyError):
+        store.append(_events(1, "source:abc"), recorded_at=RECORDED_AT, expected_versions={"source:abc": 0})
+    assert [e.stream_version for e in store.read(stream_id="source:abc")] == [1]
+
+
+def test_a_failed_append_leaves_nothing_behind(store: EventStore) -> None:
+    store.append(_events(1), recorded_at=RECORDED_AT)
+    naive = NewEvent("session:e/1", "PenaltyAwarded", {}, datetime(2026, 1, 1))  # no timezone
+    with pytest.raises(ValueError, match="no timezone"):
+        store.append([*_events(3), naive], recorded_at=RECORDED_AT)
+    assert store.head() == 1
+    assert store.verify().ok
+
+
+def _tamper(path: Path, sql: str) -> EventStore:
+    con = duckdb.connect(str(path))
+    con.execute(sql)
+    con.close()
+    return EventStore(path)
+
+
+@pytest.mark.parametrize(("sql", "bad_position"), [
+    ("UPDATE events SET payload = '{\"amount\": 99}' WHERE position = 3", 3),
+    ("UPDATE events SET occurred_at = occurred_at + INTERVAL 1 MINUTE WHERE position = 2", 2),
+    ("DELETE FROM events WHERE position = 4", 5),
+    ("INSERT INTO events SELECT position + 100, stream_id, stream_version + 100, type, schema_version, "
+     "payload, occurred_at, recorded_at, source_sha256, prev_hash, hash FROM events WHERE position = 2", 102),
+])
+def test_verify_names_the_first_tampered_position(store: EventStore, tmp_path: Path, sql: str,
+                                                  bad_position: int) -> None:
+    store.append(_events(5), recorded_at=RECORDED_AT)
+    assert store.verify().ok
+    copy = tmp_path / "copy.duckdb"
+    shutil.copy(store.path, copy)
+    report = _tamper(copy, sql).verify()
+    assert not report.ok
+    assert report.first_bad_position == bad_position
+    assert store.verify().ok  # the original is untouched
+
+
+def test_a_second_process_waits_then_reports_busy(store: EventStore) -> None:
+    store.append(_events(1), recorded_at=RECORDED_AT)
+    holder = subprocess.Popen(
+        [sys.executable, "-c", textwrap.dedent(f"""
+            import duckdb, sys, time
+            con = duckdb.connect({str(store.path)!r})
+            print("locked", flush=True)
+            time.sleep(4)
+        """)],
+        stdout=subprocess.PIPE, text=True,
+    )
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "locked"
+        impatient = EventStore(store.path, busy_timeout=0.5)
+        started = time.monotonic()
+        with pytest.raises(StoreBusy, match="busy"):
+            impatient.append(_events(1), recorded_at=RECORDED_AT)
+        assert time.monotonic() - started >= 0.5
+        patient = EventStore(store.path, busy_timeout=20)
+        patient.append(_events(2), recorded_at=RECORDED_AT)  # waits for the holder to finish
+    finally:
+        holder.wait(timeout=30)
+    assert store.head() == 3
+    assert store.verify().ok
+
+
+def test_upcasters_bring_old_payloads_to_the_current_version(store: EventStore) -> None:
+    """A frozen v0-style payload (made-up older shape: `points` instead of `amount`)."""
+    old_payload: dict[str, Any] = {"event_id": "e", "session_id": "1", "contestant_id": "7", "points": 3,
+                                   "unit": "MP", "reason": "late"}
+    store.append([NewEvent("session:e/1", "PenaltyAwarded", old_payload, AT, schema_version=0)],
+                 recorded_at=RECORDED_AT)
+    registry = UpcasterRegistry()
+
+    @registry.register("PenaltyAwarded", 0)
+    def _points_to_amount(payload: dict[str, Any]) -> dict[str, Any]:
+        body = dict(payload)
+        body["amount"] = float(body.pop("points"))
+        return body
+
+    [event] = store.read(upcasters=registry)
+    assert (event.schema_version, event.payload["amount"], "points" in event.payload) == (1, 3.0, False)
+    with duckdb.connect(str(store.path), read_only=True) as con:
+        assert con.execute("SELECT schema_version FROM events").fetchall() == [(0,)]  # stored row unchanged

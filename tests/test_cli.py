@@ -1,0 +1,76 @@
+"""The command line, as a person uses it."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from pipelines.cli import app
+from tests.conftest import SAMPLE_DATA
+
+runner = CliRunner()
+
+
+@pytest.fixture
+def store_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    path = tmp_path / "cli.duckdb"
+    monkeypatch.setenv("BRIDGELEDGER_STORE", str(path))
+    return path
+
+
+def test_ingest_score_verify_and_query(store_file: Path, tmp_path: Path) -> None:
+    traveller = str(SAMPLE_DATA / "club_championship_traveller.csv")
+    first = runner.invoke(app, ["ingest", traveller])
+    assert first.exit_code == 0, first.output
+    assert "367 events appended to club-championship-2026/1" in first.output
+    again = runner.invoke(app, ["ingest", traveller])
+    assert "already ingested" in again.output
+    scored = runner.invoke(app, ["score", "--out", str(tmp_path / "out")])
+    assert scored.exit_code == 0, scored.output
+    assert (tmp_path / "out" / "standings.csv").exists()
+    verified = runner.invoke(app, ["verify"])
+    assert verified.exit_code == 0 and "367 events, hash chain intact" in verified.output
+    query = runner.invoke(app, ["sql", "SELECT count(*) AS n FROM standings WHERE direction = 'NS'"])
+    assert query.exit_code == 0 and "13" in query.output
+
+
+def test_sql_connection_is_read_only(store_file: Path) -> None:
+    runner.invoke(app, ["ingest", str(SAMPLE_DATA / "club_championship_traveller.csv")])
+    result = runner.invoke(app, ["sql", "DELETE FROM events"])
+    assert result.exit_code == 1
+    assert "read-only" in result.output.lower()
+    assert "367 events" in runner.invoke(app, ["verify"]).output
+
+
+def test_store_option_beats_the_environment(store_file: Path, tmp_path: Path) -> None:
+    other = tmp_path / "other.duckdb"
+    runner.invoke(app, ["ingest", "--store", str(other), str(SAMPLE_DATA / "club_championship_traveller.csv")])
+    assert other.exists() and not store_file.exists()
+
+
+def test_a_rejected_file_exits_nonzero_and_names_the_line(store_file: Path) -> None:
+    result = runner.invoke(app, ["ingest", "--strict", str(SAMPLE_DATA / "malformed_traveller.csv")])
+    assert result.exit_code == 1
+    assert "malformed_traveller.csv:4:36" in result.output
+
+
+def test_verify_without_a_store_is_a_clear_error(store_file: Path) -> None:
+    result = runner.invoke(app, ["verify"])
+    assert result.exit_code == 1 and "no event store" in result.output
+
+
+def test_schema_is_json_schema_of_the_catalogue() -> None:
+    result = runner.invoke(app, ["schema"])
+    schema = json.loads(result.output)
+    assert "ResultRecorded" in schema["discriminator"]["mapping"]
+
+
+def test_demo_runs_end_to_end(tmp_path: Path) -> None:
+    result = runner.invoke(app, ["demo", "--workdir", str(tmp_path / "demo")])
+    assert result.exit_code == 0, result.output
+    assert "hash chain intact" in result.output
+    assert "rejected malformed_traveller.csv" in result.output
+    assert (tmp_path / "demo" / "outputs" / "board_scores.csv").exists()

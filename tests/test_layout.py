@@ -1,0 +1,53 @@
+"""The customer's layout: top-level packages from this repository, imports one way only."""
+
+from __future__ import annotations
+
+import ast
+import importlib
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import REPO
+
+LAYERS = ["models", "parsers", "pipelines", "dags"]
+
+
+@pytest.mark.parametrize("package", ["models", "parsers", "pipelines"])
+def test_packages_resolve_to_this_repository(package: str) -> None:
+    module = importlib.import_module(package)
+    assert module.__file__ is not None
+    assert Path(module.__file__).resolve().parent == REPO / package
+
+
+def _imported_top_levels(path: Path) -> set[str]:
+    tree = ast.parse(path.read_text())
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names.update(alias.name.split(".")[0] for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names.add(node.module.split(".")[0])
+    return names
+
+
+@pytest.mark.parametrize("layer", LAYERS)
+def test_imports_run_one_way(layer: str) -> None:
+    """models <- parsers <- pipelines <- dags: a layer imports only the layers before it."""
+    forbidden = set(LAYERS[LAYERS.index(layer) + 1:])
+    offenders = {
+        str(path.relative_to(REPO)): sorted(_imported_top_levels(path) & forbidden)
+        for path in (REPO / layer).rglob("*.py")
+        if _imported_top_levels(path) & forbidden
+    }
+    assert offenders == {}
+
+
+def test_dag_files_only_call_into_pipelines() -> None:
+    """Thin edges: a DAG file imports nothing of ours but `pipelines`, and defines no helpers."""
+    for path in (REPO / "dags").glob("*.py"):
+        imported = _imported_top_levels(path)
+        assert not imported & {"models", "parsers"}, path.name
+        tree = ast.parse(path.read_text())
+        top_functions = [n.name for n in tree.body if isinstance(n, ast.FunctionDef)]
+        assert len(top_functions) <= 1, f"{path.name} holds logic: {top_functions}"
