@@ -20,13 +20,13 @@ class Seat(StrEnum):
     W = "W"
 
     @property
-    def index(self) -> int:
+    def order(self) -> int:
         """Position in clockwise order starting from North (N=0 ... W=3)."""
         return "NESW".index(self.value)
 
     def next(self, steps: int = 1) -> Seat:
         """The seat `steps` places clockwise (the next player to act)."""
-        return Seat("NESW"[(self.index + steps) % 4])
+        return Seat("NESW"[(self.order + steps) % 4])
 
     @property
     def partner(self) -> Seat:

@@ -247,6 +247,13 @@ class ConditionsOfContest(BaseModel):
     """Law 12C2 artificial scores."""
     teams: TeamRules = TeamRules()
     """Team play options (Law 86)."""
+    board_decimals: int | None = Field(default=None, ge=0, le=6)
+    """Published precision of a board's score (matchpoints or IMPs): each is rounded to this many
+    decimals, half away from zero, before totals (Magic Contest: 1). None = full precision."""
+    unplayed_boards: Literal["omitted", "session_average"] = "omitted"
+    """Boards a contestant did not play (byes, sit-outs): left out of its score and percentage, or
+    scored at its own average, i.e. its total scaled to the most boards played in its section
+    (Compscore; the same as Brenning's step 6, and it leaves the percentage unchanged)."""
     tie_breaks: tuple[TieBreak, ...] = ()
     """Tie-breaks in order; empty = tied contestants share the place (the Laws set none)."""
     correction_period_minutes: float = Field(default=30, ge=0)

@@ -341,6 +341,21 @@ class ScoresPublished(_Event):
     """Override of the conditions of contest, if the organiser set one for this session."""
 
 
+class CorrectionPeriodClosed(_Event):
+    """A session's Law 79C correction period ended (recorded at the deadline): its scores are final.
+
+    Appended once per session by the `close_correction_periods` schedule; the decision whether a
+    correction was in time never depends on this event, only on the times in the log.
+    """
+
+    type: Literal["CorrectionPeriodClosed"] = "CorrectionPeriodClosed"
+    schema_version: Literal[1] = 1
+    event_id: str
+    """Tournament identifier."""
+    session_id: str
+    """Session identifier."""
+
+
 class ScoreCorrectionRequested(_Event):
     """Someone asked for a recorded result to be corrected (Law 79C)."""
 
@@ -418,8 +433,8 @@ class RankingPublished(_Event):
 Event = Annotated[
     SourceFileIngested | TournamentRegistered | SessionScheduled | ContestantRegistered | BoardDealt
     | ResultRecorded | ArtificialScoreAwarded | WeightedScoreAwarded | BoardFouled | PenaltyAwarded
-    | ScoresPublished | ScoreCorrectionRequested | LateCorrectionApproved | PlayerIdentitiesMerged
-    | RankingPublished,
+    | ScoresPublished | CorrectionPeriodClosed | ScoreCorrectionRequested | LateCorrectionApproved
+    | PlayerIdentitiesMerged | RankingPublished,
     Field(discriminator="type"),
 ]
 """Any event of the catalogue."""
@@ -431,7 +446,8 @@ EVENT_TYPES: dict[str, type[BaseModel]] = {
     cls.model_fields["type"].default: cls
     for cls in (SourceFileIngested, TournamentRegistered, SessionScheduled, ContestantRegistered,
                 BoardDealt, ResultRecorded, ArtificialScoreAwarded, WeightedScoreAwarded, BoardFouled,
-                PenaltyAwarded, ScoresPublished, ScoreCorrectionRequested, LateCorrectionApproved,
+                PenaltyAwarded, ScoresPublished, CorrectionPeriodClosed, ScoreCorrectionRequested,
+                LateCorrectionApproved,
                 PlayerIdentitiesMerged, RankingPublished)
 }
 """Type tag -> model class."""

@@ -10,6 +10,7 @@ import json
 import logging
 import os
 import sys
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Annotated
@@ -19,6 +20,7 @@ from rich.console import Console
 from rich.progress import Progress
 from rich.table import Table
 
+from models.events import ArtificialAward
 from pipelines.ingest import IngestOptions, IngestRejected, IngestReport, ingest_file
 from pipelines.store import EventStore, StoreError
 
@@ -98,14 +100,17 @@ def _print_ingest(report: IngestReport) -> None:
 def score(
     store: StoreOption = None,
     position: Annotated[int | None, typer.Option(help="Replay up to this log position")] = None,
+    as_of: Annotated[str | None, typer.Option("--as-of", help="Results as they stood at this time")] = None,
     out: Annotated[Path | None, typer.Option(help="Also write board_scores.csv and standings.csv here")] = None,
 ) -> None:
     """Replay the log, score every session, and refresh the analyst views."""
     from pipelines.projections import export_csv, score_store, top_standings, write_views
+    from pipelines.store import to_epoch_us
 
     event_store = EventStore(store_path(store))
+    as_of_us = to_epoch_us(parse_time(as_of)) if as_of else None
     try:
-        edition = score_store(event_store, up_to=position)
+        edition = score_store(event_store, up_to=position, as_of_us=as_of_us)
         write_views(event_store, edition)
     except StoreError as exc:
         errors.print(f"[red]error[/red] {exc}")
@@ -115,6 +120,163 @@ def score(
         for name, path in export_csv(edition, out).items():
             console.print(f"  {name}: {path}")
     _print_frame(top_standings(edition, limit=3), "leaders")
+
+
+def _director_call(action: Callable[[], int]) -> None:
+    from pipelines.director import DirectorError
+
+    try:
+        position = action()
+    except (DirectorError, ValueError, StoreError) as exc:
+        errors.print(f"[red]refused[/red] {exc}; nothing was appended")
+        raise typer.Exit(1) from exc
+    console.print(f"recorded at log position {position}")
+
+
+def _now_or(at: str | None) -> datetime:
+    return parse_time(at) if at else datetime.now(UTC)
+
+
+EventOpt = Annotated[str, typer.Option("--event", help="Event id")]
+SessionOpt = Annotated[str, typer.Option("--session", help="Session id")]
+AtOpt = Annotated[str | None, typer.Option("--at", help="When (ISO time with zone; default now)")]
+
+
+@app.command()
+def publish(event: EventOpt, session: SessionOpt, at: AtOpt = None, store: StoreOption = None,
+            period: Annotated[float | None, typer.Option(help="Correction period in minutes (overrides "
+                                                          "the conditions of contest)")] = None) -> None:
+    """The official score is available: the Law 79C correction period opens."""
+    from pipelines.director import publish_scores
+
+    _director_call(lambda: publish_scores(EventStore(store_path(store)), event, session, at=_now_or(at),
+                                          correction_period_minutes=period))
+
+
+@app.command()
+def correct(
+    event: EventOpt, session: SessionOpt,
+    board: Annotated[int, typer.Option(help="Board number")],
+    table: Annotated[str, typer.Option(help="Table whose result is wrong")],
+    by: Annotated[str, typer.Option("--by", help="Who raised it")],
+    reason: Annotated[str, typer.Option(help="Why")],
+    correction_id: Annotated[str, typer.Option("--id", help="Id of this request")],
+    contract: Annotated[str | None, typer.Option(help="Corrected contract, e.g. 4SX or PASS")] = None,
+    declarer: Annotated[str | None, typer.Option(help="Corrected declarer")] = None,
+    tricks: Annotated[int | None, typer.Option(help="Corrected tricks won by declarer")] = None,
+    section: Annotated[str, typer.Option(help="Section")] = "",
+    at: AtOpt = None, store: StoreOption = None,
+) -> None:
+    """Request a score correction (applies inside the Law 79C period, or with a 79C2 approval)."""
+    from pipelines.director import TableRef, request_correction
+
+    ref = TableRef(event, session, board, table, section)
+    _director_call(lambda: request_correction(
+        EventStore(store_path(store)), ref, at=_now_or(at), correction_id=correction_id, requested_by=by,
+        reason=reason, contract=contract, declarer=declarer, tricks=tricks))
+
+
+@app.command()
+def adjust(
+    event: EventOpt, session: SessionOpt,
+    board: Annotated[int, typer.Option(help="Board number")],
+    table: Annotated[str, typer.Option(help="Table")],
+    ns: Annotated[str, typer.Option(help="NS award: A+, A, A- or a percentage")],
+    ew: Annotated[str, typer.Option(help="EW award: A+, A, A- or a percentage")],
+    director: Annotated[str, typer.Option(help="Director who ruled")],
+    reason: Annotated[str, typer.Option(help="Why")],
+    requested_at: Annotated[str, typer.Option("--requested-at", help="When the ruling was requested")],
+    section: Annotated[str, typer.Option(help="Section")] = "",
+    at: AtOpt = None, store: StoreOption = None,
+) -> None:
+    """A director's artificial adjusted score (Law 12C2), subject to the Law 92B period."""
+    from pipelines.director import TableRef, award_artificial
+
+    ref = TableRef(event, session, board, table, section)
+    _director_call(lambda: award_artificial(
+        EventStore(store_path(store)), ref, at=_now_or(at), requested_at=parse_time(requested_at),
+        ns_award=_award(ns), ew_award=_award(ew), director=director, reason=reason))
+
+
+def _award(text: str) -> ArtificialAward:
+    token = text.strip().upper()
+    if token == "A+":
+        return "A+"
+    if token == "A":
+        return "A"
+    if token == "A-":
+        return "A-"
+    try:
+        return float(token.rstrip("%"))
+    except ValueError as exc:
+        raise typer.BadParameter(f"{text!r}: an award is A+, A, A- or a percentage") from exc
+
+
+@app.command("approve-late")
+def approve_late(
+    correction_id: Annotated[str, typer.Option("--id", help="The correction request approved")],
+    organiser: Annotated[str, typer.Option(help="Who approves for the tournament organiser")],
+    director: Annotated[str, typer.Option(help="Director satisfied beyond reasonable doubt")],
+    statement: Annotated[str, typer.Option(help="The Law 79C2 statement")],
+    at: AtOpt = None, store: StoreOption = None,
+) -> None:
+    """Law 79C2: approve a correction raised after the correction period."""
+    from pipelines.director import approve_late_correction
+
+    _director_call(lambda: approve_late_correction(EventStore(store_path(store)), correction_id,
+                                                   at=_now_or(at), organiser=organiser, director=director,
+                                                   statement=statement))
+
+
+@app.command()
+def penalty(
+    event: EventOpt, session: SessionOpt,
+    contestant: Annotated[str, typer.Option(help="Penalised contestant id")],
+    amount: Annotated[float, typer.Option(help="Amount deducted")],
+    unit: Annotated[str, typer.Option(help="MP, %, IMP or VP")],
+    reason: Annotated[str, typer.Option(help="Why")],
+    law: Annotated[str | None, typer.Option(help="Law applied, e.g. 90B2")] = None,
+    at: AtOpt = None, store: StoreOption = None,
+) -> None:
+    """A procedural or disciplinary penalty (Laws 90/91)."""
+    from pipelines.director import award_penalty
+
+    _director_call(lambda: award_penalty(EventStore(store_path(store)), event, session, contestant,
+                                         at=_now_or(at), amount=amount, unit=unit, reason=reason, law=law))
+
+
+@app.command()
+def audit(event: EventOpt, session: SessionOpt,
+          out: Annotated[Path, typer.Option(help="Directory for the CSV and HTML report")] = Path("outputs"),
+          as_of: Annotated[str | None, typer.Option("--as-of", help="Audit as of this time")] = None,
+          store: StoreOption = None) -> None:
+    """Every correction and ruling of a session: before/after, who/when/why, applied or rejected."""
+    from pipelines.audit import write_audit
+    from pipelines.projections import score_store
+    from pipelines.store import to_epoch_us
+
+    edition = score_store(EventStore(store_path(store)),
+                          as_of_us=to_epoch_us(parse_time(as_of)) if as_of else None)
+    report = write_audit(edition, event, session, out)
+    _print_frame(report.rows.select("kind", "id", "board", "table_id", "raised_at", "decision", "rule"),
+                 "audit")
+    console.print(f"csv: {report.csv_path}\nhtml: {report.html_path}")
+
+
+@app.command()
+def diff(old: Annotated[str, typer.Option("--from", help="Log position or ISO time")],
+         new: Annotated[str, typer.Option("--to", help="Log position or ISO time")],
+         store: StoreOption = None) -> None:
+    """Every board score, standing and rank that changed between two editions, and why."""
+    from pipelines.editions import EditionRef, diff_editions
+
+    try:
+        changes = diff_editions(EventStore(store_path(store)), EditionRef.parse(old), EditionRef.parse(new))
+    except ValueError as exc:
+        raise typer.BadParameter(str(exc)) from exc
+    _print_frame(changes.board_changes, "board scores that changed")
+    _print_frame(changes.standing_changes, "standings that changed")
+    _print_frame(changes.events, "events between the editions")
 
 
 @app.command()

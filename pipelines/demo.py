@@ -5,11 +5,13 @@ from __future__ import annotations
 import logging
 import shutil
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import polars as pl
 
+from pipelines.audit import write_audit
+from pipelines.director import TableRef, publish_scores, request_correction
 from pipelines.ingest import IngestOptions, IngestRejected, ingest_file
 from pipelines.projections import export_csv, score_store, top_standings, write_views
 from pipelines.store import EventStore
@@ -24,6 +26,11 @@ DEMO_FILES = ("club_championship_handrecord.pbn", "club_championship_traveller.c
 
 MALFORMED_FILE = "malformed_traveller.csv"
 """A traveller with bad rows: strict ingest refuses it whole and appends nothing."""
+
+EVENT, SESSION = "club-championship-2026", "1"
+_CET = timezone(timedelta(hours=1))
+PLAYED = datetime(2026, 11, 21, 19, 0, tzinfo=_CET)
+PUBLISHED = datetime(2026, 11, 21, 21, 0, tzinfo=_CET)
 
 
 @dataclass
@@ -54,9 +61,16 @@ def run_demo(workdir: Path, *, now: datetime, sample_data: Path = SAMPLE_DATA) -
     again = ingest_file(store, sample_data / DEMO_FILES[1], recorded_at=now)
     summary.lines.append(f"re-ingest {again.source}: already ingested = {again.already_ingested}, "
                          f"{again.events} events added")
+    _publish_and_correct(store, summary)
     edition = score_store(store)
     write_views(store, edition)
     paths = export_csv(edition, workdir / "outputs")
+    audit = write_audit(edition, EVENT, SESSION, workdir / "outputs")
+    for row in audit.rows.iter_rows(named=True):  # a handful of rows, printed for a person
+        summary.lines.append(f"audit: {row['id']} board {row['board']} table {row['table_id']} raised "
+                             f"{row['raised_at']}: {row['decision']} ({row['rule']})")
+    paths = {**paths, "audit_csv": workdir / "outputs" / audit.csv_name,
+             "audit_html": workdir / "outputs" / audit.html_name}
     report = store.verify()
     summary.ok = summary.ok and report.ok
     summary.lines.append(f"verify: {report.events} events, hash chain "
@@ -67,14 +81,28 @@ def run_demo(workdir: Path, *, now: datetime, sample_data: Path = SAMPLE_DATA) -
                          "\"SELECT * FROM standings LIMIT 5\")")
     summary.lines.extend(f"{name}: {path}" for name, path in paths.items())
     summary.leaders = top_standings(edition, limit=3).select(
-        "session_id", "direction", "rank", "contestant_id", "score", "percentage")
+        "session_id", "direction", "rank", "contestant_id", "score", "percentage", "status")
     return summary
+
+
+def _publish_and_correct(store: EventStore, summary: DemoSummary) -> None:
+    """Scores go up at 21:00; a correction at 21:10 applies, one at 21:40 is too late (Law 79C1)."""
+    publish_scores(store, EVENT, SESSION, at=PUBLISHED)
+    summary.lines.append(f"published {EVENT}/{SESSION} at {PUBLISHED.isoformat()}: correction period "
+                         "open for 30 minutes (Law 79C1)")
+    request_correction(store, TableRef(EVENT, SESSION, 1, "4", "A"), at=PUBLISHED + timedelta(minutes=10),
+                       correction_id="demo-1", requested_by="NS pair 4", reason="nine tricks, not seven",
+                       tricks=9)
+    request_correction(store, TableRef(EVENT, SESSION, 2, "3", "A"), at=PUBLISHED + timedelta(minutes=40),
+                       correction_id="demo-2", requested_by="EW pair 5", reason="the contract was 2NT",
+                       contract="2NT", declarer="S")
 
 
 def _ingest(store: EventStore, path: Path, now: datetime, summary: DemoSummary, *,
             strict: bool = False) -> None:
     try:
-        report = ingest_file(store, path, recorded_at=now, options=IngestOptions(strict=strict))
+        report = ingest_file(store, path, recorded_at=now,
+                             options=IngestOptions(strict=strict, occurred_at=PLAYED))
     except IngestRejected as exc:
         summary.lines.append(f"rejected {path.name}: {exc}")
         return

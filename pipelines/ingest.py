@@ -15,7 +15,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from models.board import law2_dealer, law2_vulnerability
 from models.diagnostics import Diagnostic, Severity
@@ -101,10 +101,12 @@ def parse_bytes(data: bytes, source: str) -> ParsedFile:
         return _unreadable(source, f"unknown file type {suffix or '(none)'}; expected one of "
                            f"{', '.join(sorted(READERS))}")
     try:
-        reader = importlib.import_module(module_name)
+        loads = getattr(importlib.import_module(module_name), "loads", None)
     except ModuleNotFoundError:
+        loads = None
+    if loads is None:
         return _unreadable(source, f"no reader for {suffix} files is installed in this version")
-    parsed: ParsedFile = reader.loads(data, source=source)
+    parsed: ParsedFile = loads(data, source=source)
     return parsed
 
 
@@ -193,7 +195,7 @@ def _facts(store: EventStore, parsed: ParsedFile, event_id: str, session_id: str
     if not store.read(types=["SessionScheduled"], stream_id=stream):
         yield new(SessionScheduled(event_id=event_id, session_id=session_id, session_date=meta.event_date,
                                    scoring=scoring_method(meta.scoring, parsed),
-                                   field_layout=_layout(meta.field_layout),  # type: ignore[arg-type]
+                                   field_layout=_layout(meta.field_layout),
                                    title=meta.event_name))
     layout = _layout(meta.field_layout)
     yield from (new(e) for e in _contestants(parsed, event_id, session_id, layout))
@@ -225,8 +227,20 @@ def scoring_method(tag: str | None, parsed: ParsedFile) -> str:
     return "IMP_TEAMS" if teams and not text else "MP"
 
 
-def _layout(hint: str | None) -> str:
+def _layout(hint: str | None) -> Literal["two_field", "one_field"]:
     return "one_field" if hint == "one_field" else "two_field"
+
+
+def _kind(kind: str) -> Literal["pair", "team", "individual"]:
+    return "team" if kind == "team" else "individual" if kind == "individual" else "pair"
+
+
+def _direction(direction: str | None) -> Literal["NS", "EW"] | None:
+    return "NS" if direction == "NS" else "EW" if direction == "EW" else None
+
+
+def _room(room: str | None) -> Literal["open", "closed"] | None:
+    return "open" if room == "open" else "closed" if room == "closed" else None
 
 
 def _contestants(parsed: ParsedFile, event_id: str, session_id: str,
@@ -241,8 +255,7 @@ def _contestants(parsed: ParsedFile, event_id: str, session_id: str,
         known.add((c.section, c.contestant_id, c.direction if layout == "two_field" else None))
         yield ContestantRegistered(
             event_id=event_id, session_id=session_id, contestant_id=c.contestant_id,
-            kind=c.kind if c.kind in ("pair", "team", "individual") else "pair",  # type: ignore[arg-type]
-            section=c.section, direction=c.direction if c.direction in ("NS", "EW") else None,  # type: ignore[arg-type]
+            kind=_kind(c.kind), section=c.section, direction=_direction(c.direction),
             name=c.name, players=c.players,
         )
     rows: list[ResultRecord | ArtificialRecord] = [*parsed.results, *parsed.artificial]
@@ -255,7 +268,7 @@ def _contestants(parsed: ParsedFile, event_id: str, session_id: str,
             known.add((row.section, cid, fixed))
             yield ContestantRegistered(event_id=event_id, session_id=session_id, contestant_id=cid,
                                        kind="team" if team else "pair", section=row.section,
-                                       direction=fixed, players=players)  # type: ignore[arg-type]
+                                       direction=_direction(fixed), players=players)
 
 
 def _seats(row: ResultRecord | ArtificialRecord) -> list[tuple[str, str, tuple[Player, ...]]]:
@@ -268,7 +281,7 @@ def _result_event(r: ResultRecord, event_id: str, session_id: str, sha: str) -> 
     c = r.contract
     return ResultRecorded(
         event_id=event_id, session_id=session_id, section=r.section, board=r.board, table_id=r.table_id,
-        round=r.round, room=r.room if r.room in ("open", "closed") else None,  # type: ignore[arg-type]
+        round=r.round, room=_room(r.room),
         ns_id=r.ns_id, ew_id=r.ew_id, contract=str(c),
         declarer=c.declarer.value if c.declarer else None,
         tricks=None if c.is_passed_out else r.tricks, lead=str(r.lead) if r.lead else None,

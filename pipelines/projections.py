@@ -29,23 +29,41 @@ CREATE OR REPLACE VIEW standings AS SELECT * FROM projection_standings;
 
 @dataclass(frozen=True)
 class ScoredEdition:
-    """Scores as of one log position."""
+    """Scores as of one log position and one time."""
 
     position: int
+    as_of_us: int
     board_scores: pl.DataFrame
     standings: pl.DataFrame
+    projection: Projection
 
 
 def score_projection(projection: Projection) -> ScoredEdition:
     """Score every session in a projection (pure: no I/O, no clock)."""
+    board_scores, standings = score_results(projection, projection.results)
+    status = projection.windows.select("event_id", "session_id", "status") if projection.windows.height \
+        else pl.DataFrame(schema={"event_id": pl.String, "session_id": pl.String, "status": pl.String})
+    return ScoredEdition(projection.position, projection.as_of_us, _with_status(board_scores, status),
+                         _with_status(standings, status), projection)
+
+
+def score_results(projection: Projection, results: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """Score `results` under the projection's sessions, conditions and penalties."""
     from pipelines.scoring.engine import score  # heavy module; keep CLI start-up light
 
     conditions = _conditions_by_event(projection.conditions)
-    board_scores, standings = score(projection.results, projection.sessions, conditions,
-                                    projection.penalties)
-    board_scores = board_scores.with_columns(status=pl.lit("provisional"))
-    return ScoredEdition(projection.position, conform(board_scores, BOARD_SCORES_SCHEMA),
-                         conform(standings, STANDINGS_SCHEMA))
+    board_scores, standings = score(results, projection.sessions, conditions, projection.penalties)
+    return conform(board_scores, BOARD_SCORES_SCHEMA), conform(standings, STANDINGS_SCHEMA)
+
+
+def _with_status(frame: pl.DataFrame, status: pl.DataFrame) -> pl.DataFrame:
+    """Law 79C status: final once the session's correction period is over, else provisional."""
+    return (
+        frame.drop("status")
+        .join(status, on=["event_id", "session_id"], how="left")
+        .with_columns(status=pl.col("status").fill_null("provisional"))
+        .select(frame.columns)
+    )
 
 
 def _conditions_by_event(raw: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
@@ -62,9 +80,9 @@ def _conditions_by_event(raw: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]
     return conditions
 
 
-def score_store(store: EventStore, *, up_to: int | None = None) -> ScoredEdition:
-    """Replay the log up to `up_to` (default: everything) and score it."""
-    return score_projection(replay(store, up_to=up_to))
+def score_store(store: EventStore, *, up_to: int | None = None, as_of_us: int | None = None) -> ScoredEdition:
+    """Replay the log up to `up_to` (default: everything) as of `as_of_us` and score it."""
+    return score_projection(replay(store, up_to=up_to, as_of_us=as_of_us))
 
 
 def write_views(store: EventStore, edition: ScoredEdition) -> None:

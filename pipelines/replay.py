@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 import duckdb
@@ -17,6 +18,14 @@ import orjson
 import polars as pl
 
 from models.events import CURRENT_VERSIONS
+from pipelines.corrections import (
+    DEFAULT_PERIOD_MINUTES,
+    apply_corrections,
+    decide_corrections,
+    decide_rulings,
+    periods_frame,
+    session_windows,
+)
 from pipelines.scoring.contract import declarer_score_expr
 from pipelines.scoring.frames import (
     PENALTIES_SCHEMA,
@@ -24,7 +33,7 @@ from pipelines.scoring.frames import (
     SESSIONS_SCHEMA,
     conform,
 )
-from pipelines.store import UPCASTERS, EventStore, UpcasterRegistry
+from pipelines.store import UPCASTERS, EventStore, UpcasterRegistry, to_epoch_us
 
 _RESULT_FIELDS: dict[str, str] = {
     "event_id": "VARCHAR", "session_id": "VARCHAR", "section": "VARCHAR", "board": "BIGINT",
@@ -34,7 +43,19 @@ _RESULT_FIELDS: dict[str, str] = {
 _ARTIFICIAL_FIELDS: dict[str, str] = {
     "event_id": "VARCHAR", "session_id": "VARCHAR", "section": "VARCHAR", "board": "BIGINT",
     "table_id": "VARCHAR", "ns_id": "VARCHAR", "ew_id": "VARCHAR", "ns_award": "VARCHAR",
-    "ew_award": "VARCHAR",
+    "ew_award": "VARCHAR", "requested_at": "TIME_US", "reason": "VARCHAR", "director": "VARCHAR",
+}
+_PUBLISHED_FIELDS: dict[str, str] = {
+    "event_id": "VARCHAR", "session_id": "VARCHAR", "correction_period_minutes": "DOUBLE",
+}
+_CORRECTION_FIELDS: dict[str, str] = {
+    "correction_id": "VARCHAR", "event_id": "VARCHAR", "session_id": "VARCHAR", "section": "VARCHAR",
+    "board": "BIGINT", "table_id": "VARCHAR", "contract": "VARCHAR", "declarer": "VARCHAR",
+    "tricks": "BIGINT", "requested_by": "VARCHAR", "reason": "VARCHAR",
+}
+_APPROVAL_FIELDS: dict[str, str] = {
+    "correction_id": "VARCHAR", "event_id": "VARCHAR", "session_id": "VARCHAR", "organiser": "VARCHAR",
+    "director": "VARCHAR", "statement": "VARCHAR",
 }
 _BOARD_FIELDS: dict[str, str] = {
     "event_id": "VARCHAR", "session_id": "VARCHAR", "section": "VARCHAR", "board": "BIGINT",
@@ -59,85 +80,148 @@ _LAW2_VUL = pl.DataFrame({
 
 @dataclass(frozen=True)
 class Projection:
-    """What scoring needs, as of log position `position`."""
+    """What scoring needs, as of log position `position` and time `as_of_us`."""
 
     position: int
+    as_of_us: int
     results: pl.DataFrame
     sessions: pl.DataFrame
     penalties: pl.DataFrame
     conditions: Mapping[str, Mapping[str, Any]]
+    windows: pl.DataFrame
+    """Per published session: publication time, deadlines, status (pipelines.corrections)."""
+    corrections: pl.DataFrame
+    """Every correction request with its window and decision."""
+    rulings: pl.DataFrame
+    """Every director's ruling with its Law 92B window and decision."""
+    original_results: pl.DataFrame
+    """Table results before any correction (for before/after reports)."""
 
 
-def replay(store: EventStore, *, up_to: int | None = None,
+def replay(store: EventStore, *, up_to: int | None = None, as_of_us: int | None = None,
            upcasters: UpcasterRegistry = UPCASTERS) -> Projection:
-    """Rebuild the scoring inputs from the events at positions <= `up_to` (default: all)."""
+    """Rebuild the scoring inputs from the events at positions <= `up_to` (default: all) that had
+    happened by `as_of_us` (default: the latest event's time, the log's own clock)."""
     position = store.head() if up_to is None else up_to
     if not store.exists():
         return _empty_projection(position)
     with store.reader() as con:
-        read = _Reader(con, position, upcasters)
+        clock = as_of_us if as_of_us is not None else _log_clock(con, position)
+        read = _Reader(con, position, upcasters, clock)
         results = _latest_per_table(read.frame("ResultRecorded", _RESULT_FIELDS))
         artificial = _latest_per_table(read.frame("ArtificialScoreAwarded", _ARTIFICIAL_FIELDS))
         boards = read.frame("BoardDealt", _BOARD_FIELDS)
         sessions = read.frame("SessionScheduled", _SESSION_FIELDS)
         penalties = read.frame("PenaltyAwarded", _PENALTY_FIELDS)
         tournaments = read.frame("TournamentRegistered", _TOURNAMENT_FIELDS)
+        published = read.frame("ScoresPublished", _PUBLISHED_FIELDS)
+        requests = read.frame("ScoreCorrectionRequested", _CORRECTION_FIELDS)
+        approvals = read.frame("LateCorrectionApproved", _APPROVAL_FIELDS)
+    conditions = _conditions(tournaments)
+    windows = session_windows(published, periods_frame(_periods(conditions)), clock)
+    corrections = decide_corrections(requests, windows, approvals)
+    rulings = decide_rulings(artificial.rename({"requested_at": "requested_us"}), windows)
+    standing_rulings = rulings.filter(pl.col("applied"))
+    corrected = apply_corrections(_without_tables(results, standing_rulings), corrections)
     table_results = pl.concat(
-        [_scored_results(results, boards), _artificial_rows(artificial, boards)], how="diagonal_relaxed"
+        [_scored_results(corrected, boards), _artificial_rows(standing_rulings, boards)],
+        how="diagonal_relaxed",
     )
     return Projection(
         position=position,
+        as_of_us=clock,
         results=conform(table_results, RESULTS_SCHEMA).sort(
             ["event_id", "session_id", "section", "board", "table_id"]),
         sessions=conform(sessions.unique(["event_id", "session_id"], keep="first", maintain_order=True),
                          SESSIONS_SCHEMA).sort(["event_id", "session_id"]),
         penalties=conform(penalties, PENALTIES_SCHEMA),
-        conditions=_conditions(tournaments),
+        conditions=conditions,
+        windows=windows,
+        corrections=corrections,
+        rulings=rulings,
+        original_results=conform(_scored_results(results, boards), RESULTS_SCHEMA),
     )
+
+
+def _log_clock(con: duckdb.DuckDBPyConnection, position: int) -> int:
+    rows = con.execute("SELECT coalesce(max(epoch_us(occurred_at)), 0) FROM events WHERE position <= ?",
+                       [position]).fetchall()
+    return int(rows[0][0])
+
+
+def _periods(conditions: Mapping[str, Mapping[str, Any]]) -> dict[str, tuple[float, float]]:
+    return {
+        event_id: (float(c.get("correction_period_minutes", DEFAULT_PERIOD_MINUTES)),
+                   float(c.get("appeal_period_minutes", DEFAULT_PERIOD_MINUTES)))
+        for event_id, c in conditions.items()
+    }
+
+
+def _without_tables(results: pl.DataFrame, superseding: pl.DataFrame) -> pl.DataFrame:
+    """A director's ruling for a table replaces whatever result the table recorded."""
+    keys = ["event_id", "session_id", "section", "board", "table_id"]
+    return results.join(superseding.select(keys), on=keys, how="anti")
 
 
 class _Reader:
     """Reads one event type's payload fields into a frame, upcasting legacy rows."""
 
-    def __init__(self, con: duckdb.DuckDBPyConnection, position: int, upcasters: UpcasterRegistry):
+    def __init__(self, con: duckdb.DuckDBPyConnection, position: int, upcasters: UpcasterRegistry,
+                 as_of_us: int) -> None:
         self.con = con
         self.position = position
         self.upcasters = upcasters
+        self.as_of_us = as_of_us
 
     def frame(self, event_type: str, fields: Mapping[str, str]) -> pl.DataFrame:
         current = CURRENT_VERSIONS[event_type]
-        columns = ", ".join(
-            f"CAST(payload->>'$.{name}' AS {sql}) AS {name}" if sql != "JSON"
-            else f"payload->'$.{name}' AS {name}"
-            for name, sql in fields.items()
-        )
-        frame = self.con.sql(
-            f"SELECT position, {columns} FROM events"  # noqa: S608 - names are ours, values are params
-            " WHERE type = ? AND schema_version = ? AND position <= ? ORDER BY position",
-            params=[event_type, current, self.position],
+        columns = ", ".join(_column_sql(name, sql) for name, sql in fields.items())
+        frame: pl.DataFrame = self.con.sql(
+            f"SELECT position, epoch_us(occurred_at) AS occurred_us, {columns} FROM events"
+            " WHERE type = ? AND schema_version = ? AND position <= ? AND epoch_us(occurred_at) <= ?"
+            " ORDER BY position",
+            params=[event_type, current, self.position, self.as_of_us],
         ).pl()
         legacy = self._legacy(event_type, current, fields, frame.schema)
-        return frame if legacy is None else pl.concat([frame, legacy]).sort("position")
+        if legacy is None:
+            return frame
+        combined: pl.DataFrame = pl.concat([frame, legacy]).sort("position")
+        return combined
 
     def _legacy(self, event_type: str, current: int, fields: Mapping[str, str],
                 schema: Mapping[str, pl.DataType]) -> pl.DataFrame | None:
         rows = self.con.execute(
-            "SELECT position, schema_version, payload::VARCHAR FROM events"
-            " WHERE type = ? AND schema_version < ? AND position <= ? ORDER BY position",
-            [event_type, current, self.position],
+            "SELECT position, epoch_us(occurred_at), schema_version, payload::VARCHAR FROM events"
+            " WHERE type = ? AND schema_version < ? AND position <= ? AND epoch_us(occurred_at) <= ?"
+            " ORDER BY position",
+            [event_type, current, self.position, self.as_of_us],
         ).fetchall()
         if not rows:
             return None
         records = []
-        for position, version, payload in rows:
+        for position, occurred_us, version, payload in rows:
             _, body = self.upcasters.upcast(event_type, version, orjson.loads(payload))
-            records.append({"position": position, **{name: _json_field(body.get(name), sql)
-                                                      for name, sql in fields.items()}})
+            records.append({"position": position, "occurred_us": occurred_us,
+                            **{name: _json_field(body.get(name), sql) for name, sql in fields.items()}})
         return pl.DataFrame(records, schema=dict(schema))
 
 
+def _column_sql(name: str, sql_type: str) -> str:
+    if sql_type == "JSON":
+        return f"payload->'$.{name}' AS {name}"
+    if sql_type == "TIME_US":
+        return f"epoch_us(CAST(payload->>'$.{name}' AS TIMESTAMPTZ)) AS {name}"
+    return f"CAST(payload->>'$.{name}' AS {sql_type}) AS {name}"
+
+
 def _json_field(value: Any, sql_type: str) -> Any:
-    return orjson.dumps(value).decode() if sql_type == "JSON" and value is not None else value
+    if value is None:
+        return None
+    if sql_type == "JSON":
+        return orjson.dumps(value).decode()
+    if sql_type == "TIME_US":
+        return to_epoch_us(datetime.fromisoformat(value))
+    return value
 
 
 def _latest_per_table(frame: pl.DataFrame) -> pl.DataFrame:
@@ -202,5 +286,7 @@ def _conditions(tournaments: pl.DataFrame) -> dict[str, dict[str, Any]]:
 
 
 def _empty_projection(position: int) -> Projection:
-    return Projection(position, pl.DataFrame(schema=RESULTS_SCHEMA), pl.DataFrame(schema=SESSIONS_SCHEMA),
-                      pl.DataFrame(schema=PENALTIES_SCHEMA), {})
+    nothing = pl.DataFrame()
+    return Projection(position, 0, pl.DataFrame(schema=RESULTS_SCHEMA), pl.DataFrame(schema=SESSIONS_SCHEMA),
+                      pl.DataFrame(schema=PENALTIES_SCHEMA), {}, nothing, nothing, nothing,
+                      pl.DataFrame(schema=RESULTS_SCHEMA))

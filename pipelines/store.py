@@ -454,7 +454,8 @@ def _current_versions(con: duckdb.DuckDBPyConnection, stream_ids: Sequence[str])
 
 def _select_events(types: Sequence[str] | None, up_to: int | None,
                    stream_id: str | None) -> tuple[str, list[Any]]:
-    clauses, params = [], []
+    clauses: list[str] = []
+    params: list[Any] = []
     if types is not None:
         clauses.append("type IN (SELECT unnest(?))")
         params.append(list(types))

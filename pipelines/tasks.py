@@ -44,3 +44,30 @@ def verify_store(store_path: str) -> int:
     if not report.ok:
         raise StoreError(f"event log broken at position {report.first_bad_position}: {report.reason}")
     return report.events
+
+
+def close_due_periods(store_path: str, now: str, outdir: str) -> list[str]:
+    """Close every published session whose correction period ended by `now`; publish final CSVs.
+
+    `now` is the orchestrator's fixed time for this run (e.g. Airflow's data interval end), so a
+    rerun of the same run closes the same sessions and appends nothing new.
+    """
+    from pipelines.director import close_correction_period
+    from pipelines.replay import replay
+    from pipelines.store import from_epoch_us, to_epoch_us
+
+    store = EventStore(store_path)
+    if not store.exists():
+        return []
+    cutoff = to_epoch_us(datetime.fromisoformat(now))
+    closed_already = {(e.payload["event_id"], e.payload["session_id"])
+                      for e in store.read(types=["CorrectionPeriodClosed"])}
+    windows = replay(store, as_of_us=cutoff).windows
+    closed: list[str] = []
+    for event_id, session_id, deadline in windows.select("event_id", "session_id", "deadline_us").rows():
+        if deadline <= cutoff and (event_id, session_id) not in closed_already:
+            close_correction_period(store, event_id, session_id, deadline=from_epoch_us(deadline))
+            closed.append(f"{event_id}/{session_id}")
+    if closed:
+        score_at(store_path, store.head(), outdir)
+    return closed

@@ -1,6 +1,9 @@
-"""How the sample session was made: `python sample_data/make_sample.py` rewrites the files.
+"""How the sample session was made.
 
-A 13-table Mitchell over 26 boards (two per round, 13 rounds; an odd table count needs no relay): NS pairs stay at their table,
+`python sample_data/make_sample.py` rewrites the files.
+
+A 13-table Mitchell over 26 boards (two per round, 13 rounds; an odd table count needs no relay):
+NS pairs stay at their table,
 EW pairs move up one table and the boards move down one table each round. Deals are random
 (fixed seed); each table's contract and tricks follow the hands' strength with some noise, so
 the travellers look like a club evening: mostly sensible contracts, a few doubled sacrifices,
@@ -86,7 +89,7 @@ def main() -> None:
     header = ["event", "session", "board", "section", "table", "ns", "ew", "contract", "declarer",
               "result", "lead"]
     lines = []
-    for rnd, table, ew, board in movement():
+    for _round, table, ew, board in movement():
         contract, declarer, tricks = table_result(deals[board], rng)
         lead = "" if contract == "PASS" else rng.choice(LEADS)
         lines.append([EVENT, SESSION, board, "A", table, table, ew, contract, declarer, tricks, lead])

@@ -128,7 +128,9 @@ def score_butler(frame: pl.DataFrame, rules: ButlerRules, artificial: Artificial
     )
 
 
-def adjusted_or(computed: pl.Expr, award: str, artificial: ArtificialScores, scale: pl.Expr | None = None) -> pl.Expr:
+def adjusted_or(
+    computed: pl.Expr, award: str, artificial: ArtificialScores, scale: pl.Expr | None = None
+) -> pl.Expr:
     """`computed` for compared rows; the Law 12C2 award in IMPs (times `scale`) for artificial rows."""
     imps = award_expr(pl.col(award), artificial.avg_plus_imps, artificial.avg_imps, artificial.avg_minus_imps)
     if scale is not None:

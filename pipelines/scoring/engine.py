@@ -15,14 +15,14 @@ from dataclasses import dataclass
 import polars as pl
 
 from models.conditions import ConditionsOfContest, FieldLayout, ScoringMethod
+from pipelines.scoring.butler import score_butler
+from pipelines.scoring.cross_imps import score_cross_imps
 from pipelines.scoring.frames import (
     BOARD_SCORES_SCHEMA,
     RESULTS_SCHEMA,
     SESSIONS_SCHEMA,
     conform,
 )
-from pipelines.scoring.butler import score_butler
-from pipelines.scoring.cross_imps import score_cross_imps
 from pipelines.scoring.matchpoints import (
     ROW,
     View,
@@ -59,6 +59,19 @@ the Butler datum, and total points (Law 78C, weighted scores included)."""
 BOARD_ORDER = ["event_id", "session_id", "section", "board", "table_id"]
 """Board scores are sorted on these (then on input order)."""
 
+SCORING_INPUT = [
+    "event_id", "session_id", "section", "board", "round", "ns_id", "ew_id", "kind", "score_ns",
+    "ns_award", "ew_award", "ns_components", "ew_components", "fouled_group",
+]
+"""The result columns scoring reads; the others only pass through to the board scores."""
+
+VALUE_SCHEMA: dict[str, pl.DataType] = {
+    ROW: pl.UInt32(), "mp_ns": pl.Float64(), "mp_ew": pl.Float64(), "top": pl.Float64(),
+    "pct_ns": pl.Float64(), "pct_ew": pl.Float64(), "imp_ns": pl.Float64(), "imp_ew": pl.Float64(),
+    "match_id": pl.String(), "datum": pl.Float64(), "points_ns": pl.Float64(), "points_ew": pl.Float64(),
+}
+"""What each method returns per input row (columns it does not produce are null)."""
+
 
 @dataclass(frozen=True)
 class SessionGroup:
@@ -83,19 +96,24 @@ def score(
     `BOARD_SCORES_SCHEMA` and `STANDINGS_SCHEMA` (plus the extra columns named in this package),
     with `status` left null for the caller to set.
     """
-    frame = conform(results, RESULTS_SCHEMA).with_row_index(ROW)
+    frame = conform(results, RESULTS_SCHEMA)
     groups, assignment = plan_sessions(frame, sessions, conditions)
-    frame = frame.join(assignment, on=["event_id", "session_id"], how="left", maintain_order="left")
-    boards: list[pl.DataFrame] = []
+    # Scoring works on a narrow copy keyed by input row; the wide frame is touched once at the end.
+    group_of_row = frame.select("event_id", "session_id").join(
+        assignment, on=["event_id", "session_id"], how="left", maintain_order="left"
+    ).get_column("_group")
+    narrow = frame.select(SCORING_INPUT).with_row_index(ROW).with_columns(group_of_row)
+    values: list[pl.DataFrame] = []
     standings: list[pl.DataFrame] = []
     for index, group in enumerate(groups):
-        part = frame.filter(pl.col("_group") == index).drop("_group")
+        part = narrow.filter(pl.col("_group") == index).drop("_group")
         if part.height == 0:
             continue
         scored, standing = _score_group(part, group, penalties)
-        boards.append(scored)
+        values.append(conform(scored, VALUE_SCHEMA))
         standings.append(standing)
-    return _finish_boards(frame, boards), _finish_standings(standings)
+    del narrow
+    return _finish_boards(frame, values), _finish_standings(standings)
 
 
 def plan_sessions(
@@ -171,6 +189,10 @@ def _score_pairs(
     rules = group.conditions
     board = part.join(_pairs_values(part, group), on=ROW, how="left", maintain_order="left")
     value_ns, value_ew = _PAIRS_VALUES[group.method]
+    if rules.board_decimals is not None:
+        board = board.with_columns(
+            pl.col(value_ns, value_ew).round(rules.board_decimals, mode="half_away_from_zero")
+        )
     unit_top = pl.col("top") if group.method == "MP" else pl.lit(1.0)
     book = ledger(board, group.layout, value_ns, value_ew, unit_top)
     if rules.artificial.law_12c2c and group.method != "TOTAL":
@@ -182,8 +204,9 @@ def _score_pairs(
             pct_ns=percentage(pl.col("mp_ns"), pl.col("top")),
             pct_ew=percentage(pl.col("mp_ew"), pl.col("top")),
         )
-    standing = pairs_standings(book, group.method, penalties,
-                               rank_per_board=group.method == "BUTLER" and rules.butler.rank_by == "per_board")
+    per_board = group.method == "BUTLER" and rules.butler.rank_by == "per_board"
+    standing = pairs_standings(book, group.method, penalties, rank_per_board=per_board,
+                               average_unplayed=rules.unplayed_boards == "session_average")
     return board, standing
 
 
@@ -222,15 +245,48 @@ def _score_teams(
     return board, standing
 
 
-def _finish_boards(frame: pl.DataFrame, boards: list[pl.DataFrame]) -> pl.DataFrame:
+def _finish_boards(frame: pl.DataFrame, values: list[pl.DataFrame]) -> pl.DataFrame:
+    """Input columns and scored values side by side, in the published order."""
     schema = BOARD_SCORES_SCHEMA | BOARD_SCORE_EXTRA_COLUMNS
-    if not boards:
-        return conform(frame.drop(ROW, "_group"), schema).clear()
-    scored = pl.concat([conform(b, schema | {ROW: pl.UInt32()}) for b in boards])
-    return scored.sort([*BOARD_ORDER, ROW], nulls_last=True).drop(ROW)
+    if not values:
+        return conform(frame, schema).clear()
+    # Every row belongs to exactly one group, so the values sorted by row align with the input.
+    aligned = pl.concat(values).sort(ROW).drop(ROW)
+    passed_through = [c for c in schema if c in frame.columns and c not in aligned.columns]
+    board = conform(frame.select(passed_through).hstack(aligned), schema)
+    return _positive_zeros(sort_stably(board, BOARD_ORDER))
+
+
+def sort_stably(frame: pl.DataFrame, keys: list[str]) -> pl.DataFrame:
+    """`frame` sorted on `keys`, ties kept in input order; a frame already in order is not copied."""
+    if frame.height < 2 or _is_sorted(frame, keys):
+        return frame
+    return frame.sort(keys, nulls_last=True, maintain_order=True)
+
+
+def _is_sorted(frame: pl.DataFrame, keys: list[str]) -> bool:
+    """Whether consecutive rows never go backwards on `keys` (nulls last), in one linear pass."""
+    later = pl.lit(False)
+    earlier = pl.lit(False)
+    equal_so_far = pl.lit(True)
+    for key in keys:
+        current, previous = pl.col(key), pl.col(key).shift(1)
+        greater = (current > previous) | (current.is_null() & previous.is_not_null())
+        less = (current < previous) | (current.is_not_null() & previous.is_null())
+        later = later | (equal_so_far & greater.fill_null(False))
+        earlier = earlier | (equal_so_far & less.fill_null(False))
+        equal_so_far = equal_so_far & ~greater.fill_null(False) & ~less.fill_null(False)
+    backwards = frame.select((earlier & ~later).slice(1).any()).item()
+    return not bool(backwards)
+
+
+def _positive_zeros(frame: pl.DataFrame) -> pl.DataFrame:
+    """Turn -0.0 (from negating a 0) into 0.0, so published files never show "-0"."""
+    floats = [name for name, dtype in frame.schema.items() if dtype == pl.Float64]
+    return frame.with_columns(pl.col(floats) + 0.0)
 
 
 def _finish_standings(standings: list[pl.DataFrame]) -> pl.DataFrame:
     if not standings:
         return conform_standings(pl.DataFrame()).clear()
-    return sort_standings(pl.concat([conform_standings(s) for s in standings]))
+    return _positive_zeros(sort_standings(pl.concat([conform_standings(s) for s in standings])))

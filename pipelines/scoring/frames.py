@@ -89,6 +89,7 @@ STANDINGS_SCHEMA: dict[str, pl.DataType] = {
     "score": pl.Float64(),          # MPs, IMPs, points or VPs, penalties deducted
     "percentage": pl.Float64(),     # matchpoint sessions only
     "boards": pl.Int64(),
+    "status": pl.String(),          # provisional | final (Law 79C), set after scoring
 }
 """Output: one row per contestant (and direction, in two-field sessions) per session."""
 

@@ -44,12 +44,12 @@ View = Literal["ns", "ew"]
 # --- helpers shared by every method --------------------------------------------------------------
 
 def dense_id(frame: pl.DataFrame, keys: Sequence[str], name: str) -> pl.DataFrame:
-    """Add an integer id `name` that is equal exactly when `keys` are (nulls count as equal)."""
-    ids = (
-        frame.select(keys).unique(maintain_order=True)
-        .with_row_index(name)
-    )
-    return frame.join(ids, on=list(keys), how="left", nulls_equal=True, maintain_order="left")
+    """Add an integer id `name` that is equal exactly when `keys` are (nulls count as equal).
+
+    The id is the `_row` of the group's first row: exact (no hashing) and one window pass, far
+    cheaper than joining on several string columns.
+    """
+    return frame.with_columns(pl.col(ROW).min().over(list(keys)).alias(name))
 
 
 def normalised_kind() -> pl.Expr:

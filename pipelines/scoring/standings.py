@@ -67,31 +67,51 @@ def ledger(board: pl.DataFrame, layout: FieldLayout, value_ns: str, value_ew: st
     return conform(pl.concat(sides), LEDGER_SCHEMA).filter(pl.col("contestant_id").is_not_null())
 
 
-def apply_law_12c2c(ledger_frame: pl.DataFrame, plus: float, minus: float) -> pl.DataFrame:
+def apply_law_12c2c(ledger_frame: pl.DataFrame, plus: float, minus: float, row_key: str = ROW) -> pl.DataFrame:
     """Law 12C2(c): replace A+ / A- values by the contestant's own score on the other boards.
 
     `plus` and `minus` are the awards as a share of `unit_top` (0.6 and 0.4 of the top in pairs;
-    +3 and -3 IMPs per board at IMPs, where `unit_top` is 1).
+    +3 and -3 IMPs per board at IMPs, where `unit_top` is 1). Only contestants holding an A+ or
+    A- are looked at, so a session without one costs a filter. `row_key` and `_side` name an entry.
     """
     special = pl.col("artificial") & pl.col("award").is_in(["A+", "A-"])
+    keys = ledger_frame.filter(special).select(CONTESTANT_KEYS).unique()
+    if keys.height == 0:
+        return ledger_frame
     other = ~special & pl.col("value").is_not_null() & (pl.col("unit_top") > 0)
-    basis = pl.col("unit_top").filter(other).sum().over(CONTESTANT_KEYS)
-    # No other board scored: nothing to improve on, the award stands.
-    own = pl.when(basis > 0).then(pl.col("value").filter(other).sum().over(CONTESTANT_KEYS) / basis)
-    adjusted = ledger_frame.with_columns(_own=own).with_columns(
-        value=pl.when(special & (pl.col("award") == "A+") & (pl.col("_own") > plus).fill_null(False))
+    own = (
+        ledger_frame.join(keys, on=CONTESTANT_KEYS, how="semi", nulls_equal=True)
+        .filter(other)
+        .group_by(CONTESTANT_KEYS)
+        .agg(_basis=pl.col("unit_top").sum(), _sum=pl.col("value").sum())
+        # No other board scored: nothing to improve on, the award stands.
+        .select(*CONTESTANT_KEYS, _own=pl.when(pl.col("_basis") > 0).then(pl.col("_sum") / pl.col("_basis")))
+    )
+    better = (
+        pl.when((pl.col("award") == "A+") & (pl.col("_own") > plus).fill_null(False))
         .then(pl.col("_own") * pl.col("unit_top"))
-        .when(special & (pl.col("award") == "A-") & (pl.col("_own") < minus).fill_null(False))
+        .when((pl.col("award") == "A-") & (pl.col("_own") < minus).fill_null(False))
         .then(pl.col("_own") * pl.col("unit_top"))
         .otherwise(pl.col("value"))
     )
-    return adjusted.drop("_own")
+    changed = (
+        ledger_frame.filter(special)
+        .join(own, on=CONTESTANT_KEYS, how="left", nulls_equal=True)
+        .select(row_key, "_side", _new=better)
+    )
+    return (
+        ledger_frame.join(changed, on=[row_key, "_side"], how="left", maintain_order="left")
+        .with_columns(value=pl.coalesce("_new", "value"))
+        .drop("_new")
+    )
 
 
 def write_back(board: pl.DataFrame, ledger_frame: pl.DataFrame, value_ns: str, value_ew: str) -> pl.DataFrame:
-    """Copy (adjusted) ledger values back onto the board rows they came from."""
+    """Copy the ledger values of artificial rows (the only ones Law 12C2(c) changes) back onto
+    the board rows they came from."""
+    adjusted = ledger_frame.filter(pl.col("artificial"))
     for side, column in (("NS", value_ns), ("EW", value_ew)):
-        values = ledger_frame.filter(pl.col("_side") == side).select(ROW, _v=pl.col("value"))
+        values = adjusted.filter(pl.col("_side") == side).select(ROW, _v=pl.col("value"))
         board = (
             board.join(values, on=ROW, how="left", maintain_order="left")
             .with_columns(pl.coalesce("_v", column).alias(column))
@@ -102,9 +122,10 @@ def write_back(board: pl.DataFrame, ledger_frame: pl.DataFrame, value_ns: str, v
 
 def totals(ledger_frame: pl.DataFrame, with_percentage: bool) -> pl.DataFrame:
     """Sum the ledger per contestant: score, boards and (matchpoints) percentage."""
+    # The ledger is in input-row order and polars sums each group in row order, whatever the
+    # thread count, so float totals are reproducible bit for bit without sorting first.
     summed = (
-        ledger_frame.sort([*CONTESTANT_KEYS, "board", ROW])
-        .group_by(CONTESTANT_KEYS, maintain_order=True)
+        ledger_frame.group_by(CONTESTANT_KEYS, maintain_order=True)
         .agg(
             score=pl.col("value").sum(),
             _top=pl.col("unit_top").filter(pl.col("value").is_not_null()).sum(),
@@ -179,9 +200,24 @@ def sort_standings(standing: pl.DataFrame) -> pl.DataFrame:
 
 
 def pairs_standings(ledger_frame: pl.DataFrame, method: str, penalties: pl.DataFrame | None,
-                    rank_per_board: bool = False) -> pl.DataFrame:
-    """Standings of a pairs method from its ledger: totals, penalties, ranks."""
+                    rank_per_board: bool = False, average_unplayed: bool = False) -> pl.DataFrame:
+    """Standings of a pairs method from its ledger: totals, penalties, ranks.
+
+    With `average_unplayed` a contestant who played fewer boards than the most anyone played in
+    its section and direction has its total scaled up to that many boards (its own average on the
+    others).
+    """
     standing = totals(ledger_frame, with_percentage=method == "MP")
+    if average_unplayed:
+        most = pl.col("boards").max().over(RANK_PARTITION).cast(pl.Float64)
+        standing = standing.with_columns(
+            score=pl.when(pl.col("boards") > 0)
+            .then(pl.col("score") * most / pl.col("boards").cast(pl.Float64))
+            .otherwise(pl.col("score")),
+            _top=pl.when(pl.col("boards") > 0)
+            .then(pl.col("_top") * most / pl.col("boards").cast(pl.Float64))
+            .otherwise(pl.col("_top")),
+        )
     standing = deduct_penalties(standing, penalties, method)
     if method == "MP":
         key = pl.coalesce("percentage", "score")
@@ -229,7 +265,9 @@ def team_standings(matches: pl.DataFrame, method: str, penalties: pl.DataFrame |
     return rank_with_tie_breaks(standing, matches, tie_breaks)
 
 
-def rank_with_tie_breaks(standing: pl.DataFrame, matches: pl.DataFrame, tie_breaks: tuple[str, ...]) -> pl.DataFrame:
+def rank_with_tie_breaks(
+    standing: pl.DataFrame, matches: pl.DataFrame, tie_breaks: tuple[str, ...]
+) -> pl.DataFrame:
     """Rank on the score, then on each tie-break (CBAI / WBF cascade); equal on all keys = tied."""
     work = standing.with_columns(_k0=pl.col("score").round(RANK_DECIMALS).fill_null(float("-inf")))
     keys = ["_k0"]

@@ -78,7 +78,8 @@ def _room_counts(frame: pl.DataFrame) -> pl.DataFrame:
     bad = counts.filter((pl.col("_homes") != 1) | (pl.col("_aways") != 1))
     if bad.height:
         log.warning("%d team board(s) lack exactly one result per room; they are not scored", bad.height)
-    return counts.with_columns(_paired=(pl.col("_homes") == 1) & (pl.col("_aways") == 1)).select("_mb", "_paired")
+    paired = (pl.col("_homes") == 1) & (pl.col("_aways") == 1)
+    return counts.select("_mb", _paired=paired)
 
 
 def _computed(frame: pl.DataFrame) -> pl.DataFrame:
@@ -86,7 +87,8 @@ def _computed(frame: pl.DataFrame) -> pl.DataFrame:
     home = frame.filter(pl.col("_home"))
     away = frame.filter(~pl.col("_home"))
 
-    def crossed(first: pl.DataFrame, first_view: View, second: pl.DataFrame, second_view: View) -> pl.DataFrame:
+    def crossed(first: pl.DataFrame, first_view: View, second: pl.DataFrame,
+                second_view: View) -> pl.DataFrame:
         mine = comparison_items(first, first_view, "_mb")
         theirs = comparison_items(second, second_view, "_mb").select(
             "_mb", _other=pl.col("_score"), _w_other=pl.col("_w")
@@ -159,7 +161,8 @@ def _law_12c2c(boards: pl.DataFrame, artificial: ArtificialScores) -> pl.DataFra
             board=pl.col("board"), value=pl.col(f"_{side}_v"), unit_top=pl.lit(1.0),
             award=pl.col(f"_{side}_label"), artificial=pl.col("_artificial"),
         ))
-    adjusted = apply_law_12c2c(pl.concat(sides), artificial.avg_plus_imps, artificial.avg_minus_imps)
+    adjusted = apply_law_12c2c(pl.concat(sides), artificial.avg_plus_imps, artificial.avg_minus_imps,
+                               row_key="_mb")
     for side in ("lo", "hi"):
         values = adjusted.filter(pl.col("_side") == side).select("_mb", _new=pl.col("value"))
         boards = boards.join(values, on="_mb", how="left", maintain_order="left").with_columns(
@@ -168,7 +171,9 @@ def _law_12c2c(boards: pl.DataFrame, artificial: ArtificialScores) -> pl.DataFra
     return boards
 
 
-def score_team_boards(frame: pl.DataFrame, conditions: ConditionsOfContest) -> tuple[pl.DataFrame, pl.DataFrame]:
+def score_team_boards(
+    frame: pl.DataFrame, conditions: ConditionsOfContest
+) -> tuple[pl.DataFrame, pl.DataFrame]:
     """Team IMPs of every row of `frame` (RESULTS_SCHEMA columns plus `_row`).
 
     Returns the rows (`TEAM_BOARD_COLUMNS`) and the match-board results (see `board_results`).

@@ -50,7 +50,7 @@ def wbf_table(boards: int) -> tuple[int, ...]:
 def _raw_hundredths(imps: int, x: float) -> int:
     if imps >= x:
         return TOTAL_VP * 100
-    raw = 10 + 10 * (1 - TAU ** (3 * imps / x)) / (1 - TAU**3)
+    raw = 10 + 10 * (1 - math.pow(TAU, 3 * imps / x)) / (1 - math.pow(TAU, 3))
     return math.floor(raw * 100 + 0.5)
 
 

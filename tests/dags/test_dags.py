@@ -56,7 +56,7 @@ def test_dagbag_has_no_import_errors(airflow_home: Path) -> None:
     """, _airflow_env(airflow_home))
     assert result.returncode == 0, result.stderr[-3000:]
     assert "ERRORS {}" in result.stdout
-    assert "'score_session'" in result.stdout
+    assert "'close_correction_periods', 'score_session'" in result.stdout
 
 
 def test_score_session_runs_end_to_end(airflow_home: Path, tmp_path: Path) -> None:
@@ -74,3 +74,33 @@ def test_score_session_runs_end_to_end(airflow_home: Path, tmp_path: Path) -> No
 
     with duckdb.connect(str(store), read_only=True) as con:
         assert con.execute("SELECT count(*) FROM events").fetchall() == [(367,)]
+
+
+def test_close_correction_periods_marks_due_sessions_final(airflow_home: Path, tmp_path: Path) -> None:
+    from datetime import UTC, datetime
+
+    from pipelines.director import publish_scores
+    from pipelines.ingest import ingest_file
+    from pipelines.store import EventStore
+
+    store = EventStore(tmp_path / "close.duckdb")
+    ingest_file(store, SAMPLE_DATA / "club_championship_traveller.csv",
+                recorded_at=datetime(2026, 11, 21, 19, 0, tzinfo=UTC))
+    publish_scores(store, "club-championship-2026", "1", at=datetime(2026, 11, 21, 20, 0, tzinfo=UTC))
+    outdir = tmp_path / "final"
+    code = f"""
+        import pendulum
+        from airflow.dag_processing.dagbag import DagBag
+        dag = DagBag(dag_folder="dags").get_dag("close_correction_periods")
+        conf = {{"store": {str(store.path)!r}, "outdir": {str(outdir)!r}}}
+        run = dag.test(logical_date=pendulum.datetime(2026, 11, 21, 21, 0, tz="UTC"), run_conf=conf)
+        print("STATE", run.state)
+    """
+    result = _run(code, _airflow_env(airflow_home))
+    assert "STATE success" in result.stdout, result.stdout[-3000:] + result.stderr[-3000:]
+    [closed] = store.read(types=["CorrectionPeriodClosed"])
+    assert closed.occurred_at == datetime(2026, 11, 21, 20, 30, tzinfo=UTC)  # at the deadline
+    assert set((outdir / "standings.csv").read_text().split("\n")[1].split(",")[-1:]) == {"final"}
+    rerun = _run(code, _airflow_env(airflow_home))
+    assert "STATE success" in rerun.stdout
+    assert len(store.read(types=["CorrectionPeriodClosed"])) == 1  # idempotent

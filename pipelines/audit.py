@@ -1,0 +1,152 @@
+"""The audit report: every correction and ruling of a session, before and after, and why.
+
+Before = the table as recorded, scored without any correction; after = the table as it stands in
+the edition. Rejected requests show what was asked and leave the score unchanged.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import polars as pl
+from jinja2 import Environment, select_autoescape
+
+from pipelines.projections import ScoredEdition, score_results
+
+_TABLE = ["event_id", "session_id", "section", "board", "table_id"]
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+
+AUDIT_COLUMNS = [
+    "kind", "id", "event_id", "session_id", "section", "board", "table_id", "raised_at", "requested_by",
+    "reason", "window", "decision", "rule", "before_contract", "before_declarer", "before_tricks",
+    "before_score_ns", "before_mp_ns", "before_imp_ns", "asked", "after_contract", "after_declarer",
+    "after_tricks", "after_score_ns", "after_mp_ns", "after_imp_ns", "published_at", "deadline",
+]
+
+_TEMPLATE = """<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Audit: {{ event_id }} / {{ session_id }}</title>
+<style>body{font-family:sans-serif;margin:2em}table{border-collapse:collapse}td,th{border:1px solid #bbb;
+padding:.25em .5em;font-size:90%}.rejected{background:#fdecea}.applied{background:#eaf7ea}</style></head>
+<body><h1>Audit report: {{ event_id }} / session {{ session_id }}</h1>
+<p>Published: {{ published_at or "not published" }}. Correction period ends: {{ deadline or "-" }}.
+Status as of {{ as_of }}: <strong>{{ status }}</strong>. Log position {{ position }}.</p>
+{% if rows %}<table><tr>{% for c in columns %}<th>{{ c }}</th>{% endfor %}</tr>
+{% for r in rows %}<tr class="{{ r.decision }}">{% for c in columns %}<td>{{ r[c] if r[c] is not none else "" }}</td>
+{% endfor %}</tr>{% endfor %}</table>{% else %}<p>No corrections or rulings.</p>{% endif %}
+</body></html>
+"""
+
+
+@dataclass(frozen=True)
+class AuditReport:
+    """The audit rows of one session, and where they were written."""
+
+    rows: pl.DataFrame
+    csv_path: Path
+    html_path: Path
+
+    @property
+    def csv_name(self) -> str:
+        """File name of the CSV report."""
+        return self.csv_path.name
+
+    @property
+    def html_name(self) -> str:
+        """File name of the HTML report."""
+        return self.html_path.name
+
+
+def iso(micros: int | None) -> str | None:
+    """An epoch-microsecond time as ISO 8601 UTC."""
+    return None if micros is None else (_EPOCH + timedelta(microseconds=micros)).isoformat()
+
+
+def audit_rows(edition: ScoredEdition, event_id: str, session_id: str) -> pl.DataFrame:
+    """One row per correction request and per ruling in the session."""
+    projection = edition.projection
+    in_session = (pl.col("event_id") == event_id) & (pl.col("session_id") == session_id)
+    before_scores, _ = score_results(projection, _rulings_only(projection.original_results, projection))
+    before = _table_view(projection.original_results.filter(in_session), before_scores, "before")
+    after = _table_view(edition.projection.results.filter(in_session), edition.board_scores, "after")
+    corrections = _correction_rows(projection.corrections.filter(in_session)) \
+        if projection.corrections.height else None
+    rulings = _ruling_rows(projection.rulings.filter(in_session)) if projection.rulings.height else None
+    parts = [p for p in (corrections, rulings) if p is not None and p.height]
+    if not parts:
+        return pl.DataFrame(schema={c: pl.String for c in AUDIT_COLUMNS})
+    rows = pl.concat(parts, how="diagonal_relaxed").join(before, on=_TABLE, how="left").join(
+        after, on=_TABLE, how="left")
+    windows = projection.windows.filter(in_session)
+    published = windows["published_us"][0] if windows.height else None
+    deadline = windows["deadline_us"][0] if windows.height else None
+    return rows.with_columns(published_at=pl.lit(iso(published)), deadline=pl.lit(iso(deadline))).select(
+        [pl.col(c) if c in rows.columns or c in ("published_at", "deadline") else pl.lit(None).alias(c)
+         for c in AUDIT_COLUMNS]).sort(["raised_at", "id"])
+
+
+def _rulings_only(original: pl.DataFrame, projection: object) -> pl.DataFrame:
+    # "Before" keeps the rulings that stand so that only the corrections differ.
+    from pipelines.replay import Projection
+
+    assert isinstance(projection, Projection)
+    artificial = projection.results.filter(pl.col("kind") == "artificial")
+    keys = artificial.select(_TABLE)
+    return pl.concat([original.join(keys, on=_TABLE, how="anti"), artificial], how="vertical_relaxed")
+
+
+def _table_view(results: pl.DataFrame, scores: pl.DataFrame, prefix: str) -> pl.DataFrame:
+    joined = results.select(*_TABLE, "contract", "declarer", "tricks", "score_ns").join(
+        scores.select(*_TABLE, "mp_ns", "imp_ns"), on=_TABLE, how="left")
+    return joined.rename({c: f"{prefix}_{c}" for c in ("contract", "declarer", "tricks", "score_ns",
+                                                          "mp_ns", "imp_ns")})
+
+
+def _correction_rows(decided: pl.DataFrame) -> pl.DataFrame:
+    asked = pl.concat_str([pl.col("contract").fill_null(""), pl.col("declarer").fill_null(""),
+                           pl.lit(" tricks "), pl.col("tricks").cast(pl.String).fill_null("-")])
+    return decided.select(
+        pl.lit("correction").alias("kind"), pl.col("correction_id").alias("id"), *_TABLE,
+        _iso_expr("occurred_us").alias("raised_at"),
+        "requested_by", "reason", "window",
+        pl.when(pl.col("applied")).then(pl.lit("applied")).otherwise(pl.lit("rejected")).alias("decision"),
+        "rule", asked.alias("asked"),
+    )
+
+
+def _ruling_rows(decided: pl.DataFrame) -> pl.DataFrame:
+    asked = pl.concat_str([pl.lit("NS "), pl.col("ns_award"), pl.lit(" / EW "), pl.col("ew_award")])
+    return decided.filter(pl.col("requested_us").is_not_null()).select(
+        pl.lit("ruling").alias("kind"), pl.col("position").cast(pl.String).alias("id"), *_TABLE,
+        _iso_expr("requested_us").alias("raised_at"),
+        pl.col("director").alias("requested_by"), "reason", "window",
+        pl.when(pl.col("applied")).then(pl.lit("applied")).otherwise(pl.lit("rejected")).alias("decision"),
+        "rule", asked.alias("asked"),
+    )
+
+
+def _iso_expr(column: str) -> pl.Expr:
+    return pl.col(column).cast(pl.Datetime("us", "UTC")).dt.to_string("%Y-%m-%dT%H:%M:%S%z")
+
+
+def write_audit(edition: ScoredEdition, event_id: str, session_id: str, outdir: str | Path) -> AuditReport:
+    """Write audit_<event>_<session>.csv and .html; return the rows and the paths."""
+    rows = audit_rows(edition, event_id, session_id)
+    out = Path(outdir)
+    out.mkdir(parents=True, exist_ok=True)
+    stem = f"audit_{event_id}_{session_id}"
+    csv_path, html_path = out / f"{stem}.csv", out / f"{stem}.html"
+    rows.write_csv(csv_path, float_precision=2)
+    windows = edition.projection.windows.filter(
+        (pl.col("event_id") == event_id) & (pl.col("session_id") == session_id))
+    env = Environment(autoescape=select_autoescape(default=True, default_for_string=True))
+    html = env.from_string(_TEMPLATE).render(
+        event_id=event_id, session_id=session_id, columns=AUDIT_COLUMNS, rows=rows.to_dicts(),
+        published_at=iso(windows["published_us"][0]) if windows.height else None,
+        deadline=iso(windows["deadline_us"][0]) if windows.height else None,
+        status=windows["status"][0] if windows.height else "provisional",
+        as_of=iso(edition.as_of_us), position=edition.position,
+    )
+    html_path.write_text(html, encoding="utf-8")
+    return AuditReport(rows, csv_path, html_path)

@@ -1,0 +1,130 @@
+"""Law 79C and Law 92B as executable policy, evaluated from the events alone.
+
+- `ScoresPublished` at T opens the correction period; it ends at T + period (conditions of
+  contest, default 30 minutes, Law 79C1; a session's publication may override it). The boundary
+  is exclusive: a request raised exactly at the deadline is late.
+- A correction raised before the deadline applies; one raised at or after it is kept and shown as
+  rejected, unless a `LateCorrectionApproved` for it exists (Law 79C2).
+- A correction to a session that was never published applies: fixing a score before publication
+  is an ordinary fix.
+- A director's ruling (artificial or weighted score) requested after publication + the Law 92B
+  period is rejected the same way; rulings with no request time (from files) stand.
+- A session is `provisional` while its period is open at the as-of time, `final` after.
+
+Every decision depends on `occurred_at` (when things happened), never on the order in which the
+events were ingested, and never on the wall clock: `as_of` is an argument.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import polars as pl
+
+MINUTE_US = 60_000_000
+DEFAULT_PERIOD_MINUTES = 30.0
+_SESSION = ["event_id", "session_id"]
+_TABLE = ["event_id", "session_id", "section", "board", "table_id"]
+
+
+def periods_frame(periods: Mapping[str, tuple[float, float]]) -> pl.DataFrame:
+    """(correction, appeal) minutes per event id, from the conditions of contest."""
+    return pl.DataFrame(
+        {"event_id": list(periods), "correction_minutes": [p[0] for p in periods.values()],
+         "appeal_minutes": [p[1] for p in periods.values()]},
+        schema={"event_id": pl.String, "correction_minutes": pl.Float64, "appeal_minutes": pl.Float64},
+    )
+
+
+def session_windows(publications: pl.DataFrame, periods: pl.DataFrame, as_of_us: int) -> pl.DataFrame:
+    """Per published session: when it was published, its deadlines, and its status at `as_of_us`.
+
+    The earliest publication opens the period (a republication after a correction does not
+    reopen it); a publication that names its own period overrides the conditions of contest.
+    """
+    first = (
+        publications.sort(["occurred_us", "position"])
+        .group_by(_SESSION, maintain_order=True)
+        .agg(published_us=pl.col("occurred_us").first(),
+             override_minutes=pl.col("correction_period_minutes").drop_nulls().first())
+    )
+    return (
+        first.join(periods, on="event_id", how="left")
+        .with_columns(
+            correction_minutes=pl.coalesce("override_minutes", "correction_minutes",
+                                           pl.lit(DEFAULT_PERIOD_MINUTES)),
+            appeal_minutes=pl.col("appeal_minutes").fill_null(DEFAULT_PERIOD_MINUTES),
+        )
+        .with_columns(
+            deadline_us=pl.col("published_us") + (pl.col("correction_minutes") * MINUTE_US).cast(pl.Int64),
+            appeal_deadline_us=pl.col("published_us") + (pl.col("appeal_minutes") * MINUTE_US).cast(pl.Int64),
+        )
+        .with_columns(status=pl.when(pl.lit(as_of_us) >= pl.col("deadline_us")).then(pl.lit("final"))
+                      .otherwise(pl.lit("provisional")))
+        .select(*_SESSION, "published_us", "correction_minutes", "deadline_us", "appeal_minutes",
+                "appeal_deadline_us", "status")
+    )
+
+
+def decide_corrections(corrections: pl.DataFrame, windows: pl.DataFrame,
+                       approvals: pl.DataFrame) -> pl.DataFrame:
+    """Each correction request with its window, decision and the rule that decided it."""
+    approved = approvals.select("correction_id", approved_by=pl.col("organiser"),
+                                director=pl.col("director"), statement=pl.col("statement")).unique(
+        "correction_id", keep="first", maintain_order=True)
+    framed = corrections.join(windows.select(*_SESSION, "published_us", "deadline_us"), on=_SESSION,
+                              how="left").join(approved, on="correction_id", how="left")
+    unpublished = pl.col("published_us").is_null()
+    inside = pl.col("occurred_us") < pl.col("deadline_us")
+    late_approved = pl.col("approved_by").is_not_null()
+    return framed.with_columns(
+        window=pl.when(unpublished).then(pl.lit("before publication"))
+        .when(inside).then(pl.lit("inside correction period"))
+        .otherwise(pl.lit("after correction period")),
+        applied=unpublished | inside | late_approved,
+        rule=pl.when(unpublished).then(pl.lit("not yet published: ordinary correction"))
+        .when(inside).then(pl.lit("Law 79C1: raised within the correction period"))
+        .when(late_approved).then(pl.lit("Law 79C2: late correction approved by the organiser"))
+        .otherwise(pl.lit("Law 79C1: correction period had expired; no Law 79C2 approval")),
+    )
+
+
+def decide_rulings(rulings: pl.DataFrame, windows: pl.DataFrame) -> pl.DataFrame:
+    """Director's rulings with their Law 92B window and whether they stand."""
+    framed = rulings.join(windows.select(*_SESSION, "published_us", "appeal_deadline_us"), on=_SESSION,
+                          how="left")
+    no_request_time = pl.col("requested_us").is_null()
+    unpublished = pl.col("published_us").is_null()
+    inside = pl.col("requested_us") < pl.col("appeal_deadline_us")
+    return framed.with_columns(
+        window=pl.when(no_request_time).then(pl.lit("recorded with the results"))
+        .when(unpublished).then(pl.lit("before publication"))
+        .when(inside).then(pl.lit("inside ruling period"))
+        .otherwise(pl.lit("after ruling period")),
+        applied=no_request_time | unpublished | inside,
+        rule=pl.when(no_request_time).then(pl.lit("adjusted score recorded with the results"))
+        .when(unpublished).then(pl.lit("not yet published: ruling stands"))
+        .when(inside).then(pl.lit("Law 92B: ruling requested within the period"))
+        .otherwise(pl.lit("Law 92B: period for requesting a ruling had expired")),
+    )
+
+
+def apply_corrections(results: pl.DataFrame, decided: pl.DataFrame) -> pl.DataFrame:
+    """Results with every applied correction in place (the latest raised wins for a table)."""
+    latest = (
+        decided.filter(pl.col("applied"))
+        .sort(["occurred_us", "position"])
+        .unique(_TABLE, keep="last", maintain_order=True)
+        .select(*_TABLE, new_contract=pl.col("contract"), new_declarer=pl.col("declarer"),
+                new_tricks=pl.col("tricks"), correction_id=pl.col("correction_id"))
+    )
+    merged = results.join(latest, on=_TABLE, how="left")
+    corrected = pl.col("correction_id").is_not_null()
+    passed = pl.col("new_contract") == "PASS"
+    return merged.with_columns(
+        contract=pl.when(corrected).then(pl.coalesce("new_contract", "contract")).otherwise("contract"),
+        declarer=pl.when(corrected & passed).then(pl.lit(None, pl.String))
+        .when(corrected).then(pl.coalesce("new_declarer", "declarer")).otherwise("declarer"),
+        tricks=pl.when(corrected & passed).then(pl.lit(None, pl.Int64))
+        .when(corrected).then(pl.coalesce("new_tricks", "tricks")).otherwise("tricks"),
+    ).drop("new_contract", "new_declarer", "new_tricks")

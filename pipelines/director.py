@@ -1,0 +1,178 @@
+"""What the scorer and the director say after the results are in: publication, corrections,
+rulings, late approvals, penalties. Each is checked against the log and appended as one event.
+
+A request that names something that does not exist (a board, a table, a correction) is refused
+with a clear error and nothing is appended. Times must carry their timezone.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any, Literal
+
+import polars as pl
+from pydantic import BaseModel
+
+from models.contract import Contract
+from models.events import (
+    ArtificialAward,
+    ArtificialScoreAwarded,
+    CorrectionPeriodClosed,
+    LateCorrectionApproved,
+    PenaltyAwarded,
+    ScoreCorrectionRequested,
+    ScoresPublished,
+    event_payload,
+    session_stream,
+)
+from pipelines.replay import replay
+from pipelines.store import EventStore, NewEvent, to_epoch_us
+
+
+class DirectorError(ValueError):
+    """A director's or scorer's request that cannot be recorded as given."""
+
+
+@dataclass(frozen=True)
+class TableRef:
+    """Names one table's result on one board."""
+
+    event_id: str
+    session_id: str
+    board: int
+    table_id: str
+    section: str = ""
+
+
+def publish_scores(store: EventStore, event_id: str, session_id: str, *, at: datetime,
+                   correction_period_minutes: float | None = None) -> int:
+    """The official score is available from `at` (opens the Law 79C correction period)."""
+    _require_session(store, event_id, session_id)
+    event = ScoresPublished(event_id=event_id, session_id=session_id,
+                            correction_period_minutes=correction_period_minutes)
+    return _append(store, event, event_id, session_id, at)
+
+
+def request_correction(store: EventStore, table: TableRef, *, at: datetime, correction_id: str,
+                       requested_by: str, reason: str, contract: str | None = None,
+                       declarer: str | None = None, tricks: int | None = None) -> int:
+    """Record a request to correct a table's result, raised at `at` (Law 79C)."""
+    _require_table(store, table)
+    if contract is None and declarer is None and tricks is None:
+        raise DirectorError("a correction must change the contract, the declarer or the tricks")
+    if contract is not None:
+        try:
+            parsed = Contract.parse(contract, declarer or ("N" if contract.upper() != "PASS" else None))
+        except ValueError as exc:
+            raise DirectorError(str(exc)) from exc
+        contract = str(parsed)
+    if _correction_exists(store, correction_id):
+        raise DirectorError(f"correction {correction_id!r} already exists; choose another id")
+    event = ScoreCorrectionRequested(
+        correction_id=correction_id, event_id=table.event_id, session_id=table.session_id,
+        section=table.section, board=table.board, table_id=table.table_id, contract=contract,
+        declarer=_seat(declarer), tricks=tricks,
+        requested_by=requested_by, reason=reason,
+    )
+    return _append(store, event, table.event_id, table.session_id, at)
+
+
+def approve_late_correction(store: EventStore, correction_id: str, *, at: datetime, organiser: str,
+                            director: str, statement: str) -> int:
+    """Law 79C2: the organiser approves a correction after the period; the director is satisfied."""
+    request = _find_correction(store, correction_id)
+    if request is None:
+        raise DirectorError(f"there is no correction {correction_id!r} to approve")
+    event = LateCorrectionApproved(correction_id=correction_id, event_id=request["event_id"],
+                                   session_id=request["session_id"], organiser=organiser,
+                                   director=director, statement=statement)
+    return _append(store, event, request["event_id"], request["session_id"], at)
+
+
+def award_artificial(store: EventStore, table: TableRef, *, at: datetime, requested_at: datetime,
+                     ns_award: ArtificialAward, ew_award: ArtificialAward, director: str,
+                     reason: str) -> int:
+    """Law 12C2: an artificial adjusted score for a table, ruled at `at`, requested at `requested_at`."""
+    to_epoch_us(requested_at)  # refuses a time without a zone
+    row = _require_table(store, table)
+    event = ArtificialScoreAwarded(
+        event_id=table.event_id, session_id=table.session_id, section=table.section, board=table.board,
+        table_id=table.table_id, ns_id=row["ns_id"], ew_id=row["ew_id"], ns_award=ns_award,
+        ew_award=ew_award, reason=reason, director=director, requested_at=requested_at,
+    )
+    return _append(store, event, table.event_id, table.session_id, at)
+
+
+def award_penalty(store: EventStore, event_id: str, session_id: str, contestant_id: str, *, at: datetime,
+                  amount: float, unit: str, reason: str, law: str | None = None, section: str = "") -> int:
+    """Laws 90/91: a penalty on a contestant, in the session's unit."""
+    projection = replay(store)
+    seats = projection.results.filter((pl.col("event_id") == event_id) & (pl.col("session_id") == session_id))
+    if contestant_id not in set(seats["ns_id"].to_list()) | set(seats["ew_id"].to_list()):
+        raise DirectorError(f"no contestant {contestant_id!r} played in {event_id}/{session_id}")
+    event = PenaltyAwarded(event_id=event_id, session_id=session_id, contestant_id=contestant_id,
+                           section=section, amount=amount, unit=_unit(unit), reason=reason, law=law)
+    return _append(store, event, event_id, session_id, at)
+
+
+def close_correction_period(store: EventStore, event_id: str, session_id: str, *, deadline: datetime) -> int:
+    """Record that a session's correction period ended at `deadline`: its scores are final."""
+    event = CorrectionPeriodClosed(event_id=event_id, session_id=session_id)
+    return _append(store, event, event_id, session_id, deadline)
+
+
+def _seat(text: str | None) -> Literal["N", "E", "S", "W"] | None:
+    if text is None:
+        return None
+    seat = text.strip().upper()
+    if seat not in ("N", "E", "S", "W"):
+        raise DirectorError(f"declarer must be N, E, S or W, got {text!r}")
+    return seat  # type: ignore[return-value]
+
+
+def _unit(text: str) -> Literal["MP", "%", "IMP", "VP"]:
+    unit = text.strip().upper()
+    if unit not in ("MP", "%", "IMP", "VP"):
+        raise DirectorError(f"a penalty's unit is MP, %, IMP or VP, got {text!r}")
+    return unit  # type: ignore[return-value]
+
+
+def _append(store: EventStore, event: BaseModel, event_id: str, session_id: str, at: datetime) -> int:
+    to_epoch_us(at)  # refuses a time without a zone before anything is written
+    stream = session_stream(event_id, session_id)
+    version = store.stream_version(stream)
+    result = store.append([NewEvent(stream, event.type, event_payload(event), at)],  # type: ignore[attr-defined]
+                          recorded_at=at, expected_versions={stream: version})
+    assert result.last_position is not None
+    return result.last_position
+
+
+def _require_session(store: EventStore, event_id: str, session_id: str) -> None:
+    if store.stream_version(session_stream(event_id, session_id)) == 0:
+        raise DirectorError(f"there is no session {event_id}/{session_id} in the log")
+
+
+def _require_table(store: EventStore, table: TableRef) -> dict[str, Any]:
+    _require_session(store, table.event_id, table.session_id)
+    results = replay(store).original_results
+    row = results.filter(
+        (pl.col("event_id") == table.event_id) & (pl.col("session_id") == table.session_id)
+        & (pl.col("section") == table.section) & (pl.col("board") == table.board)
+        & (pl.col("table_id") == table.table_id)
+    )
+    if row.is_empty():
+        raise DirectorError(f"board {table.board} was not played at table {table.table_id!r} "
+                            f"(section {table.section!r}) in {table.event_id}/{table.session_id}")
+    return row.row(0, named=True)
+
+
+def _find_correction(store: EventStore, correction_id: str) -> dict[str, Any] | None:
+    for event in store.read(types=["ScoreCorrectionRequested"]):
+        if event.payload["correction_id"] == correction_id:
+            return event.payload
+    return None
+
+
+def _correction_exists(store: EventStore, correction_id: str) -> bool:
+    return _find_correction(store, correction_id) is not None

@@ -1,0 +1,83 @@
+"""Editions: results as they stood at a log position or a time, and what changed between two."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import datetime
+
+import polars as pl
+
+from pipelines.projections import ScoredEdition, score_store
+from pipelines.store import EventStore, from_epoch_us, to_epoch_us
+
+_BOARD_KEYS = ["event_id", "session_id", "section", "board", "table_id"]
+_BOARD_VALUES = ["contract", "declarer", "tricks", "score_ns", "mp_ns", "mp_ew", "imp_ns", "imp_ew", "status"]
+_STANDING_KEYS = ["event_id", "session_id", "section", "direction", "contestant_id"]
+_STANDING_VALUES = ["rank", "score", "percentage", "status"]
+
+
+@dataclass(frozen=True)
+class EditionRef:
+    """An edition named by a log position or by a time (timezone required)."""
+
+    position: int | None = None
+    as_of: datetime | None = None
+
+    @classmethod
+    def parse(cls, text: str) -> EditionRef:
+        """`1234` is a log position; anything else must be an ISO time with its zone."""
+        if re.fullmatch(r"\d+", text.strip()):
+            return cls(position=int(text))
+        moment = datetime.fromisoformat(text.strip())
+        to_epoch_us(moment)  # refuses a time without a zone
+        return cls(as_of=moment)
+
+    def score(self, store: EventStore) -> ScoredEdition:
+        """The scores of this edition."""
+        return score_store(store, up_to=self.position,
+                           as_of_us=to_epoch_us(self.as_of) if self.as_of else None)
+
+
+@dataclass(frozen=True)
+class EditionDiff:
+    """Board scores and standings that changed, and the events that changed them."""
+
+    board_changes: pl.DataFrame
+    standing_changes: pl.DataFrame
+    events: pl.DataFrame
+
+
+def diff_editions(store: EventStore, old: EditionRef, new: EditionRef) -> EditionDiff:
+    """Everything that differs between two editions, with the events between them."""
+    before, after = old.score(store), new.score(store)
+    return EditionDiff(
+        board_changes=_changes(before.board_scores, after.board_scores, _BOARD_KEYS, _BOARD_VALUES),
+        standing_changes=_changes(before.standings, after.standings, _STANDING_KEYS, _STANDING_VALUES),
+        events=_events_between(store, before, after),
+    )
+
+
+def _changes(old: pl.DataFrame, new: pl.DataFrame, keys: list[str], values: list[str]) -> pl.DataFrame:
+    joined = old.select(*keys, *values).join(new.select(*keys, *values), on=keys, how="full",
+                                             suffix="_new", coalesce=True, nulls_equal=True)
+    differs = pl.any_horizontal([pl.col(v).ne_missing(pl.col(f"{v}_new")) for v in values])
+    return (
+        joined.filter(differs)
+        .rename({v: f"{v}_old" for v in values})
+        .select(*keys, *[c for v in values for c in (f"{v}_old", f"{v}_new")])
+        .sort(keys, nulls_last=True)
+    )
+
+
+def _events_between(store: EventStore, before: ScoredEdition, after: ScoredEdition) -> pl.DataFrame:
+    low, high = sorted([before, after], key=lambda e: (e.position, e.as_of_us))
+    rows = [
+        {"position": e.position, "type": e.type, "stream_id": e.stream_id,
+         "occurred_at": e.occurred_at.isoformat()}
+        for e in store.read(up_to=high.position)
+        if e.occurred_at <= from_epoch_us(high.as_of_us)
+        and (e.position > low.position or e.occurred_at > from_epoch_us(low.as_of_us))
+    ]
+    return pl.DataFrame(rows, schema={"position": pl.Int64, "type": pl.String, "stream_id": pl.String,
+                                      "occurred_at": pl.String})
