@@ -143,6 +143,27 @@ AtOpt = Annotated[str | None, typer.Option("--at", help="When (ISO time with zon
 
 
 @app.command()
+def register(event: EventOpt,
+             name: Annotated[str, typer.Option(help="Tournament name")],
+             conditions: Annotated[Path, typer.Option(help="Conditions of contest (TOML)")],
+             organiser: Annotated[str | None, typer.Option(help="Tournament organiser")] = None,
+             at: AtOpt = None, store: StoreOption = None) -> None:
+    """Register a tournament with its conditions of contest (validated before anything is written)."""
+    from pydantic import ValidationError
+
+    from models.conditions import ConditionsOfContest
+    from pipelines.director import register_tournament
+
+    try:
+        rules = ConditionsOfContest.from_toml(conditions)
+    except (OSError, ValueError, ValidationError) as exc:
+        errors.print(f"[red]refused[/red] {conditions}: {exc}")
+        raise typer.Exit(1) from exc
+    _director_call(lambda: register_tournament(EventStore(store_path(store)), event, name, at=_now_or(at),
+                                               conditions=rules, organiser=organiser))
+
+
+@app.command()
 def publish(event: EventOpt, session: SessionOpt, at: AtOpt = None, store: StoreOption = None,
             period: Annotated[float | None, typer.Option(help="Correction period in minutes (overrides "
                                                           "the conditions of contest)")] = None) -> None:
@@ -277,6 +298,19 @@ def diff(old: Annotated[str, typer.Option("--from", help="Log position or ISO ti
     _print_frame(changes.board_changes, "board scores that changed")
     _print_frame(changes.standing_changes, "standings that changed")
     _print_frame(changes.events, "events between the editions")
+
+
+@app.command("diff-published")
+def diff_published(store: StoreOption = None,
+                   limit: Annotated[int, typer.Option(help="Rows to show")] = 50) -> None:
+    """List every score a source file published that ours does not reproduce (board, table, ours, theirs)."""
+    from pipelines.projections import score_store
+    from pipelines.published import published_differences
+
+    event_store = EventStore(store_path(store))
+    differences = published_differences(event_store, score_store(event_store))
+    console.print(f"{differences.height} published value(s) differ from ours")
+    _print_frame(differences.head(limit), None)
 
 
 @app.command()

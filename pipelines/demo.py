@@ -10,8 +10,9 @@ from pathlib import Path
 
 import polars as pl
 
+from models.conditions import ConditionsOfContest
 from pipelines.audit import write_audit
-from pipelines.director import TableRef, publish_scores, request_correction
+from pipelines.director import TableRef, publish_scores, register_tournament, request_correction
 from pipelines.ingest import IngestOptions, IngestRejected, ingest_file
 from pipelines.projections import export_csv, score_store, top_standings, write_views
 from pipelines.store import EventStore
@@ -26,6 +27,9 @@ DEMO_FILES = ("club_championship_handrecord.pbn", "club_championship_traveller.c
 
 MALFORMED_FILE = "malformed_traveller.csv"
 """A traveller with bad rows: strict ingest refuses it whole and appends nothing."""
+
+CONDITIONS_FILE = "club_championship_conditions.toml"
+"""The event's conditions of contest."""
 
 EVENT, SESSION = "club-championship-2026", "1"
 _CET = timezone(timedelta(hours=1))
@@ -53,6 +57,10 @@ def run_demo(workdir: Path, *, now: datetime, sample_data: Path = SAMPLE_DATA) -
         elif stale.exists():
             stale.unlink()  # the demo's own scratch store, rebuilt from the sample files every run
     store = EventStore(store_file)
+    conditions = ConditionsOfContest.from_toml(sample_data / CONDITIONS_FILE)
+    register_tournament(store, EVENT, "Club Championship 2026", at=PLAYED, conditions=conditions,
+                        organiser="Bridge Club")
+    summary.lines.append(f"registered {EVENT} with its conditions of contest ({CONDITIONS_FILE})")
     for name in DEMO_FILES:
         _ingest(store, sample_data / name, now, summary)
     before = store.head()

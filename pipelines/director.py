@@ -14,6 +14,7 @@ from typing import Any, Literal
 import polars as pl
 from pydantic import BaseModel
 
+from models.conditions import ConditionsOfContest
 from models.contract import Contract
 from models.events import (
     ArtificialAward,
@@ -23,6 +24,7 @@ from models.events import (
     PenaltyAwarded,
     ScoreCorrectionRequested,
     ScoresPublished,
+    TournamentRegistered,
     event_payload,
     session_stream,
 )
@@ -43,6 +45,22 @@ class TableRef:
     board: int
     table_id: str
     section: str = ""
+
+
+def register_tournament(store: EventStore, event_id: str, name: str, *, at: datetime,
+                        conditions: ConditionsOfContest, organiser: str | None = None,
+                        category: str | None = None) -> int:
+    """Register (or re-register) a tournament with its validated conditions of contest.
+
+    The latest registration of an event is the one replay uses.
+    """
+    event = TournamentRegistered(event_id=event_id, name=name, organiser=organiser, category=category,
+                                 conditions=conditions.model_dump(mode="json"))
+    stream = f"tournament:{event_id}"
+    result = store.append([NewEvent(stream, event.type, event_payload(event), at)], recorded_at=at,
+                          expected_versions={stream: store.stream_version(stream)})
+    assert result.last_position is not None
+    return result.last_position
 
 
 def publish_scores(store: EventStore, event_id: str, session_id: str, *, at: datetime,

@@ -278,7 +278,8 @@ def _artificial_rows(artificial: pl.DataFrame, boards: pl.DataFrame) -> pl.DataF
 
 
 def _conditions(tournaments: pl.DataFrame) -> dict[str, dict[str, Any]]:
-    latest = tournaments.unique("event_id", keep="first", maintain_order=True)
+    """The conditions of the latest registration of each event."""
+    latest = tournaments.unique("event_id", keep="last", maintain_order=True)
     return {
         str(event_id): orjson.loads(conditions) if conditions else {}
         for event_id, conditions in zip(latest["event_id"], latest["conditions"], strict=True)

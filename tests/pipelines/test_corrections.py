@@ -202,3 +202,19 @@ def test_replays_at_different_wall_clock_times_are_byte_identical(store: EventSt
                    env={**env, "TZ": "Asia/Tokyo"})
     for name in ("board_scores.csv", "standings.csv"):
         assert (tmp_path / "one" / name).read_bytes() == (tmp_path / "two" / name).read_bytes()
+
+
+def test_registered_conditions_of_contest_set_the_period(store: EventStore) -> None:
+    from models.conditions import ConditionsOfContest
+    from pipelines.director import register_tournament
+
+    rules = ConditionsOfContest.from_toml(SAMPLE_DATA / "club_championship_conditions.toml")
+    assert (rules.correction_period_minutes, rules.matchpoints.factoring) == (30, "neuberg")
+    _session(store)
+    register_tournament(store, EVENT, "Club Championship 2026", at=PLAYED,
+                        conditions=rules.model_copy(update={"correction_period_minutes": 60}))
+    _in_time_and_late(store)
+    edition = score_store(store)
+    assert edition.projection.corrections.sort("correction_id")["applied"].to_list() == [True, True]
+    window = edition.projection.windows.row(0, named=True)
+    assert window["deadline_us"] - window["published_us"] == 60 * 60_000_000

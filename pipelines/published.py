@@ -1,0 +1,64 @@
+"""Where our scores and the scores a file published differ.
+
+Readers keep the values a file published with each result (`ResultRecorded.published`,
+`ArtificialScoreAwarded.published`) as a reference. This module lines them up against an edition,
+measure by measure, so a scorer can see at a glance which numbers a real program would not have
+published, and why a player's ranking place may differ.
+"""
+
+from __future__ import annotations
+
+import polars as pl
+
+from pipelines.projections import ScoredEdition
+from pipelines.store import EventStore
+
+_TABLE = ["event_id", "session_id", "section", "board", "table_id"]
+
+MEASURES: dict[str, tuple[str, float]] = {
+    "score_ns": ("score_ns", 0.5),
+    "mp_ns": ("mp_ns", 0.051),
+    "mp_ew": ("mp_ew", 0.051),
+    "imp_ns": ("imp_ns", 0.0051),
+    "imp_ew": ("imp_ew", 0.0051),
+    "cross_imp_ns": ("imp_ns", 0.0051),
+    "cross_imp_ew": ("imp_ew", 0.0051),
+}
+"""Published key -> (our board_scores column, tolerance). Files round MPs to 0.1 and IMPs to 0.01."""
+
+DIFF_SCHEMA = {
+    "event_id": pl.String, "session_id": pl.String, "section": pl.String, "board": pl.Int64,
+    "table_id": pl.String, "measure": pl.String, "ours": pl.Float64, "theirs": pl.Float64,
+}
+
+
+def published_values(store: EventStore, position: int) -> pl.DataFrame:
+    """Long frame of every published value: table key, measure, value (the latest row per table)."""
+    selects = ", ".join(
+        f"TRY_CAST(payload->>'$.published.{key}' AS DOUBLE) AS {key}" for key in MEASURES
+    )
+    with store.reader() as con:
+        wide = con.sql(
+            f"SELECT position, payload->>'$.event_id' AS event_id, payload->>'$.session_id' AS session_id,"
+            f" payload->>'$.section' AS section, CAST(payload->>'$.board' AS BIGINT) AS board,"
+            f" payload->>'$.table_id' AS table_id, {selects} FROM events"
+            " WHERE type IN ('ResultRecorded', 'ArtificialScoreAwarded') AND position <= ? ORDER BY position",
+            params=[position],
+        ).pl()
+    latest = wide.unique(_TABLE, keep="last", maintain_order=True).drop("position")
+    return latest.unpivot(index=_TABLE, variable_name="measure", value_name="theirs").drop_nulls("theirs")
+
+
+def published_differences(store: EventStore, edition: ScoredEdition) -> pl.DataFrame:
+    """Every published value that our edition does not reproduce (within the file's rounding)."""
+    theirs = published_values(store, edition.position)
+    if theirs.is_empty():
+        return pl.DataFrame(schema=DIFF_SCHEMA)
+    columns = sorted({column for column, _ in MEASURES.values()})
+    ours = edition.board_scores.select(*_TABLE, *[pl.col(c).cast(pl.Float64) for c in columns]).unpivot(
+        index=_TABLE, variable_name="column", value_name="ours")
+    mapping = pl.DataFrame({"measure": list(MEASURES), "column": [c for c, _ in MEASURES.values()],
+                            "tolerance": [t for _, t in MEASURES.values()]})
+    compared = theirs.join(mapping, on="measure").join(ours, on=[*_TABLE, "column"], how="left")
+    differs = pl.col("ours").is_null() | ((pl.col("ours") - pl.col("theirs")).abs() > pl.col("tolerance"))
+    return compared.filter(differs).select(list(DIFF_SCHEMA)).sort([*_TABLE, "measure"])
