@@ -38,7 +38,7 @@ def published_values(store: EventStore, position: int) -> pl.DataFrame:
         f"TRY_CAST(payload->>'$.published.{key}' AS DOUBLE) AS {key}" for key in MEASURES
     )
     with store.reader() as con:
-        wide = con.sql(
+        wide: pl.DataFrame = con.sql(
             f"SELECT position, payload->>'$.event_id' AS event_id, payload->>'$.session_id' AS session_id,"
             f" payload->>'$.section' AS section, CAST(payload->>'$.board' AS BIGINT) AS board,"
             f" payload->>'$.table_id' AS table_id, {selects} FROM events"

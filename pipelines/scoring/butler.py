@@ -28,8 +28,8 @@ IMP_COLUMNS: dict[str, pl.DataType] = {
 }
 """What `score_butler` returns, one row per input row."""
 
-BOARD_KEYS = ["event_id", "session_id", "section", "board"]
-"""Columns naming one board's field of comparison."""
+BOARD_KEYS = ["_sess", "board"]
+"""Columns naming one board's field of comparison (`_sess`: the engine's integer section key)."""
 TIE_TOLERANCE = 1e-9
 """A datum within this of an exact 5 (in tens) is a tie for the rounding rule."""
 

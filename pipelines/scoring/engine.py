@@ -34,14 +34,13 @@ from pipelines.scoring.matchpoints import (
 )
 from pipelines.scoring.standings import (
     add_cumulative,
-    apply_law_12c2c,
+    adjust_artificial,
     artificial_shares,
     conform_standings,
-    ledger,
     pairs_standings,
     sort_standings,
     team_standings,
-    write_back,
+    totals,
 )
 from pipelines.scoring.teams import matches_from_boards, score_team_boards
 
@@ -102,7 +101,10 @@ def score(
     group_of_row = frame.select("event_id", "session_id").join(
         assignment, on=["event_id", "session_id"], how="left", maintain_order="left"
     ).get_column("_group")
-    narrow = frame.select(SCORING_INPUT).with_row_index(ROW).with_columns(group_of_row)
+    codes = lexical_codes(frame, ["event_id", "session_id", "section"])
+    narrow = frame.select(SCORING_INPUT).with_row_index(ROW).with_columns(
+        group_of_row, _es=composite(codes[:2]), _sess=composite(codes)
+    )
     values: list[pl.DataFrame] = []
     standings: list[pl.DataFrame] = []
     for index, group in enumerate(groups):
@@ -113,7 +115,39 @@ def score(
         values.append(conform(scored, VALUE_SCHEMA))
         standings.append(standing)
     del narrow
-    return _finish_boards(frame, values), _finish_standings(standings)
+    order = composite([*codes, *lexical_codes(frame, ["board", "table_id"])])
+    return _finish_boards(frame, values, order), _finish_standings(standings)
+
+
+Codes = list[tuple[pl.Series, int]]
+
+
+def lexical_codes(frame: pl.DataFrame, columns: list[str]) -> Codes:
+    """Each column as integer codes in sorted order (nulls last), with the number of codes.
+
+    Grouping and sorting on these is far cheaper than on strings, and their order is the strings'.
+    """
+    coded = []
+    for name in columns:
+        column = frame.get_column(name)
+        uniques = column.drop_nulls().unique().sort()
+        codes = pl.Series(name, range(len(uniques)), dtype=pl.Int64)
+        mapped = column.replace_strict(uniques, codes, default=None, return_dtype=pl.Int64)
+        coded.append((mapped.fill_null(len(uniques)), len(uniques) + 1))
+    return coded
+
+
+def composite(codes: Codes) -> pl.Series | None:
+    """One Int64 key ordering like the tuple of `codes`; None if it would not fit in 63 bits."""
+    size = 1
+    for _, count in codes:
+        size *= count
+    if size >= 2**63:
+        return None
+    key = pl.Series("_key", [0] * (codes[0][0].len() if codes else 0), dtype=pl.Int64)
+    for column, count in codes:
+        key = key * count + column
+    return key
 
 
 def plan_sessions(
@@ -194,18 +228,17 @@ def _score_pairs(
             pl.col(value_ns, value_ew).round(rules.board_decimals, mode="half_away_from_zero")
         )
     unit_top = pl.col("top") if group.method == "MP" else pl.lit(1.0)
-    book = ledger(board, group.layout, value_ns, value_ew, unit_top)
     if rules.artificial.law_12c2c and group.method != "TOTAL":
         plus, minus = artificial_shares(group.method, rules.artificial)
-        book = apply_law_12c2c(book, plus, minus)
-        board = write_back(board, book, value_ns, value_ew)
+        board = adjust_artificial(board, group.layout, value_ns, value_ew, unit_top, plus, minus)
     if group.method == "MP":
         board = board.with_columns(
             pct_ns=percentage(pl.col("mp_ns"), pl.col("top")),
             pct_ew=percentage(pl.col("mp_ew"), pl.col("top")),
         )
+    summed = totals(board, group.layout, value_ns, value_ew, unit_top, with_percentage=group.method == "MP")
     per_board = group.method == "BUTLER" and rules.butler.rank_by == "per_board"
-    standing = pairs_standings(book, group.method, penalties, rank_per_board=per_board,
+    standing = pairs_standings(summed, group.method, penalties, rank_per_board=per_board,
                                average_unplayed=rules.unplayed_boards == "session_average")
     return board, standing
 
@@ -245,8 +278,9 @@ def _score_teams(
     return board, standing
 
 
-def _finish_boards(frame: pl.DataFrame, values: list[pl.DataFrame]) -> pl.DataFrame:
-    """Input columns and scored values side by side, in the published order."""
+def _finish_boards(frame: pl.DataFrame, values: list[pl.DataFrame], order: pl.Series | None) -> pl.DataFrame:
+    """Input columns and scored values side by side, in the published order (`order` is the
+    composite sort key, or None to sort on the columns themselves)."""
     schema = BOARD_SCORES_SCHEMA | BOARD_SCORE_EXTRA_COLUMNS
     if not values:
         return conform(frame, schema).clear()
@@ -254,30 +288,12 @@ def _finish_boards(frame: pl.DataFrame, values: list[pl.DataFrame]) -> pl.DataFr
     aligned = pl.concat(values).sort(ROW).drop(ROW)
     passed_through = [c for c in schema if c in frame.columns and c not in aligned.columns]
     board = conform(frame.select(passed_through).hstack(aligned), schema)
-    return _positive_zeros(sort_stably(board, BOARD_ORDER))
-
-
-def sort_stably(frame: pl.DataFrame, keys: list[str]) -> pl.DataFrame:
-    """`frame` sorted on `keys`, ties kept in input order; a frame already in order is not copied."""
-    if frame.height < 2 or _is_sorted(frame, keys):
-        return frame
-    return frame.sort(keys, nulls_last=True, maintain_order=True)
-
-
-def _is_sorted(frame: pl.DataFrame, keys: list[str]) -> bool:
-    """Whether consecutive rows never go backwards on `keys` (nulls last), in one linear pass."""
-    later = pl.lit(False)
-    earlier = pl.lit(False)
-    equal_so_far = pl.lit(True)
-    for key in keys:
-        current, previous = pl.col(key), pl.col(key).shift(1)
-        greater = (current > previous) | (current.is_null() & previous.is_not_null())
-        less = (current < previous) | (current.is_not_null() & previous.is_null())
-        later = later | (equal_so_far & greater.fill_null(False))
-        earlier = earlier | (equal_so_far & less.fill_null(False))
-        equal_so_far = equal_so_far & ~greater.fill_null(False) & ~less.fill_null(False)
-    backwards = frame.select((earlier & ~later).slice(1).any()).item()
-    return not bool(backwards)
+    if order is None:
+        return _positive_zeros(board.sort(BOARD_ORDER, nulls_last=True, maintain_order=True))
+    if order.is_sorted():
+        return _positive_zeros(board)  # already in published order: no copy
+    permutation = order.to_frame().with_row_index("_at").sort("_key", maintain_order=True)
+    return _positive_zeros(board.gather(permutation.get_column("_at")))
 
 
 def _positive_zeros(frame: pl.DataFrame) -> pl.DataFrame:

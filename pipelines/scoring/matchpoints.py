@@ -118,10 +118,11 @@ def award_expr(award: pl.Expr, plus: float, average: float, minus: float) -> pl.
 # --- matchpoints -----------------------------------------------------------------------------------
 
 def board_keys(rules: MatchpointRules) -> list[str]:
-    """Columns naming one board's field of comparison."""
+    """Columns naming one board's field of comparison (`_sess` / `_es` are the engine's integer
+    keys of a session's section / of a session)."""
     if rules.compare_across_sections:
-        return ["event_id", "session_id", "board"]
-    return ["event_id", "session_id", "section", "board"]
+        return ["_es", "board"]
+    return ["_sess", "board"]
 
 
 def raw_counts(items: pl.DataFrame, group: str) -> pl.DataFrame:

@@ -32,11 +32,13 @@ RANK_DECIMALS = 9
 """Totals are compared at this precision, so float noise in sums never splits a genuine tie."""
 
 LEDGER_SCHEMA: dict[str, pl.DataType] = {
-    ROW: pl.UInt32(), "_side": pl.String(), "event_id": pl.String(), "session_id": pl.String(),
-    "section": pl.String(), "direction": pl.String(), "contestant_id": pl.String(), "board": pl.Int64(),
-    "value": pl.Float64(), "unit_top": pl.Float64(), "award": pl.String(), "artificial": pl.Boolean(),
+    ROW: pl.UInt32(), "_side": pl.String(), "_sess": pl.Int64(), "direction": pl.String(),
+    "contestant_id": pl.String(), "value": pl.Float64(), "unit_top": pl.Float64(), "award": pl.String(),
+    "artificial": pl.Boolean(),
 }
 """One row per contestant per table result: its value and the per-board unit (top, or 1 for IMPs)."""
+LEDGER_KEYS = ["_sess", "direction", "contestant_id"]
+"""A contestant within a session's section (`_sess` is the engine's integer section key)."""
 
 STANDING_EXTRA_COLUMNS: dict[str, pl.DataType] = {
     "vp": pl.Float64(),
@@ -47,17 +49,20 @@ STANDING_EXTRA_COLUMNS: dict[str, pl.DataType] = {
 """Columns standings carry beyond `frames.STANDINGS_SCHEMA` (teams' VPs and IMPs, carry-over)."""
 
 
+def _direction(side: str, layout: FieldLayout) -> pl.Expr:
+    return pl.lit("ALL" if layout != "two_field" else side)
+
+
 def ledger(board: pl.DataFrame, layout: FieldLayout, value_ns: str, value_ew: str,
            unit_top: pl.Expr) -> pl.DataFrame:
     """The per-contestant ledger of scored board rows (see `LEDGER_SCHEMA`)."""
-    one_field = layout != "two_field"
     sides = []
     for side, contestant, value, award in (("NS", "ns_id", value_ns, "ns_award"),
                                            ("EW", "ew_id", value_ew, "ew_award")):
         sides.append(board.select(
-            ROW, "event_id", "session_id", "section", "board",
+            ROW, "_sess",
             _side=pl.lit(side),
-            direction=pl.lit("ALL" if one_field else side),
+            direction=_direction(side, layout),
             contestant_id=pl.col(contestant),
             value=pl.col(value),
             unit_top=unit_top,
@@ -67,25 +72,26 @@ def ledger(board: pl.DataFrame, layout: FieldLayout, value_ns: str, value_ew: st
     return conform(pl.concat(sides), LEDGER_SCHEMA).filter(pl.col("contestant_id").is_not_null())
 
 
-def apply_law_12c2c(ledger_frame: pl.DataFrame, plus: float, minus: float, row_key: str = ROW) -> pl.DataFrame:
+def apply_law_12c2c(ledger_frame: pl.DataFrame, plus: float, minus: float, row_key: str = ROW,
+                    keys: list[str] = LEDGER_KEYS) -> pl.DataFrame:
     """Law 12C2(c): replace A+ / A- values by the contestant's own score on the other boards.
 
     `plus` and `minus` are the awards as a share of `unit_top` (0.6 and 0.4 of the top in pairs;
     +3 and -3 IMPs per board at IMPs, where `unit_top` is 1). Only contestants holding an A+ or
-    A- are looked at, so a session without one costs a filter. `row_key` and `_side` name an entry.
+    A- are looked at. `row_key` and `_side` name a ledger entry; `keys` a contestant.
     """
     special = pl.col("artificial") & pl.col("award").is_in(["A+", "A-"])
-    keys = ledger_frame.filter(special).select(CONTESTANT_KEYS).unique()
-    if keys.height == 0:
+    holders = ledger_frame.filter(special).select(keys).unique()
+    if holders.height == 0:
         return ledger_frame
     other = ~special & pl.col("value").is_not_null() & (pl.col("unit_top") > 0)
     own = (
-        ledger_frame.join(keys, on=CONTESTANT_KEYS, how="semi", nulls_equal=True)
+        ledger_frame.join(holders, on=keys, how="semi", nulls_equal=True)
         .filter(other)
-        .group_by(CONTESTANT_KEYS)
+        .group_by(keys)
         .agg(_basis=pl.col("unit_top").sum(), _sum=pl.col("value").sum())
         # No other board scored: nothing to improve on, the award stands.
-        .select(*CONTESTANT_KEYS, _own=pl.when(pl.col("_basis") > 0).then(pl.col("_sum") / pl.col("_basis")))
+        .select(*keys, _own=pl.when(pl.col("_basis") > 0).then(pl.col("_sum") / pl.col("_basis")))
     )
     better = (
         pl.when((pl.col("award") == "A+") & (pl.col("_own") > plus).fill_null(False))
@@ -96,7 +102,7 @@ def apply_law_12c2c(ledger_frame: pl.DataFrame, plus: float, minus: float, row_k
     )
     changed = (
         ledger_frame.filter(special)
-        .join(own, on=CONTESTANT_KEYS, how="left", nulls_equal=True)
+        .join(own, on=keys, how="left", nulls_equal=True)
         .select(row_key, "_side", _new=better)
     )
     return (
@@ -106,32 +112,58 @@ def apply_law_12c2c(ledger_frame: pl.DataFrame, plus: float, minus: float, row_k
     )
 
 
-def write_back(board: pl.DataFrame, ledger_frame: pl.DataFrame, value_ns: str, value_ew: str) -> pl.DataFrame:
-    """Copy the ledger values of artificial rows (the only ones Law 12C2(c) changes) back onto
-    the board rows they came from."""
-    adjusted = ledger_frame.filter(pl.col("artificial"))
+def adjust_artificial(board: pl.DataFrame, layout: FieldLayout, value_ns: str, value_ew: str,
+                      unit_top: pl.Expr, plus: float, minus: float) -> pl.DataFrame:
+    """Law 12C2(c) on a session's board rows (sorted by `_row`): only the contestants holding an
+    A+ or A- are put in a ledger, and only their artificial rows' values change."""
+    special = pl.col("kind").fill_null("result").str.to_lowercase() == "artificial"
+    awards = [pl.col(c).str.strip_chars().str.to_uppercase().is_in(["A+", "A-"]) for c in ("ns_award", "ew_award")]
+    flagged = board.filter(special & (awards[0] | awards[1]))
+    if flagged.height == 0:
+        return board
+    holders = pl.concat([
+        flagged.select("_sess", direction=_direction("NS", layout), contestant_id="ns_id"),
+        flagged.select("_sess", direction=_direction("EW", layout), contestant_id="ew_id"),
+    ]).unique()
+    book = ledger(board, layout, value_ns, value_ew, unit_top).join(
+        holders, on=LEDGER_KEYS, how="semi", nulls_equal=True
+    )
+    adjusted = apply_law_12c2c(book, plus, minus).filter(pl.col("artificial"))
+    rows = board.get_column(ROW)
     for side, column in (("NS", value_ns), ("EW", value_ew)):
-        values = adjusted.filter(pl.col("_side") == side).select(ROW, _v=pl.col("value"))
-        board = (
-            board.join(values, on=ROW, how="left", maintain_order="left")
-            .with_columns(pl.coalesce("_v", column).alias(column))
-            .drop("_v")
-        )
+        values = adjusted.filter(pl.col("_side") == side)
+        positions = rows.search_sorted(values.get_column(ROW))
+        board = board.with_columns(board.get_column(column).scatter(positions, values.get_column("value")))
     return board
 
 
-def totals(ledger_frame: pl.DataFrame, with_percentage: bool) -> pl.DataFrame:
-    """Sum the ledger per contestant: score, boards and (matchpoints) percentage."""
-    # The ledger is in input-row order and polars sums each group in row order, whatever the
-    # thread count, so float totals are reproducible bit for bit without sorting first.
-    summed = (
-        ledger_frame.group_by(CONTESTANT_KEYS, maintain_order=True)
-        .agg(
-            score=pl.col("value").sum(),
-            _top=pl.col("unit_top").filter(pl.col("value").is_not_null()).sum(),
-            boards=pl.col("value").is_not_null().sum().cast(pl.Int64),
+def totals(board: pl.DataFrame, layout: FieldLayout, value_ns: str, value_ew: str,
+           unit_top: pl.Expr, with_percentage: bool) -> pl.DataFrame:
+    """Sum each contestant's values: score, boards and (matchpoints) percentage.
+
+    NS and EW rows are summed separately and, in a one-field session, the two partial sums added:
+    polars sums each group in row order whatever the thread count, so totals are reproducible bit
+    for bit.
+    """
+    parts = []
+    for side, contestant, value in (("NS", "ns_id", value_ns), ("EW", "ew_id", value_ew)):
+        scored = pl.col(value).is_not_null()
+        parts.append(
+            board.filter(pl.col(contestant).is_not_null())
+            .group_by("_sess", contestant, maintain_order=True)
+            .agg(
+                score=pl.col(value).sum(),
+                _top=unit_top.filter(scored).sum(),
+                boards=scored.sum().cast(pl.Int64),
+            )
+            .select("_sess", direction=_direction(side, layout), contestant_id=pl.col(contestant),
+                    score="score", _top="_top", boards="boards")
         )
-    )
+    summed = pl.concat(parts)
+    if layout != "two_field":
+        summed = summed.group_by(LEDGER_KEYS, maintain_order=True).agg(pl.col("score", "_top", "boards").sum())
+    names = board.select("_sess", "event_id", "session_id", "section").unique("_sess", keep="first")
+    summed = summed.join(names, on="_sess", how="left", maintain_order="left")
     percentage = pl.col("score") / pl.col("_top") * 100.0 if with_percentage else pl.lit(None)
     return summed.with_columns(percentage=pl.when(pl.col("_top") > 0).then(percentage))
 
@@ -199,25 +231,18 @@ def sort_standings(standing: pl.DataFrame) -> pl.DataFrame:
     return standing.sort([*RANK_PARTITION, "rank", "contestant_id"], nulls_last=True, maintain_order=True)
 
 
-def pairs_standings(ledger_frame: pl.DataFrame, method: str, penalties: pl.DataFrame | None,
+def pairs_standings(standing: pl.DataFrame, method: str, penalties: pl.DataFrame | None,
                     rank_per_board: bool = False, average_unplayed: bool = False) -> pl.DataFrame:
-    """Standings of a pairs method from its ledger: totals, penalties, ranks.
+    """Standings of a pairs method from its `totals`: unplayed boards, penalties, ranks.
 
     With `average_unplayed` a contestant who played fewer boards than the most anyone played in
     its section and direction has its total scaled up to that many boards (its own average on the
     others).
     """
-    standing = totals(ledger_frame, with_percentage=method == "MP")
     if average_unplayed:
         most = pl.col("boards").max().over(RANK_PARTITION).cast(pl.Float64)
-        standing = standing.with_columns(
-            score=pl.when(pl.col("boards") > 0)
-            .then(pl.col("score") * most / pl.col("boards").cast(pl.Float64))
-            .otherwise(pl.col("score")),
-            _top=pl.when(pl.col("boards") > 0)
-            .then(pl.col("_top") * most / pl.col("boards").cast(pl.Float64))
-            .otherwise(pl.col("_top")),
-        )
+        factor = pl.when(pl.col("boards") > 0).then(most / pl.col("boards").cast(pl.Float64)).otherwise(1.0)
+        standing = standing.with_columns(score=pl.col("score") * factor, _top=pl.col("_top") * factor)
     standing = deduct_penalties(standing, penalties, method)
     if method == "MP":
         key = pl.coalesce("percentage", "score")

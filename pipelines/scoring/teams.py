@@ -31,14 +31,17 @@ from pipelines.scoring.matchpoints import (
     comparison_items,
     dense_id,
     is_artificial,
+    normalised_kind,
 )
 from pipelines.scoring.standings import apply_law_12c2c
 from pipelines.scoring.vp import add_victory_points
 
 log = logging.getLogger(__name__)
 
-MATCH_KEYS = ["event_id", "session_id", "section", "_round", "_lo", "_hi"]
-"""Columns naming one match."""
+MATCH_KEYS = ["_sess", "_round", "_lo", "_hi"]
+"""Columns naming one match (`_sess`: the engine's integer key of a session's section)."""
+BOARD_COLUMNS = ["event_id", "session_id", "section", "_sess", "_round", "_lo", "_hi", "board", "match_id"]
+"""What a match-board result carries besides the two teams' IMPs."""
 
 TEAM_BOARD_COLUMNS: dict[str, pl.DataType] = {
     ROW: pl.UInt32(), "imp_ns": pl.Float64(), "imp_ew": pl.Float64(), "match_id": pl.String(),
@@ -54,7 +57,8 @@ MATCH_SCHEMA: dict[str, pl.DataType] = {
 
 
 def with_matches(frame: pl.DataFrame) -> pl.DataFrame:
-    """Add the match columns: `_lo`, `_hi`, `_round`, `_home`, `match_id` and `_mb` (match-board id)."""
+    """Add the match columns: `_lo`, `_hi`, `_round`, `_home`, `match_id`, `_mb` (match-board id)
+    and `_paired` (the board has exactly one home and one away row)."""
     lo = pl.min_horizontal("ns_id", "ew_id")
     hi = pl.max_horizontal("ns_id", "ew_id")
     frame = frame.with_columns(_lo=lo, _hi=hi, _round=pl.col("round").fill_null(-1))
@@ -67,19 +71,30 @@ def with_matches(frame: pl.DataFrame) -> pl.DataFrame:
             pl.col("_lo"), pl.lit(" v "), pl.col("_hi"),
         ),
     )
-    return dense_id(frame, [*MATCH_KEYS, "board"], "_mb")
+    frame = dense_id(frame, [*MATCH_KEYS, "board"], "_mb")
+    homes = pl.col("_home").cast(pl.Int64).sum().over("_mb")
+    frame = frame.with_columns(_paired=(homes == 1) & (pl.len().over("_mb") == 2))
+    unpaired = frame.filter(~pl.col("_paired")).get_column("_mb").n_unique()
+    if unpaired:
+        log.warning("%d team board(s) lack exactly one result per room; they are not scored", unpaired)
+    return frame
 
 
-def _room_counts(frame: pl.DataFrame) -> pl.DataFrame:
-    """Per match-board: whether exactly one home and one away room were recorded."""
-    counts = frame.group_by("_mb").agg(
-        _homes=pl.col("_home").sum(), _aways=(~pl.col("_home")).sum(),
+def _plain(frame: pl.DataFrame) -> pl.Expr:
+    """Rows of a paired board whose two rooms both hold a plain table result."""
+    plain_row = (normalised_kind() == "result") & pl.col("score_ns").is_not_null()
+    return pl.col("_paired") & plain_row.all().over("_mb")
+
+
+def _plain_boards(frame: pl.DataFrame) -> pl.DataFrame:
+    """The common case, one join: lo scores IMP(home NS - away NS), hi the opposite."""
+    home = frame.filter(pl.col("_home")).select(*BOARD_COLUMNS, "_mb", _h=pl.col("score_ns"))
+    away = frame.filter(~pl.col("_home")).select("_mb", _a=pl.col("score_ns"))
+    swing = imps_expr(pl.col("_h") - pl.col("_a")).cast(pl.Float64)
+    return home.join(away, on="_mb", how="inner").select(
+        *BOARD_COLUMNS, "_mb", _lo_v=swing, _hi_v=-swing, _artificial=pl.lit(False),
+        _lo_label=pl.lit(None, dtype=pl.String), _hi_label=pl.lit(None, dtype=pl.String),
     )
-    bad = counts.filter((pl.col("_homes") != 1) | (pl.col("_aways") != 1))
-    if bad.height:
-        log.warning("%d team board(s) lack exactly one result per room; they are not scored", bad.height)
-    paired = (pl.col("_homes") == 1) & (pl.col("_aways") == 1)
-    return counts.select("_mb", _paired=paired)
 
 
 def _computed(frame: pl.DataFrame) -> pl.DataFrame:
@@ -122,27 +137,35 @@ def _awarded(frame: pl.DataFrame, artificial: ArtificialScores) -> pl.DataFrame:
     )
 
 
-def board_results(frame: pl.DataFrame, conditions: ConditionsOfContest) -> pl.DataFrame:
-    """One row per match-board: match keys, board, and each team's IMPs (`_lo_v`, `_hi_v`)."""
-    keys = frame.group_by("_mb").agg(
-        pl.col(c).first() for c in [*MATCH_KEYS, "board", "match_id"]
+def _other_boards(frame: pl.DataFrame, artificial: ArtificialScores) -> pl.DataFrame:
+    """Boards with a weighted or artificial score, or without both rooms: the general path."""
+    keys = frame.sort(ROW).group_by("_mb", maintain_order=True).agg(
+        *(pl.col(c).first() for c in BOARD_COLUMNS), pl.col("_paired").first()
     )
-    computed = _computed(frame.filter(comparable()))
-    awarded = _awarded(frame, conditions.artificial)
+    computed = _computed(frame.filter(pl.col("_paired") & comparable()))
+    awarded = _awarded(frame, artificial)
     boards = (
-        keys.join(_room_counts(frame), on="_mb", how="left")
-        .join(computed, on="_mb", how="left")
+        keys.join(computed, on="_mb", how="left")
         .join(awarded, on="_mb", how="left")
-        .with_columns(
-            _artificial=pl.col("_lo_art").is_not_null() | pl.col("_hi_art").is_not_null(),
-            _lo_v=pl.coalesce("_lo_art", "_lo_calc"),
-            _hi_v=pl.coalesce("_hi_art", "_hi_calc"),
-        )
-        .with_columns(
-            _lo_v=pl.when(pl.col("_paired") | pl.col("_artificial")).then(pl.col("_lo_v")),
-            _hi_v=pl.when(pl.col("_paired") | pl.col("_artificial")).then(pl.col("_hi_v")),
-        )
+        .with_columns(_artificial=pl.col("_lo_art").is_not_null() | pl.col("_hi_art").is_not_null())
     )
+    # An artificial score stands for the board; otherwise both rooms must have been compared.
+    counted = pl.col("_artificial") | pl.col("_paired")
+    return boards.select(
+        *BOARD_COLUMNS, "_mb",
+        _lo_v=pl.when(counted).then(pl.coalesce("_lo_art", "_lo_calc")),
+        _hi_v=pl.when(counted).then(pl.coalesce("_hi_art", "_hi_calc")),
+        _artificial="_artificial", _lo_label="_lo_label", _hi_label="_hi_label",
+    )
+
+
+def board_results(frame: pl.DataFrame, conditions: ConditionsOfContest) -> pl.DataFrame:
+    """One row per match-board: its keys and each team's IMPs (`_lo_v`, `_hi_v`)."""
+    plain = _plain(frame)
+    boards = pl.concat([
+        _plain_boards(frame.filter(plain)),
+        _other_boards(frame.filter(~plain), conditions.artificial),
+    ])
     if conditions.artificial.law_12c2c:
         boards = _law_12c2c(boards, conditions.artificial)
     if conditions.teams.knockout_averaging:
@@ -153,12 +176,14 @@ def board_results(frame: pl.DataFrame, conditions: ConditionsOfContest) -> pl.Da
 
 def _law_12c2c(boards: pl.DataFrame, artificial: ArtificialScores) -> pl.DataFrame:
     """Law 12C2(c) in IMPs: a team's own average on its other boards of the session, if better."""
+    if boards.filter(pl.col("_artificial")).height == 0:
+        return boards
     sides = []
     for side in ("lo", "hi"):
         sides.append(boards.select(
-            "_mb", "event_id", "session_id", "section",
+            "_mb", "_sess",
             _side=pl.lit(side), direction=pl.lit("ALL"), contestant_id=pl.col(f"_{side}"),
-            board=pl.col("board"), value=pl.col(f"_{side}_v"), unit_top=pl.lit(1.0),
+            value=pl.col(f"_{side}_v"), unit_top=pl.lit(1.0),
             award=pl.col(f"_{side}_label"), artificial=pl.col("_artificial"),
         ))
     adjusted = apply_law_12c2c(pl.concat(sides), artificial.avg_plus_imps, artificial.avg_minus_imps,
@@ -174,7 +199,7 @@ def _law_12c2c(boards: pl.DataFrame, artificial: ArtificialScores) -> pl.DataFra
 def score_team_boards(
     frame: pl.DataFrame, conditions: ConditionsOfContest
 ) -> tuple[pl.DataFrame, pl.DataFrame]:
-    """Team IMPs of every row of `frame` (RESULTS_SCHEMA columns plus `_row`).
+    """Team IMPs of every row of `frame` (RESULTS_SCHEMA columns plus `_row` and `_sess`).
 
     Returns the rows (`TEAM_BOARD_COLUMNS`) and the match-board results (see `board_results`).
     """
@@ -220,14 +245,12 @@ def match_results(board_scores: pl.DataFrame, conditions: ConditionsOfContest,
     """One row per team per match (`MATCH_SCHEMA`) rebuilt from scored team board rows.
 
     `board_scores` needs `match_id`, `ns_id`, `ew_id`, `board`, `imp_ns`, `imp_ew` and the session
-    columns; the home room (lo team NS) of each board carries both teams' IMPs.
+    columns; both rooms carry both teams' IMPs, so any one row of a board serves.
     """
     scored = board_scores.filter(pl.col("match_id").is_not_null())
     home = scored.with_columns(
-        _lo=pl.min_horizontal("ns_id", "ew_id"), _hi=pl.max_horizontal("ns_id", "ew_id"),
-        _round=pl.lit(-1),
+        _lo=pl.min_horizontal("ns_id", "ew_id"), _hi=pl.max_horizontal("ns_id", "ew_id"), _round=pl.lit(-1),
     ).with_columns(_home=pl.col("ns_id") == pl.col("_lo"))
-    # A board with no home row (its room unrecorded) still counts from the away row.
     boards = home.with_columns(
         _lo_v=pl.when(pl.col("_home")).then(pl.col("imp_ns")).otherwise(pl.col("imp_ew")),
         _hi_v=pl.when(pl.col("_home")).then(pl.col("imp_ew")).otherwise(pl.col("imp_ns")),
