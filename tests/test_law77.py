@@ -115,3 +115,11 @@ def test_imps_expression_agrees_with_scalar() -> None:
     diffs = list(range(-5000, 5001, 10))
     frame = pl.DataFrame({"d": diffs})
     assert frame.select(imps_expr(pl.col("d"))).to_series().to_list() == [imps(d) for d in diffs]
+
+
+def test_public_helpers_are_importable_from_the_package() -> None:
+    import pipelines.scoring as scoring
+
+    assert scoring.contract_score(4, "S", "", 10, False) == 420
+    assert scoring.imps(-750) == -13
+    assert set(scoring.__all__) >= {"contract_score", "imps"}
