@@ -42,8 +42,12 @@ class _RowError(Exception):
         self.code = code
 
 
-def loads(data: str | bytes, *, source: str = "<string>") -> ParsedFile:
-    """Read a CSV traveller. Never raises on bad input: problems become diagnostics."""
+def loads(data: str | bytes, *, source: str = "<string>", strict: bool = False) -> ParsedFile:
+    """Read a CSV traveller. Never raises on bad input: problems become diagnostics.
+
+    The format has no optional spellings to normalise, so `strict` changes nothing here; it is
+    accepted so that every reader is called the same way.
+    """
     text, diagnostics = _decode(data, source)
     lines = text.splitlines()
     if not lines or not lines[0].strip():
@@ -89,10 +93,10 @@ def loads(data: str | bytes, *, source: str = "<string>") -> ParsedFile:
                       diagnostics=tuple(diagnostics), quarantined=quarantined)
 
 
-def load(path: str, *, source: str | None = None) -> ParsedFile:
+def load(path: str, *, source: str | None = None, strict: bool = False) -> ParsedFile:
     """Read a CSV traveller file."""
     with open(path, "rb") as handle:
-        return loads(handle.read(), source=source or path)
+        return loads(handle.read(), source=source or path, strict=strict)
 
 
 def _decode(data: str | bytes, source: str) -> tuple[str, list[Diagnostic]]:

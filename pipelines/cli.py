@@ -300,6 +300,50 @@ def diff(old: Annotated[str, typer.Option("--from", help="Log position or ISO ti
     _print_frame(changes.events, "events between the editions")
 
 
+@app.command()
+def check(paths: Annotated[list[Path], typer.Argument(help="Files to check")],
+          strict: Annotated[bool, typer.Option("--strict/--lenient",
+                                               help="Report every departure from the standard")] = True) -> None:
+    """Read files without ingesting them and print every diagnostic; exit 1 on errors (strict)."""
+    from pipelines.ingest import parse_bytes
+
+    failed = False
+    for path in paths:
+        try:
+            parsed = parse_bytes(path.read_bytes(), path.name, strict=strict)
+        except OSError as exc:
+            errors.print(f"[red]error[/red] {path}: {exc}")
+            failed = True
+            continue
+        for diagnostic in parsed.diagnostics:
+            console.print(str(diagnostic))
+        console.print(f"{path.name}: {len(parsed.boards)} boards, {len(parsed.results)} results, "
+                      f"{len(parsed.artificial)} artificial scores, {len(parsed.errors)} error(s), "
+                      f"{parsed.quarantined} quarantined")
+        failed = failed or (strict and bool(parsed.errors))
+    if failed:
+        raise typer.Exit(1)
+
+
+@app.command()
+def export(fmt: Annotated[str, typer.Argument(help="pbn or lin")], event: EventOpt, session: SessionOpt,
+           out: Annotated[Path | None, typer.Option(help="File to write (default: standard output)")] = None,
+           store: StoreOption = None) -> None:
+    """Write a session (hand records, results, our standings) as PBN or LIN."""
+    from pipelines.exports import ExportError, export_session
+
+    try:
+        text = export_session(EventStore(store_path(store)), event, session, fmt.lower())
+    except (ExportError, StoreError) as exc:
+        errors.print(f"[red]error[/red] {exc}")
+        raise typer.Exit(1) from exc
+    if out is None:
+        sys.stdout.write(text)
+    else:
+        out.write_text(text, encoding="utf-8")
+        console.print(f"wrote {out}")
+
+
 @app.command("diff-published")
 def diff_published(store: StoreOption = None,
                    limit: Annotated[int, typer.Option(help="Rows to show")] = 50) -> None:

@@ -93,8 +93,11 @@ def source_stream(sha256: str) -> str:
     return f"source:{sha256}"
 
 
-def parse_bytes(data: bytes, source: str) -> ParsedFile:
-    """Pick the reader by extension and read; an unknown format is a diagnostic, not a crash."""
+def parse_bytes(data: bytes, source: str, *, strict: bool = False) -> ParsedFile:
+    """Pick the reader by extension and read; an unknown format is a diagnostic, not a crash.
+
+    In strict mode a reader reports every departure from its standard as an error.
+    """
     suffix = Path(source).suffix.lower()
     module_name = READERS.get(suffix)
     if module_name is None:
@@ -106,7 +109,7 @@ def parse_bytes(data: bytes, source: str) -> ParsedFile:
         loads = None
     if loads is None:
         return _unreadable(source, f"no reader for {suffix} files is installed in this version")
-    parsed: ParsedFile = loads(data, source=source)
+    parsed: ParsedFile = loads(data, source=source, strict=strict)
     return parsed
 
 
@@ -125,7 +128,7 @@ def ingest_bytes(store: EventStore, data: bytes, *, source: str, recorded_at: da
     if store.stream_version(source_stream(sha)) > 0:
         log.info("%s already ingested (sha256 %s); nothing to do", source, sha[:12])
         return IngestReport(source, sha, True, 0)
-    parsed = parse_bytes(data, source)
+    parsed = parse_bytes(data, source, strict=options.strict)
     if parsed.errors and (options.strict or not _has_records(parsed)):
         raise IngestRejected(source, parsed.diagnostics)
     event_id, session_id = _names(parsed, options, source)

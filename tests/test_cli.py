@@ -74,3 +74,11 @@ def test_demo_runs_end_to_end(tmp_path: Path) -> None:
     assert "hash chain intact" in result.output
     assert "rejected malformed_traveller.csv" in result.output
     assert (tmp_path / "demo" / "outputs" / "board_scores.csv").exists()
+
+
+def test_check_prints_positioned_diagnostics_and_fails_on_errors() -> None:
+    bad = runner.invoke(app, ["check", str(SAMPLE_DATA / "malformed_traveller.csv")])
+    assert bad.exit_code == 1
+    assert "malformed_traveller.csv:5:40: error: declarer must be N, E, S or W, got 'Q'" in bad.output
+    good = runner.invoke(app, ["check", str(SAMPLE_DATA / "club_championship_traveller.csv")])
+    assert good.exit_code == 0 and "337 results, 1 artificial scores, 0 error(s)" in good.output

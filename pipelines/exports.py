@@ -1,0 +1,132 @@
+"""A session out of the log and back into a file format (PBN, LIN).
+
+The session's events become format-neutral records again (boards, results, artificial scores,
+contestants with our standings as their published totals) and a writer from `parsers` renders them.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+import polars as pl
+
+from models.board import Vulnerability
+from models.cards import Card, Deal, Seat
+from models.contract import Contract
+from models.events import Player, session_stream
+from parsers.records import (
+    ArtificialRecord,
+    BoardRecord,
+    ContestantRecord,
+    FileMetadata,
+    ParsedFile,
+    Position,
+    ResultRecord,
+)
+from pipelines.projections import ScoredEdition, score_store
+from pipelines.store import EventStore, StoredEvent
+
+WRITERS = {"pbn": "parsers.pbn_writer", "lin": "parsers.lin_writer"}
+"""Format -> writer module (each has `dumps(parsed: ParsedFile) -> str`)."""
+
+
+class ExportError(ValueError):
+    """A session cannot be exported as asked."""
+
+
+def session_records(store: EventStore, event_id: str, session_id: str,
+                    edition: ScoredEdition | None = None) -> ParsedFile:
+    """The session as records, with our standings as the contestants' published totals."""
+    events = store.read(stream_id=session_stream(event_id, session_id))
+    if not events:
+        raise ExportError(f"there is no session {event_id}/{session_id} in the log")
+    edition = edition or score_store(store)
+    by_type: dict[str, list[StoredEvent]] = {}
+    for event in events:
+        by_type.setdefault(event.type, []).append(event)
+    scheduled = by_type.get("SessionScheduled", [])
+    title = scheduled[0].payload.get("title") if scheduled else None
+    return ParsedFile(
+        source=f"{event_id}-{session_id}", format="export", parser_version="bridgeledger",
+        metadata=FileMetadata(event_name=title or event_id, event_id=event_id, session_id=session_id),
+        boards=tuple(_boards(by_type.get("BoardDealt", []))),
+        results=tuple(_results(by_type.get("ResultRecorded", []))),
+        artificial=tuple(_artificial(by_type.get("ArtificialScoreAwarded", []))),
+        contestants=tuple(_contestants(by_type.get("ContestantRegistered", []), edition, event_id, session_id)),
+    )
+
+
+def export_session(store: EventStore, event_id: str, session_id: str, fmt: str) -> str:
+    """The session written in `fmt` (pbn or lin)."""
+    module = WRITERS.get(fmt)
+    if module is None:
+        raise ExportError(f"cannot export {fmt!r}; formats: {', '.join(sorted(WRITERS))}")
+    text: str = importlib.import_module(module).dumps(session_records(store, event_id, session_id))
+    return text
+
+
+def _at(event: StoredEvent) -> Position:
+    return Position(record=event.stream_version - 1, line=0)
+
+
+def _latest(events: list[StoredEvent], key: tuple[str, ...]) -> list[StoredEvent]:
+    latest: dict[tuple[Any, ...], StoredEvent] = {}
+    for event in events:
+        latest[tuple(event.payload.get(k) for k in key)] = event
+    return list(latest.values())
+
+
+def _boards(events: list[StoredEvent]) -> list[BoardRecord]:
+    return [
+        BoardRecord(board=p["board"], section=p.get("section", ""), dealer=Seat(p["dealer"]),
+                    vulnerability=Vulnerability(p["vulnerability"]),
+                    deal=Deal.from_pbn(p["deal"]) if p.get("deal") else None, at=_at(e))
+        for e in _latest(events, ("section", "board")) for p in [e.payload]
+    ]
+
+
+def _results(events: list[StoredEvent]) -> list[ResultRecord]:
+    records = []
+    for event in _latest(events, ("section", "board", "table_id")):
+        p = event.payload
+        records.append(ResultRecord(
+            board=p["board"], section=p.get("section", ""), table_id=p["table_id"], round=p.get("round"),
+            room=p.get("room"), ns_id=p["ns_id"], ew_id=p["ew_id"],
+            contract=Contract.parse(p["contract"], p.get("declarer")), tricks=p.get("tricks"),
+            lead=Card.parse(p["lead"]) if p.get("lead") else None, auction=tuple(p.get("auction", ())),
+            play=tuple(Card.parse(c) for c in p.get("play", ())), published=p.get("published", {}),
+            at=_at(event),
+        ))
+    return records
+
+
+def _artificial(events: list[StoredEvent]) -> list[ArtificialRecord]:
+    return [
+        ArtificialRecord(board=p["board"], section=p.get("section", ""), table_id=p["table_id"],
+                         ns_id=p["ns_id"], ew_id=p["ew_id"], ns_award=p["ns_award"], ew_award=p["ew_award"],
+                         published=p.get("published", {}), at=_at(e))
+        for e in _latest(events, ("section", "board", "table_id")) for p in [e.payload]
+    ]
+
+
+def _contestants(events: list[StoredEvent], edition: ScoredEdition, event_id: str,
+                 session_id: str) -> list[ContestantRecord]:
+    standings = edition.standings.filter((pl.col("event_id") == event_id) & (pl.col("session_id") == session_id))
+    totals = {(r["section"], r["contestant_id"], r["direction"]): r for r in standings.iter_rows(named=True)}
+    records = []
+    for event in events:  # a session has tens of contestants: plain Python is clearest here
+        p = event.payload
+        row = totals.get((p.get("section", ""), p["contestant_id"], p.get("direction") or "ALL")) \
+            or totals.get((p.get("section", ""), p["contestant_id"], p.get("direction")))
+        published: dict[str, float | str] = {}
+        if row is not None:
+            published = {"rank": float(row["rank"]), "total": row["score"]}
+            if row["percentage"] is not None:
+                published["percentage"] = row["percentage"]
+        records.append(ContestantRecord(
+            contestant_id=p["contestant_id"], kind=p.get("kind", "pair"), section=p.get("section", ""),
+            direction=p.get("direction"), name=p.get("name"),
+            players=tuple(Player(**player) for player in p.get("players", ())), published=published,
+            at=_at(event)))
+    return records
