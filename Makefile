@@ -26,7 +26,8 @@ lint: $(STAMP)
 	$(BIN)/mypy
 
 bench: $(STAMP)
-	$(BIN)/python benchmarks/bench_store.py
+	$(BIN)/python -m benchmarks.bench_store
+	$(BIN)/python -m benchmarks.bench_lin
 
 clean:
 	rm -rf $(VENV) build .pytest_cache .mypy_cache

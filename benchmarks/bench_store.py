@@ -4,7 +4,7 @@ Prints figures; it is not a test. The peer measured in the same run is DuckDB's 
 the same rows into a bare table (no hash chain, no versions, no unique key): the floor any
 DuckDB-backed log could reach on this machine. Target: >= 300k events/s appended in bulk.
 
-    .venv/bin/python benchmarks/bench_store.py [--events 1000000]
+    .venv/bin/python -m benchmarks.bench_store [--events 1000000]
 """
 
 from __future__ import annotations

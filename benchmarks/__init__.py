@@ -1,0 +1,1 @@
+"""Benchmarks: scripts that print figures, each measuring a peer in the same run."""
