@@ -20,19 +20,15 @@ from typing import Any, Literal
 from models.board import law2_dealer, law2_vulnerability
 from models.diagnostics import Diagnostic, Severity
 from models.events import (
-    ArtificialScoreAwarded,
-    BoardDealt,
     ContestantRegistered,
     Player,
-    ResultRecorded,
     SessionScheduled,
     SourceFileIngested,
-    SourceRef,
     TournamentRegistered,
     event_payload,
     session_stream,
 )
-from parsers.records import ArtificialRecord, ParsedFile, ResultRecord
+from parsers.records import ArtificialRecord, BoardRecord, ParsedFile, ResultRecord
 from pipelines.store import ConcurrencyError, EventStore, NewEvent
 
 log = logging.getLogger(__name__)
@@ -203,16 +199,12 @@ def _facts(store: EventStore, parsed: ParsedFile, event_id: str, session_id: str
     layout = _layout(meta.field_layout)
     yield from (new(e) for e in _contestants(parsed, event_id, session_id, layout))
     for board in parsed.boards:
-        yield new(BoardDealt(
-            event_id=event_id, session_id=session_id, section=board.section, board=board.board,
-            dealer=(board.dealer or law2_dealer(board.board)).value,
-            vulnerability=(board.vulnerability or law2_vulnerability(board.board)).value,
-            deal=board.deal.to_pbn() if board.deal else None,
-        ))
+        yield NewEvent(stream, "BoardDealt", board_payload(board, event_id, session_id), occurred_at)
     for result in parsed.results:
-        yield new(_result_event(result, event_id, session_id, sha))
+        yield NewEvent(stream, "ResultRecorded", result_payload(result, event_id, session_id, sha), occurred_at)
     for award in parsed.artificial:
-        yield new(_artificial_event(award, event_id, session_id, sha))
+        yield NewEvent(stream, "ArtificialScoreAwarded", artificial_payload(award, event_id, session_id, sha),
+                       occurred_at)
 
 
 def scoring_method(tag: str | None, parsed: ParsedFile) -> str:
@@ -280,25 +272,38 @@ def _seats(row: ResultRecord | ArtificialRecord) -> list[tuple[str, str, tuple[P
     return [(row.ns_id, "NS", ns_players), (row.ew_id, "EW", ew_players)]
 
 
-def _result_event(r: ResultRecord, event_id: str, session_id: str, sha: str) -> ResultRecorded:
+def result_payload(r: ResultRecord, event_id: str, session_id: str, sha: str) -> dict[str, Any]:
+    """The `ResultRecorded` payload of a record, built directly: the record is already validated,
+    and this is the hot path of a large file (tests validate these payloads against the catalogue)."""
     c = r.contract
-    return ResultRecorded(
-        event_id=event_id, session_id=session_id, section=r.section, board=r.board, table_id=r.table_id,
-        round=r.round, room=_room(r.room),
-        ns_id=r.ns_id, ew_id=r.ew_id, contract=str(c),
-        declarer=c.declarer.value if c.declarer else None,
-        tricks=None if c.is_passed_out else r.tricks, lead=str(r.lead) if r.lead else None,
-        auction=r.auction, play=tuple(str(card) for card in r.play), published=r.published,
-        source=SourceRef(sha256=sha, record=r.at.record, line=r.at.line),
-    )
+    return {
+        "event_id": event_id, "session_id": session_id, "section": r.section, "board": r.board,
+        "table_id": r.table_id, "round": r.round, "room": _room(r.room), "ns_id": r.ns_id, "ew_id": r.ew_id,
+        "contract": str(c), "declarer": c.declarer.value if c.declarer else None,
+        "tricks": None if c.is_passed_out else r.tricks, "lead": str(r.lead) if r.lead else None,
+        "auction": list(r.auction), "play": [str(card) for card in r.play], "published": dict(r.published),
+        "source": {"sha256": sha, "record": r.at.record, "line": r.at.line},
+    }
 
 
-def _artificial_event(a: ArtificialRecord, event_id: str, session_id: str, sha: str) -> ArtificialScoreAwarded:
-    return ArtificialScoreAwarded(
-        event_id=event_id, session_id=session_id, section=a.section, board=a.board, table_id=a.table_id,
-        ns_id=a.ns_id, ew_id=a.ew_id, ns_award=a.ns_award, ew_award=a.ew_award, published=a.published,
-        source=SourceRef(sha256=sha, record=a.at.record, line=a.at.line),
-    )
+def artificial_payload(a: ArtificialRecord, event_id: str, session_id: str, sha: str) -> dict[str, Any]:
+    """The `ArtificialScoreAwarded` payload of a record (see `result_payload`)."""
+    return {
+        "event_id": event_id, "session_id": session_id, "section": a.section, "board": a.board,
+        "table_id": a.table_id, "ns_id": a.ns_id, "ew_id": a.ew_id, "ns_award": a.ns_award,
+        "ew_award": a.ew_award, "reason": None, "director": None, "requested_at": None,
+        "published": dict(a.published), "source": {"sha256": sha, "record": a.at.record, "line": a.at.line},
+    }
+
+
+def board_payload(b: BoardRecord, event_id: str, session_id: str) -> dict[str, Any]:
+    """The `BoardDealt` payload of a hand record; dealer and vulnerability by Law 2 when unmarked."""
+    return {
+        "event_id": event_id, "session_id": session_id, "section": b.section, "board": b.board,
+        "dealer": (b.dealer or law2_dealer(b.board)).value,
+        "vulnerability": (b.vulnerability or law2_vulnerability(b.board)).value,
+        "deal": b.deal.to_pbn() if b.deal else None,
+    }
 
 
 def _count(events: Sequence[NewEvent]) -> dict[str, int]:
