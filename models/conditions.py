@@ -195,9 +195,6 @@ class TeamRules(BaseModel):
     knockout_averaging: bool = False
     """Law 86B / 12C4: when the two teams' adjusted scores on a board do not balance, each is computed
     separately and the average awarded to both (knockout play)."""
-    carry_over_imps: float = 0
-    """IMPs carried into a knockout match by the first-named (home) team of each pairing, e.g. 0.1
-    for the higher seed (PZBS) or a carry-over from an earlier stage."""
 
 
 class CarryOver(BaseModel):

@@ -21,6 +21,7 @@ from pipelines.scoring.matchpoints import (
     dense_id,
     is_artificial,
     is_split,
+    with_group_id,
 )
 
 IMP_COLUMNS: dict[str, pl.DataType] = {
@@ -36,11 +37,10 @@ TIE_TOLERANCE = 1e-9
 
 def with_groups(frame: pl.DataFrame) -> pl.DataFrame:
     """Add `_grp` (board and fouled group), `_in` (row compared) and `_n` (rows compared in the group)."""
-    frame = dense_id(frame.with_columns(_fouled=pl.col("fouled_group").fill_null("")),
-                     [*BOARD_KEYS, "_fouled"], "_grp")
+    frame = with_group_id(dense_id(frame, BOARD_KEYS, "_board"), "_board")
     return frame.with_columns(_in=comparable()).with_columns(
         _n=pl.col("_in").cast(pl.Int64).sum().over("_grp"),
-        _nb=(pl.col("_in") | is_artificial()).cast(pl.Int64).sum().over(BOARD_KEYS),
+        _nb=(pl.col("_in") | is_artificial()).cast(pl.Int64).sum().over("_board"),
     )
 
 
@@ -112,13 +112,13 @@ def score_butler(frame: pl.DataFrame, rules: ButlerRules, artificial: Artificial
     datum = datum_per_group(ns_items, rules).with_columns(
         datum=round_to_ten(pl.col("_datum_raw"), rules.rounding)
     ).select("_grp", "datum")
-    ns = weighted_imps(ns_items.join(datum, on="_grp"), "datum").rename({"_imps": "_ns"})
+    ns = weighted_imps(ns_items.join(datum, on="_grp", maintain_order="left"), "datum").rename({"_imps": "_ns"})
     # Only a split score ranks EW on other outcomes; everywhere else EW scores minus NS.
-    ew_items = comparison_items(frame.filter(is_split()), "ew", "_grp").join(datum, on="_grp")
+    ew_items = comparison_items(frame.filter(is_split()), "ew", "_grp").join(datum, on="_grp", maintain_order="left")
     ew = weighted_imps(ew_items, "datum").rename({"_imps": "_ew"})
     scored = (
         frame.join(datum, on="_grp", how="left", maintain_order="left")
-        .join(ns, on=ROW, how="left").join(ew, on=ROW, how="left")
+        .join(ns, on=ROW, how="left", maintain_order="left").join(ew, on=ROW, how="left", maintain_order="left")
     )
     return scored.select(
         ROW,

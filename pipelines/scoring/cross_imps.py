@@ -30,12 +30,14 @@ def capped_imps(difference: pl.Expr, cap: int | None) -> pl.Expr:
 
 def sums_against_field(items: pl.DataFrame, cap: int | None) -> pl.DataFrame:
     """Per row: ``sum_k w_k S(s_k)``, the weighted IMPs against every result of its group."""
-    distinct = items.group_by("_grp", "_score").agg(_c=pl.col("_w").sum())
-    pairs = distinct.join(distinct.rename({"_score": "_other", "_c": "_c_other"}), on="_grp")
+    # Sorted, and joins that keep order: every float sum below adds in the same order on every run.
+    distinct = items.group_by("_grp", "_score").agg(_c=pl.col("_w").sum()).sort("_grp", "_score")
+    pairs = distinct.join(distinct.rename({"_score": "_other", "_c": "_c_other"}), on="_grp",
+                          maintain_order="left_right")
     against = pairs.group_by("_grp", "_score").agg(
         _s=(pl.col("_c_other") * capped_imps(pl.col("_score") - pl.col("_other"), cap)).sum()
     )
-    scored = items.join(against, on=["_grp", "_score"], how="left").with_columns(
+    scored = items.join(against, on=["_grp", "_score"], how="left", maintain_order="left").with_columns(
         _sum=pl.col("_w") * pl.col("_s")
     )
     single = scored.filter(pl.col("_w") == 1.0).select(ROW, "_sum")
@@ -70,9 +72,13 @@ def score_cross_imps(frame: pl.DataFrame, rules: CrossImpRules, artificial: Arti
     frame = with_groups(frame)
     ns = sums_against_field(comparison_items(frame, "ns", "_grp"), rules.cap).rename({"_sum": "_ns"})
     split_groups = frame.filter(is_split()).select("_grp").unique()
-    in_split = frame.join(split_groups, on="_grp", how="semi")
+    in_split = frame.join(split_groups, on="_grp", how="semi", maintain_order="left")
     ew = sums_against_field(comparison_items(in_split, "ew", "_grp"), rules.cap).rename({"_sum": "_ew"})
-    scored = frame.join(ns, on=ROW, how="left").join(ew, on=ROW, how="left").with_columns(_div=divisor(rules))
+    scored = (
+        frame.join(ns, on=ROW, how="left", maintain_order="left")
+        .join(ew, on=ROW, how="left", maintain_order="left")
+        .with_columns(_div=divisor(rules))
+    )
     value_ns = (pl.col("_ns") / pl.col("_div")).fill_null(0.0)
     value_ew = (-pl.coalesce("_ew", "_ns") / pl.col("_div")).fill_null(0.0)
     scale = award_scale(rules)

@@ -3,7 +3,12 @@
 `score` reads the session schedule and the conditions of contest, splits the results into the
 few groups of sessions that share a method and its rules, scores each group with polars
 expressions, and returns board scores and standings in a deterministic order. Nothing here
-loops over results; the loops run over the handful of distinct (method, rules) groups.
+loops over results: Python loops run over sessions (to resolve their conditions) and over the
+handful of distinct (method, rules) groups.
+
+Grouping and ordering use integer keys built once (`lexical_codes`): `_es` per session and `_sess`
+per section of a session, numbered in the strings' own sort order, so windows and joins never hash
+strings and the published order is one integer sort.
 """
 
 from __future__ import annotations
@@ -29,6 +34,7 @@ from pipelines.scoring.matchpoints import (
     award_expr,
     comparison_items,
     is_artificial,
+    normalise_inputs,
     percentage,
     score_matchpoints,
 )
@@ -72,6 +78,10 @@ VALUE_SCHEMA: dict[str, pl.DataType] = {
 """What each method returns per input row (columns it does not produce are null)."""
 
 
+DEFAULT_CONDITIONS = ConditionsOfContest()
+"""The Laws' defaults, for events the caller gave no conditions for."""
+
+
 @dataclass(frozen=True)
 class SessionGroup:
     """Sessions scored alike: one method, one field layout, one set of conditions."""
@@ -97,13 +107,16 @@ def score(
     """
     frame = conform(results, RESULTS_SCHEMA)
     groups, assignment = plan_sessions(frame, sessions, conditions)
-    # Scoring works on a narrow copy keyed by input row; the wide frame is touched once at the end.
-    group_of_row = frame.select("event_id", "session_id").join(
-        assignment, on=["event_id", "session_id"], how="left", maintain_order="left"
-    ).get_column("_group")
     codes = lexical_codes(frame, ["event_id", "session_id", "section"])
-    narrow = frame.select(SCORING_INPUT).with_row_index(ROW).with_columns(
-        group_of_row, _es=composite(codes[:2]), _sess=composite(codes)
+    # Scoring works on a narrow copy keyed by input row; the wide frame is touched once at the end.
+    narrow = normalise_inputs(frame.select(SCORING_INPUT)).with_row_index(ROW).with_columns(
+        _es=_integer_key(frame, codes, 2), _sess=_integer_key(frame, codes, 3)
+    )
+    session_groups = narrow.select("_es", "event_id", "session_id").unique("_es").join(
+        assignment, on=["event_id", "session_id"], how="left"
+    )
+    narrow = narrow.with_columns(
+        _group=pl.col("_es").replace_strict(session_groups["_es"], session_groups["_group"], return_dtype=pl.Int64)
     )
     values: list[pl.DataFrame] = []
     standings: list[pl.DataFrame] = []
@@ -122,6 +135,15 @@ def score(
 Codes = list[tuple[pl.Series, int]]
 
 
+def _integer_key(frame: pl.DataFrame, codes: Codes, width: int) -> pl.Series:
+    """An Int64 key per distinct value of the first `width` coded columns, in their sort order."""
+    key = composite(codes[:width])
+    if key is None:  # more distinct values than 63 bits can pair up: rank the tuples instead
+        names = [column.name for column, _ in codes[:width]]
+        key = frame.select(pl.struct(names).rank("dense").cast(pl.Int64)).to_series()
+    return key
+
+
 def lexical_codes(frame: pl.DataFrame, columns: list[str]) -> Codes:
     """Each column as integer codes in sorted order (nulls last), with the number of codes.
 
@@ -130,6 +152,11 @@ def lexical_codes(frame: pl.DataFrame, columns: list[str]) -> Codes:
     coded = []
     for name in columns:
         column = frame.get_column(name)
+        if column.dtype == pl.Int64 and column.len() and column.null_count() < column.len():
+            # Integers already sort as themselves: shift them to start at 0.
+            low, high = int(column.min()), int(column.max())  # type: ignore[arg-type]
+            coded.append(((column - low).fill_null(high - low + 1), high - low + 2))
+            continue
         uniques = column.drop_nulls().unique().sort()
         codes = pl.Series(name, range(len(uniques)), dtype=pl.Int64)
         mapped = column.replace_strict(uniques, codes, default=None, return_dtype=pl.Int64)
@@ -142,10 +169,10 @@ def composite(codes: Codes) -> pl.Series | None:
     size = 1
     for _, count in codes:
         size *= count
-    if size >= 2**63:
+    if size >= 2**63 or not codes:
         return None
-    key = pl.Series("_key", [0] * (codes[0][0].len() if codes else 0), dtype=pl.Int64)
-    for column, count in codes:
+    key = codes[0][0].rename("_key")
+    for column, count in codes[1:]:
         key = key * count + column
     return key
 
@@ -163,15 +190,18 @@ def plan_sessions(
     groups: dict[str, int] = {}
     ordered: list[SessionGroup] = []
     indices: list[int] = []
+    dumped: dict[int, str] = {}  # conditions are shared by an event's sessions: serialise each once
     for event_id, session_id, scoring, layout in present.select(
         "event_id", "session_id", "scoring", "field_layout"
     ).iter_rows():  # one iteration per session, not per result
         if scoring is None:
             log.warning("session %s/%s is not scheduled; scoring it with defaults", event_id, session_id)
-        rules = conditions.get(event_id) or ConditionsOfContest()
+        rules = conditions.get(event_id) or DEFAULT_CONDITIONS
         group = SessionGroup(rules.session_method(session_id, scoring),
                              rules.session_layout(session_id, layout), rules)
-        key = f"{group.method}|{group.layout}|{rules.model_dump_json()}"
+        if id(rules) not in dumped:
+            dumped[id(rules)] = rules.model_dump_json()
+        key = f"{group.method}|{group.layout}|{dumped[id(rules)]}"
         if key not in groups:
             groups[key] = len(ordered)
             ordered.append(group)
@@ -254,10 +284,13 @@ def total_points(part: pl.DataFrame) -> pl.DataFrame:
 
     ns = summed("ns").rename({"_p": "_ns"})
     ew = summed("ew").rename({"_p": "_ew"})
+
     def award(column: str) -> pl.Expr:
         return award_expr(pl.col(column), 0.0, 0.0, 0.0)
 
-    joined = part.join(ns, on=ROW, how="left").join(ew, on=ROW, how="left")
+    joined = part.join(ns, on=ROW, how="left", maintain_order="left").join(
+        ew, on=ROW, how="left", maintain_order="left"
+    )
     return joined.select(
         ROW,
         points_ns=pl.when(is_artificial()).then(award("ns_award")).otherwise(pl.col("_ns")),
@@ -284,22 +317,34 @@ def _finish_boards(frame: pl.DataFrame, values: list[pl.DataFrame], order: pl.Se
     schema = BOARD_SCORES_SCHEMA | BOARD_SCORE_EXTRA_COLUMNS
     if not values:
         return conform(frame, schema).clear()
-    # Every row belongs to exactly one group, so the values sorted by row align with the input.
-    aligned = pl.concat(values).sort(ROW).drop(ROW)
-    passed_through = [c for c in schema if c in frame.columns and c not in aligned.columns]
-    board = conform(frame.select(passed_through).hstack(aligned), schema)
+    passed_through = [c for c in schema if c in frame.columns and c not in VALUE_SCHEMA]
+    scored = pl.concat(values)
+    values.clear()  # let the per-group frames go before the output is built
     if order is None:
-        return _positive_zeros(board.sort(BOARD_ORDER, nulls_last=True, maintain_order=True))
-    if order.is_sorted():
-        return _positive_zeros(board)  # already in published order: no copy
-    permutation = order.to_frame().with_row_index("_at").sort("_key", maintain_order=True)
-    return _positive_zeros(board.gather(permutation.get_column("_at")))
+        aligned = _positive_zeros(scored.sort(ROW).drop(ROW), SIGNED)
+        board = conform(frame.select(passed_through).hstack(aligned), schema)
+        return board.sort(BOARD_ORDER, nulls_last=True, maintain_order=True)
+    if order.is_sorted():  # already in published order: the input columns need no copy
+        aligned = scored.sort(ROW).drop(ROW)
+        return conform(frame.select(passed_through).hstack(_positive_zeros(aligned, SIGNED)), schema)
+    # One sort puts the values in published order; one gather does the same for the input columns.
+    aligned = scored.with_columns(_key=order.gather(scored.get_column(ROW))).sort("_key", ROW).drop("_key", ROW)
+    del scored
+    permutation = order.to_frame().with_row_index("_at").sort("_key", maintain_order=True).get_column("_at")
+    moved = frame.select(passed_through).gather(permutation)
+    return conform(moved.hstack(_positive_zeros(aligned, SIGNED)), schema)
 
 
-def _positive_zeros(frame: pl.DataFrame) -> pl.DataFrame:
-    """Turn -0.0 (from negating a 0) into 0.0, so published files never show "-0"."""
-    floats = [name for name, dtype in frame.schema.items() if dtype == pl.Float64]
-    return frame.with_columns(pl.col(floats) + 0.0)
+SIGNED = ["imp_ns", "imp_ew", "points_ns", "points_ew"]
+"""Value columns that can hold a negated zero."""
+
+
+def _positive_zeros(frame: pl.DataFrame, columns: list[str] | None = None) -> pl.DataFrame:
+    """Turn -0.0 (from negating a 0) into 0.0 in `columns` (default: every float column), so
+    published files never show "-0"."""
+    floats = columns or [name for name, dtype in frame.schema.items() if dtype == pl.Float64]
+    # `x + 0.0` would do in IEEE arithmetic, but the optimiser drops it as a no-op.
+    return frame.with_columns(pl.when(pl.col(c) == 0.0).then(0.0).otherwise(pl.col(c)).alias(c) for c in floats)
 
 
 def _finish_standings(standings: list[pl.DataFrame]) -> pl.DataFrame:

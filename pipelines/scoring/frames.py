@@ -75,6 +75,10 @@ BOARD_SCORES_SCHEMA: dict[str, pl.DataType] = {
     "imp_ns": pl.Float64(),
     "imp_ew": pl.Float64(),
     "status": pl.String(),          # provisional | final (Law 79C), set after scoring
+    "match_id": pl.String(),        # team play: the match this row belongs to
+    "datum": pl.Float64(),          # Butler: the board's datum
+    "points_ns": pl.Float64(),      # total points (Law 78C), weighted scores included
+    "points_ew": pl.Float64(),
 }
 """Output: one row per table result. Columns a method does not produce are null."""
 
@@ -90,6 +94,10 @@ STANDINGS_SCHEMA: dict[str, pl.DataType] = {
     "percentage": pl.Float64(),     # matchpoint sessions only
     "boards": pl.Int64(),
     "status": pl.String(),          # provisional | final (Law 79C), set after scoring
+    "vp": pl.Float64(),             # team play: victory points (Law 78D)
+    "imps_for": pl.Float64(),       # team play: IMPs won and lost (IMP quotient tie-break)
+    "imps_against": pl.Float64(),
+    "cumulative_score": pl.Float64(),  # multi-session carry-over: running total
 }
 """Output: one row per contestant (and direction, in two-field sessions) per session."""
 

@@ -43,18 +43,42 @@ View = Literal["ns", "ew"]
 
 # --- helpers shared by every method --------------------------------------------------------------
 
+def with_group_id(frame: pl.DataFrame, board: str, name: str = "_grp") -> pl.DataFrame:
+    """Add `name`: the comparison group, i.e. `board` split by Law 87 `fouled_group` when any board
+    of the frame is fouled (otherwise the board itself, with no extra pass)."""
+    if frame.get_column("fouled_group").null_count() == frame.height:
+        return frame.with_columns(pl.col(board).alias(name))
+    return dense_id(frame.with_columns(_fouled=pl.col("fouled_group").fill_null("")), [board, "_fouled"], name)
+
+
 def dense_id(frame: pl.DataFrame, keys: Sequence[str], name: str) -> pl.DataFrame:
     """Add an integer id `name` that is equal exactly when `keys` are (nulls count as equal).
 
-    The id is the `_row` of the group's first row: exact (no hashing) and one window pass, far
-    cheaper than joining on several string columns.
+    Two non-null integer keys are paired arithmetically (`a * (max b + 1) + b`); otherwise the id
+    is the `_row` of the group's first row. Both are exact (no hashing) and far cheaper than
+    joining on several string columns.
     """
-    return frame.with_columns(pl.col(ROW).min().over(list(keys)).alias(name))
+    if len(keys) == 2 and all(frame.schema[k].is_integer() for k in keys) and frame.height:
+        first, second = frame.get_column(keys[0]), frame.get_column(keys[1])
+        if first.null_count() == 0 and second.null_count() == 0 and int(second.min()) >= 0:  # type: ignore[arg-type]
+            span = int(second.max()) + 1  # type: ignore[arg-type]
+            if int(first.max()) < 2**62 // span:  # type: ignore[arg-type]
+                return frame.with_columns((pl.col(keys[0]).cast(pl.Int64) * span + pl.col(keys[1])).alias(name))
+    return frame.with_columns(pl.col(ROW).min().over(list(keys)).cast(pl.Int64).alias(name))
+
+
+def normalise_inputs(frame: pl.DataFrame) -> pl.DataFrame:
+    """`kind` lower-cased with a missing value read as a table result, awards stripped and
+    upper-cased: done once, so the many tests on them below compare short strings only."""
+    return frame.with_columns(
+        pl.col("kind").fill_null("result").str.to_lowercase(),
+        pl.col("ns_award", "ew_award").str.strip_chars().str.to_uppercase(),
+    )
 
 
 def normalised_kind() -> pl.Expr:
-    """`kind` with a missing value read as a table result."""
-    return pl.col("kind").fill_null("result").str.to_lowercase()
+    """`kind` as `normalise_inputs` left it (the engine normalises every frame it scores)."""
+    return pl.col("kind")
 
 
 def comparable() -> pl.Expr:
@@ -105,8 +129,9 @@ def comparison_items(frame: pl.DataFrame, view: View, group: str) -> pl.DataFram
 
 
 def award_expr(award: pl.Expr, plus: float, average: float, minus: float) -> pl.Expr:
-    """An artificial award ('A+', 'A'/'A=', 'A-' or a number) as a number in the method's unit."""
-    text = award.str.strip_chars().str.to_uppercase()
+    """An artificial award ('A+', 'A'/'A=', 'A-' or a number, normalised by `normalise_inputs`) as a
+    number in the method's unit."""
+    text = award
     return (
         pl.when(text == "A+").then(pl.lit(plus))
         .when(text.is_in(["A", "A=", "A0"])).then(pl.lit(average))
@@ -132,7 +157,7 @@ def raw_counts(items: pl.DataFrame, group: str) -> pl.DataFrame:
         .sort(group, "_score")
         .with_columns(_lt=pl.col("_eq").cum_sum().over(group) - pl.col("_eq"))
     )
-    scored = items.join(distinct, on=[group, "_score"], how="left").with_columns(
+    scored = items.join(distinct, on=[group, "_score"], how="left", maintain_order="left").with_columns(
         _raw=pl.col("_w") * (2.0 * pl.col("_lt") + pl.col("_eq"))
     )
     single = scored.filter(pl.col("_w") == 1.0).select(ROW, "_raw")
@@ -146,10 +171,8 @@ def raw_counts(items: pl.DataFrame, group: str) -> pl.DataFrame:
 def _with_counts(frame: pl.DataFrame, rules: MatchpointRules) -> pl.DataFrame:
     """Add `_grp` (comparison group), `_n` (rows compared in it) and `_N` (expected results)."""
     keys = board_keys(rules)
-    frame = dense_id(frame, keys, "_board")
-    frame = dense_id(frame, [*keys[:-1]], "_field")
-    frame = dense_id(frame.with_columns(_fouled=pl.col("fouled_group").fill_null("")),
-                     ["_board", "_fouled"], "_grp")
+    frame = with_group_id(dense_id(frame, keys, "_board"), "_board")
+    field = keys[0]  # the engine's integer key of the section (or of the session, across sections)
     in_group = comparable()
     counted = in_group | is_artificial()
     frame = frame.with_columns(
@@ -160,7 +183,7 @@ def _with_counts(frame: pl.DataFrame, rules: MatchpointRules) -> pl.DataFrame:
     if rules.factoring == "none":
         expected = pl.when(pl.col("_in")).then(pl.col("_n")).otherwise(pl.col("_nb"))
     elif rules.factoring_basis == "section":
-        expected = pl.col("_nb").max().over("_field")
+        expected = pl.col("_nb").max().over(field)
     else:
         expected = pl.col("_nb")
     return frame.with_columns(_N=expected)
@@ -182,7 +205,7 @@ def score_matchpoints(
 
     Returns `MP_COLUMNS`: NS and EW matchpoints, the board's full top and the percentages.
     Artificial rows get their award as a percentage of the full top (Law 12C2 before 12C2(c),
-    which needs the whole session and is applied by `standings.apply_law_12c2c`).
+    which needs the whole session and is applied by `standings.adjust_artificial`).
     """
     frame = _with_counts(frame, rules)
     raw_ns = raw_counts(comparison_items(frame, "ns", "_grp"), "_grp").rename({"_raw": "_raw_ns"})
@@ -190,8 +213,8 @@ def score_matchpoints(
     unit = 0.5 if rules.scale == "1/0.5/0" else 1.0
     top2 = 2.0 * (pl.col("_N").cast(pl.Float64) - 1.0)
     scored = (
-        frame.join(raw_ns, on=ROW, how="left")
-        .join(raw_ew, on=ROW, how="left")
+        frame.join(raw_ns, on=ROW, how="left", maintain_order="left")
+        .join(raw_ew, on=ROW, how="left", maintain_order="left")
         .with_columns(_raw_ew=pl.coalesce("_raw_ew", "_raw_ns"), top=top2 * unit)
         .with_columns(
             mp_ns=_matchpoints(_factor(pl.col("_raw_ns"), rules) * unit, "ns_award", artificial),
@@ -210,7 +233,7 @@ def _raw_ew_view(frame: pl.DataFrame) -> pl.DataFrame:
     groups = frame.filter(is_split()).select("_grp").unique()
     if groups.height == 0:
         return pl.DataFrame(schema={ROW: pl.UInt32(), "_raw_ew": pl.Float64()})
-    in_split = frame.join(groups, on="_grp", how="semi")
+    in_split = frame.join(groups, on="_grp", how="semi", maintain_order="left")
     return raw_counts(comparison_items(in_split, "ew", "_grp"), "_grp").rename({"_raw": "_raw_ew"})
 
 

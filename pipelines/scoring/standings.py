@@ -1,8 +1,9 @@
-"""Session standings for pairs methods: totals, percentages, Law 12C2(c), penalties, ranks and ties.
+"""Session standings: totals, percentages, Law 12C2(c), penalties, ranks, ties and tie-breaks.
 
-Scoring produces one value per side per table (matchpoints, IMPs or points). The *ledger* lists
-them per contestant: in a two-field session each direction is ranked on its own; in a one-field
-session (Howell, barometer) a pair's NS and EW boards make one total and one ranking ('ALL').
+Scoring produces one value per side per table (matchpoints, IMPs or points). In a two-field
+session each direction is ranked on its own; in a one-field session (Howell, barometer) a pair's
+NS and EW boards make one total and one ranking ('ALL'). Totals are summed per side straight from
+the board rows; the per-contestant *ledger* is built only for the contestants Law 12C2(c) concerns.
 
 Percentages follow scoring-notes §2.3 (Brenning's "Solution 1"): artificial A+/A- boards are
 left out of the contestant's own percentage on the other boards; with Law 12C2(c) an A+ scores
@@ -54,20 +55,26 @@ def _direction(side: str, layout: FieldLayout) -> pl.Expr:
 
 
 def ledger(board: pl.DataFrame, layout: FieldLayout, value_ns: str, value_ew: str,
-           unit_top: pl.Expr) -> pl.DataFrame:
-    """The per-contestant ledger of scored board rows (see `LEDGER_SCHEMA`)."""
+           unit_top: pl.Expr, only: pl.DataFrame | None = None) -> pl.DataFrame:
+    """The per-contestant ledger of scored board rows (see `LEDGER_SCHEMA`), for every
+    contestant or `only` those listed (`LEDGER_KEYS` columns)."""
     sides = []
     for side, contestant, value, award in (("NS", "ns_id", value_ns, "ns_award"),
                                            ("EW", "ew_id", value_ew, "ew_award")):
-        sides.append(board.select(
+        rows = board
+        if only is not None:
+            wanted = only.filter(pl.col("direction") == _direction(side, layout)).select(
+                "_sess", pl.col("contestant_id").alias(contestant))
+            rows = board.join(wanted, on=["_sess", contestant], how="semi", nulls_equal=True, maintain_order="left")
+        sides.append(rows.select(
             ROW, "_sess",
             _side=pl.lit(side),
             direction=_direction(side, layout),
             contestant_id=pl.col(contestant),
             value=pl.col(value),
             unit_top=unit_top,
-            award=pl.col(award).str.strip_chars().str.to_uppercase(),
-            artificial=pl.col("kind").fill_null("result").str.to_lowercase() == "artificial",
+            award=pl.col(award),
+            artificial=pl.col("kind") == "artificial",
         ))
     return conform(pl.concat(sides), LEDGER_SCHEMA).filter(pl.col("contestant_id").is_not_null())
 
@@ -86,7 +93,7 @@ def apply_law_12c2c(ledger_frame: pl.DataFrame, plus: float, minus: float, row_k
         return ledger_frame
     other = ~special & pl.col("value").is_not_null() & (pl.col("unit_top") > 0)
     own = (
-        ledger_frame.join(holders, on=keys, how="semi", nulls_equal=True)
+        ledger_frame.join(holders, on=keys, how="semi", nulls_equal=True, maintain_order="left")
         .filter(other)
         .group_by(keys)
         .agg(_basis=pl.col("unit_top").sum(), _sum=pl.col("value").sum())
@@ -102,7 +109,7 @@ def apply_law_12c2c(ledger_frame: pl.DataFrame, plus: float, minus: float, row_k
     )
     changed = (
         ledger_frame.filter(special)
-        .join(own, on=keys, how="left", nulls_equal=True)
+        .join(own, on=keys, how="left", nulls_equal=True, maintain_order="left")
         .select(row_key, "_side", _new=better)
     )
     return (
@@ -116,8 +123,8 @@ def adjust_artificial(board: pl.DataFrame, layout: FieldLayout, value_ns: str, v
                       unit_top: pl.Expr, plus: float, minus: float) -> pl.DataFrame:
     """Law 12C2(c) on a session's board rows (sorted by `_row`): only the contestants holding an
     A+ or A- are put in a ledger, and only their artificial rows' values change."""
-    special = pl.col("kind").fill_null("result").str.to_lowercase() == "artificial"
-    awards = [pl.col(c).str.strip_chars().str.to_uppercase().is_in(["A+", "A-"]) for c in ("ns_award", "ew_award")]
+    special = pl.col("kind") == "artificial"
+    awards = [pl.col(c).is_in(["A+", "A-"]) for c in ("ns_award", "ew_award")]
     flagged = board.filter(special & (awards[0] | awards[1]))
     if flagged.height == 0:
         return board
@@ -125,9 +132,7 @@ def adjust_artificial(board: pl.DataFrame, layout: FieldLayout, value_ns: str, v
         flagged.select("_sess", direction=_direction("NS", layout), contestant_id="ns_id"),
         flagged.select("_sess", direction=_direction("EW", layout), contestant_id="ew_id"),
     ]).unique()
-    book = ledger(board, layout, value_ns, value_ew, unit_top).join(
-        holders, on=LEDGER_KEYS, how="semi", nulls_equal=True
-    )
+    book = ledger(board, layout, value_ns, value_ew, unit_top, only=holders)
     adjusted = apply_law_12c2c(book, plus, minus).filter(pl.col("artificial"))
     rows = board.get_column(ROW)
     for side, column in (("NS", value_ns), ("EW", value_ew)):
@@ -328,8 +333,9 @@ def _head_to_head(work: pl.DataFrame, matches: pl.DataFrame, column: str) -> pl.
     keys = ["event_id", "session_id", "section"]
     tied_on = work.select(*keys, team_id=pl.col("contestant_id"), _k=pl.col("_k0"))
     among = (
-        matches.join(tied_on, on=[*keys, "team_id"])
-        .join(tied_on.rename({"team_id": "opponent_id", "_k": "_k_opp"}), on=[*keys, "opponent_id"])
+        matches.join(tied_on, on=[*keys, "team_id"], maintain_order="left")
+        .join(tied_on.rename({"team_id": "opponent_id", "_k": "_k_opp"}), on=[*keys, "opponent_id"],
+              maintain_order="left")
         .filter(pl.col("_k") == pl.col("_k_opp"))
         .group_by(*keys, "team_id").agg(_h2h=pl.col(column).fill_null(0.0).sum())
     )

@@ -13,6 +13,9 @@ IMPs as awarded (averaged when both rooms were given one). With `knockout_averag
 
 Board-score rows carry, for their NS and EW teams, the team's IMPs on that board: the same
 number appears in both rooms, so a team's match total counts each board once (`match_results`).
+
+Nearly every board has one plain result in each room; those are IMPed with a single join. Only
+boards with a weighted or artificial score, or without both rooms, take the general path.
 """
 
 from __future__ import annotations
@@ -80,7 +83,7 @@ def with_matches(frame: pl.DataFrame) -> pl.DataFrame:
     return frame
 
 
-def _plain(frame: pl.DataFrame) -> pl.Expr:
+def _plain() -> pl.Expr:
     """Rows of a paired board whose two rooms both hold a plain table result."""
     plain_row = (normalised_kind() == "result") & pl.col("score_ns").is_not_null()
     return pl.col("_paired") & plain_row.all().over("_mb")
@@ -91,7 +94,7 @@ def _plain_boards(frame: pl.DataFrame) -> pl.DataFrame:
     home = frame.filter(pl.col("_home")).select(*BOARD_COLUMNS, "_mb", _h=pl.col("score_ns"))
     away = frame.filter(~pl.col("_home")).select("_mb", _a=pl.col("score_ns"))
     swing = imps_expr(pl.col("_h") - pl.col("_a")).cast(pl.Float64)
-    return home.join(away, on="_mb", how="inner").select(
+    return home.join(away, on="_mb", how="inner", maintain_order="left").select(
         *BOARD_COLUMNS, "_mb", _lo_v=swing, _hi_v=-swing, _artificial=pl.lit(False),
         _lo_label=pl.lit(None, dtype=pl.String), _hi_label=pl.lit(None, dtype=pl.String),
     )
@@ -108,13 +111,13 @@ def _computed(frame: pl.DataFrame) -> pl.DataFrame:
         theirs = comparison_items(second, second_view, "_mb").select(
             "_mb", _other=pl.col("_score"), _w_other=pl.col("_w")
         )
-        return mine.join(theirs, on="_mb").group_by("_mb").agg(
+        return mine.join(theirs, on="_mb", maintain_order="left_right").group_by("_mb", maintain_order=True).agg(
             _v=(pl.col("_w") * pl.col("_w_other") * imps_expr(pl.col("_score") - pl.col("_other"))).sum()
         )
 
     lo = crossed(home, "ns", away, "ew").rename({"_v": "_lo_calc"})
     hi = crossed(away, "ns", home, "ew").rename({"_v": "_hi_calc"})
-    return lo.join(hi, on="_mb", how="full", coalesce=True)
+    return lo.join(hi, on="_mb", how="full", coalesce=True, maintain_order="left_right")
 
 
 def _awarded(frame: pl.DataFrame, artificial: ArtificialScores) -> pl.DataFrame:
@@ -131,8 +134,8 @@ def _awarded(frame: pl.DataFrame, artificial: ArtificialScores) -> pl.DataFrame:
         .group_by("_mb").agg(
             _lo_art=pl.when(pl.col("_home")).then(award("ns_award")).otherwise(award("ew_award")).mean(),
             _hi_art=pl.when(pl.col("_home")).then(award("ew_award")).otherwise(award("ns_award")).mean(),
-            _lo_label=pl.col("_lo_label").str.strip_chars().str.to_uppercase().first(),
-            _hi_label=pl.col("_hi_label").str.strip_chars().str.to_uppercase().first(),
+            _lo_label=pl.col("_lo_label").first(),
+            _hi_label=pl.col("_hi_label").first(),
         )
     )
 
@@ -145,8 +148,8 @@ def _other_boards(frame: pl.DataFrame, artificial: ArtificialScores) -> pl.DataF
     computed = _computed(frame.filter(pl.col("_paired") & comparable()))
     awarded = _awarded(frame, artificial)
     boards = (
-        keys.join(computed, on="_mb", how="left")
-        .join(awarded, on="_mb", how="left")
+        keys.join(computed, on="_mb", how="left", maintain_order="left")
+        .join(awarded, on="_mb", how="left", maintain_order="left")
         .with_columns(_artificial=pl.col("_lo_art").is_not_null() | pl.col("_hi_art").is_not_null())
     )
     # An artificial score stands for the board; otherwise both rooms must have been compared.
@@ -161,7 +164,7 @@ def _other_boards(frame: pl.DataFrame, artificial: ArtificialScores) -> pl.DataF
 
 def board_results(frame: pl.DataFrame, conditions: ConditionsOfContest) -> pl.DataFrame:
     """One row per match-board: its keys and each team's IMPs (`_lo_v`, `_hi_v`)."""
-    plain = _plain(frame)
+    plain = _plain()
     boards = pl.concat([
         _plain_boards(frame.filter(plain)),
         _other_boards(frame.filter(~plain), conditions.artificial),

@@ -183,7 +183,11 @@ def add_victory_points(frame: pl.DataFrame, margin: str, boards: str, rules: Vic
     )
     fraction = (pl.col("_size") - pl.col("_size").floor()).clip(0.0, 1.0)
     winner = pl.col("_v_low") + (pl.col("_v_high") - pl.col("_v_low")) * fraction
-    winner = (winner * 100 + 0.5 + 1e-9).floor() / 100
-    vp = pl.when(pl.col(margin) >= 0).then(winner).otherwise((pl.col("_total") - winner).round(2))
+    # In whole hundredths, so both sides are the doubles nearest their 2-decimal values.
+    winner_h = (winner * 100 + 0.5 + 1e-9).floor().cast(pl.Int64)
+    loser_h = (pl.col("_total") * 100).round(0).cast(pl.Int64) - winner_h
+    # polars divides by a literal through its reciprocal (1470 / 100 -> 14.700000000000001):
+    # round back to the 2-decimal double.
+    vp = (pl.when(pl.col(margin) >= 0).then(winner_h).otherwise(loser_h) / 100).round(2)
     helpers = ["_size", "_b", "_last", "_total", "_low", "_high", "_v_low", "_v_high"]
     return work.with_columns(vp.alias(into)).drop(helpers)

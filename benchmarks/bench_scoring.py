@@ -1,0 +1,190 @@
+"""Benchmark: score 10 million table results with `pipelines.scoring.engine.score`.
+
+Generates a RESULTS_SCHEMA frame of BOARDS boards x RESULTS_PER_BOARD results over mixed methods
+(matchpoint pairs, Butler, cross-IMPs, IMP and VP teams; a sprinkling of artificial and weighted
+scores), scores it, and prints the seconds and the peak RSS. For scale, the same work is done on a
+1 % sample by a straightforward pure-Python scorer and the ratio is printed.
+
+Run: `.venv/bin/python benchmarks/bench_scoring.py [--boards 200000] [--per-board 50]`.
+Target: <= 30 s and <= 6 GB on 2 cores. (A later step will replay from the event log first.)
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import sys
+import time
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+os.environ.setdefault("POLARS_MAX_THREADS", "2")
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import numpy as np
+import polars as pl
+
+from pipelines.scoring.engine import score
+from pipelines.scoring.frames import RESULTS_SCHEMA, SESSIONS_SCHEMA, conform
+from pipelines.scoring.imps import imps
+
+BOARDS_PER_SESSION = 25
+METHODS = ("MP", "MP", "MP", "BUTLER", "CROSS_IMP", "VP_TEAMS", "IMP_TEAMS", "MP")
+"""Methods cycled over sessions: matchpoints dominate, as in a federation's history."""
+CANDIDATE_SCORES = np.array([-1100, -800, -650, -620, -500, -420, -200, -170, -140, -110, -100, -50,
+                             0, 50, 90, 100, 110, 120, 140, 150, 170, 200, 400, 420, 430, 450, 460,
+                             480, 490, 600, 620, 630, 650, 660, 680, 690, 920, 980, 1430, 1440])
+
+
+def peak_rss_gb() -> float:
+    """Peak resident set size of this process so far, in GB (ru_maxrss is KiB on Linux)."""
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024**2
+
+
+def generate(boards: int, per_board: int, seed: int = 2024) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """A RESULTS_SCHEMA frame of `boards` x `per_board` rows and its sessions frame.
+
+    Sessions of 25 boards cycle through `METHODS`; every board is played at `per_board` tables
+    (pairs: NS pair t against a rotating EW pair; teams: tables 2k-1 and 2k are the two rooms of
+    match k). Each board draws 7 plausible scores and every table picks one of them.
+    """
+    rng = np.random.default_rng(seed)
+    sessions = boards // BOARDS_PER_SESSION
+    n = sessions * BOARDS_PER_SESSION * per_board
+    board_choices = rng.integers(0, len(CANDIDATE_SCORES), size=(sessions * BOARDS_PER_SESSION, 7))
+    picks = board_choices[np.arange(n) // per_board, rng.integers(0, 7, size=n)]
+    methods = pl.Series("m", METHODS)
+    frame = pl.DataFrame({
+        "_i": pl.Series(np.arange(n, dtype=np.int64)),
+        "_score": pl.Series(CANDIDATE_SCORES[picks]),
+        "_u": pl.Series(rng.random(n)),
+    })
+    del picks, board_choices
+    session = pl.col("_i") // (BOARDS_PER_SESSION * per_board)
+    table = pl.col("_i") % per_board + 1
+    frame = frame.with_columns(
+        _session=session,
+        board=(pl.col("_i") // per_board) % BOARDS_PER_SESSION + 1,
+        _table=table,
+        method=pl.lit(methods).gather(session % len(METHODS)),
+    ).with_columns(
+        _teams=pl.col("method").str.ends_with("TEAMS"),
+        _match=(pl.col("_table") - 1) // 2,
+        _home=pl.col("_table") % 2 == 1,
+    )
+    kind = (
+        pl.when(pl.col("_u") < 0.003).then(pl.lit("artificial"))
+        .when((pl.col("_u") < 0.0035) & ~pl.col("_teams")).then(pl.lit("weighted"))
+        .otherwise(pl.lit("result"))
+    )
+    frame = frame.select(
+        event_id=(pl.col("_session") // 2).cast(pl.String).str.pad_start(6, "0"),
+        session_id=(pl.col("_session") % 2 + 1).cast(pl.String),
+        section=pl.lit("A"),
+        board="board",
+        table_id=pl.col("_table").cast(pl.String),
+        round=pl.lit(1, dtype=pl.Int64),
+        room=pl.when(pl.col("_teams")).then(
+            pl.when(pl.col("_home")).then(pl.lit("open")).otherwise(pl.lit("closed"))),
+        ns_id=pl.when(pl.col("_teams"))
+        .then(2 * pl.col("_match") + (~pl.col("_home")).cast(pl.Int64))
+        .otherwise(pl.col("_table")).cast(pl.String),
+        ew_id=pl.when(pl.col("_teams"))
+        .then(2 * pl.col("_match") + pl.col("_home").cast(pl.Int64))
+        .otherwise((pl.col("_table") + pl.col("board")) % per_board + 1 + per_board).cast(pl.String),
+        kind=kind,
+        _score="_score",
+        method="method",
+    )
+    frame = frame.with_columns(
+        score_ns=pl.when(pl.col("kind") == "result").then(pl.col("_score")),
+        ns_award=pl.when(pl.col("kind") == "artificial").then(pl.lit("A+")),
+        ew_award=pl.when(pl.col("kind") == "artificial").then(pl.lit("A-")),
+    )
+    # Building list-of-struct values is slow per row, so only the few weighted rows get them.
+    weighted = frame.filter(pl.col("kind") == "weighted").with_columns(
+        ns_components=pl.concat_list(
+            pl.struct(score_ns=pl.col("_score"), weight=pl.lit(0.6)),
+            pl.struct(score_ns=pl.col("_score") - 50, weight=pl.lit(0.4)),
+        )
+    )
+    frame = pl.concat([frame.filter(pl.col("kind") != "weighted"), weighted], how="diagonal")
+    schedule = (
+        frame.select("event_id", "session_id", scoring="method").unique(maintain_order=True)
+        .with_columns(field_layout=pl.lit("two_field"))
+    )
+    return conform(frame, RESULTS_SCHEMA), conform(schedule, SESSIONS_SCHEMA)
+
+
+# --- a straightforward pure-Python scorer for the comparison ---------------------------------------
+
+def python_score(rows: list[dict[str, Any]], methods: dict[tuple[str, str], str]) -> int:
+    """Score every board the obvious way (loops); returns the number of rows scored."""
+    by_board: dict[tuple[Any, ...], list[dict[str, Any]]] = defaultdict(list)
+    for r in rows:
+        by_board[(r["event_id"], r["session_id"], r["section"], r["board"])].append(r)
+    done = 0
+    for key, board_rows in by_board.items():
+        method = methods[(key[0], key[1])]
+        real = [r for r in board_rows if r["score_ns"] is not None]
+        scores = [r["score_ns"] for r in real]
+        if method == "MP":
+            for r in real:
+                r["mp"] = sum(2 if r["score_ns"] > s else 1 if r["score_ns"] == s else 0 for s in scores) - 1
+        elif method == "BUTLER":
+            trimmed = sorted(scores)[1:-1] if len(scores) > 2 else scores
+            datum = round(sum(trimmed) / len(trimmed) / 10) * 10
+            for r in real:
+                r["imp"] = imps(r["score_ns"] - datum)
+        elif method == "CROSS_IMP":
+            for r in real:
+                r["imp"] = sum(imps(r["score_ns"] - s) for s in scores) / max(len(scores) - 1, 1)
+        else:
+            rooms: dict[tuple[str, str], dict[str, Any]] = {}
+            for r in real:
+                rooms[(r["ns_id"], r["ew_id"])] = r
+            for (ns, ew), r in rooms.items():
+                other = rooms.get((ew, ns))
+                if other is not None:
+                    r["imp"] = imps(r["score_ns"] - other["score_ns"])
+        done += len(board_rows)
+    return done
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--boards", type=int, default=200_000)
+    parser.add_argument("--per-board", type=int, default=50)
+    args = parser.parse_args()
+
+    started = time.perf_counter()
+    results, sessions = generate(args.boards, args.per_board)
+    print(f"generated {results.height:,} results in {time.perf_counter() - started:.1f} s "
+          f"(peak RSS so far {peak_rss_gb():.2f} GB)")
+
+    started, cpu_started = time.perf_counter(), time.process_time()
+    board_scores, standings = score(results, sessions, {})
+    polars_seconds = time.perf_counter() - started
+    cpu_seconds = time.process_time() - cpu_started
+    print(f"engine.score: {polars_seconds:.1f} s wall ({cpu_seconds:.1f} s CPU over all threads) for "
+          f"{board_scores.height:,} board scores and {standings.height:,} standings rows; "
+          f"peak RSS {peak_rss_gb():.2f} GB; POLARS_MAX_THREADS={os.environ['POLARS_MAX_THREADS']}; "
+          f"1-minute load average {os.getloadavg()[0]:.2f}")
+
+    sample_boards = results.select("event_id", "session_id", "section", "board").unique(maintain_order=True)
+    sample_boards = sample_boards.gather_every(100)
+    sample = results.join(sample_boards, on=["event_id", "session_id", "section", "board"], how="semi")
+    methods = {(e, s): m for e, s, m in sessions.select("event_id", "session_id", "scoring").iter_rows()}
+    rows = sample.select("event_id", "session_id", "section", "board", "ns_id", "ew_id", "score_ns").to_dicts()
+    started = time.perf_counter()
+    python_score(rows, methods)
+    python_seconds = time.perf_counter() - started
+    projected = python_seconds * results.height / max(sample.height, 1)
+    print(f"pure Python on a 1% sample: {python_seconds:.1f} s for {sample.height:,} results "
+          f"(projected {projected:.0f} s for all; polars is {projected / polars_seconds:.1f}x faster)")
+
+
+if __name__ == "__main__":
+    main()
