@@ -54,6 +54,10 @@ class MatchpointRules(BaseModel):
     (Magic Contest and Compscore per-board MPs)."""
     compare_across_sections: bool = False
     """Matchpoint each board across all sections of the session instead of within its section."""
+    display_basis: Literal["section", "board"] | None = None
+    """What N the per-board matchpoints shown in `board_scores` use; None = the factoring basis.
+    Compscore prints each board on its own top but totals the boards factored to the section's top
+    ('board' here with factoring_basis 'section')."""
 
 
 class ButlerRules(BaseModel):
@@ -325,6 +329,41 @@ _UNSUPPORTED = frozenset(
     {"CHICAGO", "RUBBER", "BAM", "INSTANT", "EXPERTS", "EMP", "OLDMP", "IMP_1948", "FACIT",
      "MITCHELL2", "MITCHELL3", "MITCHELL4", "ASCHERMAN", "BASTILLE", "B"}
 )
+
+
+PROGRAM_CONVENTIONS: dict[str, dict[str, Any]] = {
+    "compscore": {
+        "butler": {"trim": "count", "trim_count": 1},
+        "unplayed_boards": "session_average",
+        "matchpoints": {"factoring_basis": "section", "display_basis": "board"},
+    },
+    "magic contest": {"board_decimals": 1},
+    "ruter i norge": {"board_decimals": 1},
+}
+"""What known scoring programs do where the Laws leave a choice, keyed by a word of the program's
+name (matched case-insensitively at the start of the name). Checked against their published files
+(corpus oracles): Compscore trims the highest and lowest score from a Butler datum and factors a
+pair's total to the section's top with unplayed boards at its own average; Magic Contest and Ruter
+round each board's score to 0.1 before totalling."""
+
+
+def conditions_from_file(tag: str | None, program: str | None) -> ConditionsOfContest:
+    """Conditions a file states for itself: its scoring statement, plus the conventions of the
+    program that wrote it (the statement wins where both speak)."""
+    stated = conditions_from_scoring_tag(tag).model_dump(exclude_unset=True)
+    name = (program or "").strip().lower()
+    conventions = next((c for key, c in PROGRAM_CONVENTIONS.items() if name.startswith(key)), {})
+    return ConditionsOfContest.model_validate(_deep_merge(conventions, stated))
+
+
+def _deep_merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
+    merged = dict(base)
+    for key, value in over.items():
+        if isinstance(value, dict) and isinstance(merged.get(key), dict):
+            merged[key] = _deep_merge(merged[key], value)
+        else:
+            merged[key] = value
+    return merged
 
 
 def conditions_from_scoring_tag(tag: str | None) -> ConditionsOfContest:

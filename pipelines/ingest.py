@@ -189,7 +189,7 @@ def _facts(store: EventStore, parsed: ParsedFile, event_id: str, session_id: str
         yield new(TournamentRegistered(event_id=event_id, name=meta.event_name or event_id,
                                        start_date=meta.event_date, end_date=meta.event_date,
                                        organiser=meta.site,
-                                       conditions={"scoring_tag": meta.scoring} if meta.scoring else {}),
+                                       conditions=_stated_conditions(meta.scoring, meta.program)),
                   tournament)
     if not store.read(types=["SessionScheduled"], stream_id=stream):
         yield new(SessionScheduled(event_id=event_id, session_id=session_id, session_date=meta.event_date,
@@ -207,6 +207,12 @@ def _facts(store: EventStore, parsed: ParsedFile, event_id: str, session_id: str
                        occurred_at)
 
 
+def _stated_conditions(tag: str | None, program: str | None) -> dict[str, Any]:
+    """What the file says of its own scoring, kept verbatim; replay turns it into conditions."""
+    stated = {"scoring_tag": tag, "program": program}
+    return {key: value for key, value in stated.items() if value}
+
+
 def scoring_method(tag: str | None, parsed: ParsedFile) -> str:
     """The session's scoring method from what the file says of itself (MP when it says nothing)."""
     text = (tag or "").lower()
@@ -214,7 +220,7 @@ def scoring_method(tag: str | None, parsed: ParsedFile) -> str:
         return "BUTLER"
     if "cross" in text:
         return "CROSS_IMP"
-    teams = any(r.room for r in parsed.results)
+    teams = any(r.room for r in parsed.results) or any(c.kind == "team" for c in parsed.contestants)
     if "imp" in text or text in ("i", "b"):
         return "IMP_TEAMS" if teams else "CROSS_IMP"
     if "total" in text:

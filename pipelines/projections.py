@@ -67,16 +67,22 @@ def _with_status(frame: pl.DataFrame, status: pl.DataFrame) -> pl.DataFrame:
 
 
 def _conditions_by_event(raw: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
-    from models.conditions import ConditionsOfContest, conditions_from_scoring_tag
+    """Registered conditions of contest, or else what the event's first file said of itself."""
+    from models.conditions import ConditionsOfContest, UnsupportedScoringError, conditions_from_file
 
     conditions: dict[str, Any] = {}
     for event_id, payload in raw.items():
         settings = dict(payload)
-        tag = settings.pop("scoring_tag", None)
+        tag, program = settings.pop("scoring_tag", None), settings.pop("program", None)
         if settings:
             conditions[event_id] = ConditionsOfContest.model_validate(settings)
-        else:
-            conditions[event_id] = conditions_from_scoring_tag(tag)
+            continue
+        try:
+            conditions[event_id] = conditions_from_file(tag, program)
+        except UnsupportedScoringError as exc:
+            log.warning("%s: %s; scored under the Laws' defaults until conditions are registered",
+                        event_id, exc)
+            conditions[event_id] = ConditionsOfContest()
     return conditions
 
 

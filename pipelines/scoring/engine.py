@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import polars as pl
 
@@ -251,6 +251,24 @@ def _score_pairs(
 ) -> tuple[pl.DataFrame, pl.DataFrame]:
     """Pairs methods: score the boards, apply Law 12C2(c), total and rank."""
     rules = group.conditions
+    board = _pairs_board(part, group)
+    value_ns, value_ew = _PAIRS_VALUES[group.method]
+    unit_top = pl.col("top") if group.method == "MP" else pl.lit(1.0)
+    summed = totals(board, group.layout, value_ns, value_ew, unit_top, with_percentage=group.method == "MP")
+    per_board = group.method == "BUTLER" and rules.butler.rank_by == "per_board"
+    standing = pairs_standings(summed, group.method, penalties, rank_per_board=per_board,
+                               average_unplayed=rules.unplayed_boards == "session_average")
+    display = rules.matchpoints.display_basis
+    if group.method == "MP" and display not in (None, rules.matchpoints.factoring_basis):
+        shown = rules.model_copy(update={"matchpoints": rules.matchpoints.model_copy(
+            update={"factoring_basis": display})})
+        board = _pairs_board(part, replace(group, conditions=shown))
+    return board, standing
+
+
+def _pairs_board(part: pl.DataFrame, group: SessionGroup) -> pl.DataFrame:
+    """A pairs session's board values: scored, rounded as published, Law 12C2(c) applied."""
+    rules = group.conditions
     board = part.join(_pairs_values(part, group), on=ROW, how="left", maintain_order="left")
     value_ns, value_ew = _PAIRS_VALUES[group.method]
     if rules.board_decimals is not None:
@@ -266,11 +284,7 @@ def _score_pairs(
             pct_ns=percentage(pl.col("mp_ns"), pl.col("top")),
             pct_ew=percentage(pl.col("mp_ew"), pl.col("top")),
         )
-    summed = totals(board, group.layout, value_ns, value_ew, unit_top, with_percentage=group.method == "MP")
-    per_board = group.method == "BUTLER" and rules.butler.rank_by == "per_board"
-    standing = pairs_standings(summed, group.method, penalties, rank_per_board=per_board,
-                               average_unplayed=rules.unplayed_boards == "session_average")
-    return board, standing
+    return board
 
 
 def total_points(part: pl.DataFrame) -> pl.DataFrame:

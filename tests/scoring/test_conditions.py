@@ -153,3 +153,16 @@ def test_models_do_not_import_pipelines() -> None:
     assert "pipelines" not in "".join(
         line for line in source.read_text(encoding="utf-8").splitlines() if line.startswith(("from", "import"))
     )
+
+
+def test_a_files_program_adds_its_known_conventions() -> None:
+    from models.conditions import conditions_from_file
+
+    compscore = conditions_from_file("BUTLER_PAIRS", "Compscore3 13-Mar-26 Pianola")
+    assert (compscore.method, compscore.butler.trim, compscore.butler.trim_count) == ("BUTLER", "count", 1)
+    assert (compscore.matchpoints.factoring_basis, compscore.matchpoints.display_basis) == ("section", "board")
+    assert conditions_from_file("MatchPoints;MP1", "Magic Contest France 4.13.3.4").board_decimals == 1
+    unknown = conditions_from_file("IMP;Butler-2;Mean", "Some Other Scorer 1.0")
+    assert (unknown.butler.trim, unknown.board_decimals) == ("count", None)
+    stated_wins = conditions_from_file("IMP;Butler;Mean", "Compscore3")
+    assert stated_wins.butler.trim == "none"  # the file's own statement beats the program's habit
