@@ -185,7 +185,7 @@ def correct(
     contract: Annotated[str | None, typer.Option(help="Corrected contract, e.g. 4SX or PASS")] = None,
     declarer: Annotated[str | None, typer.Option(help="Corrected declarer")] = None,
     tricks: Annotated[int | None, typer.Option(help="Corrected tricks won by declarer")] = None,
-    section: Annotated[str, typer.Option(help="Section")] = "",
+    section: Annotated[str | None, typer.Option(help="Section (needed only if the table is ambiguous)")] = None,
     at: AtOpt = None, store: StoreOption = None,
 ) -> None:
     """Request a score correction (applies inside the Law 79C period, or with a 79C2 approval)."""
@@ -207,7 +207,7 @@ def adjust(
     director: Annotated[str, typer.Option(help="Director who ruled")],
     reason: Annotated[str, typer.Option(help="Why")],
     requested_at: Annotated[str, typer.Option("--requested-at", help="When the ruling was requested")],
-    section: Annotated[str, typer.Option(help="Section")] = "",
+    section: Annotated[str | None, typer.Option(help="Section (needed only if the table is ambiguous)")] = None,
     at: AtOpt = None, store: StoreOption = None,
 ) -> None:
     """A director's artificial adjusted score (Law 12C2), subject to the Law 92B period."""
@@ -287,17 +287,23 @@ def audit(event: EventOpt, session: SessionOpt,
 @app.command()
 def diff(old: Annotated[str, typer.Option("--from", help="Log position or ISO time")],
          new: Annotated[str, typer.Option("--to", help="Log position or ISO time")],
+         out: Annotated[Path | None, typer.Option(help="Also write the full changes as CSV here")] = None,
          store: StoreOption = None) -> None:
     """Every board score, standing and rank that changed between two editions, and why."""
-    from pipelines.editions import EditionRef, diff_editions
+    from pipelines.editions import EditionRef, describe_changes, diff_editions
 
     try:
         changes = diff_editions(EventStore(store_path(store)), EditionRef.parse(old), EditionRef.parse(new))
     except ValueError as exc:
         raise typer.BadParameter(str(exc)) from exc
-    _print_frame(changes.board_changes, "board scores that changed")
-    _print_frame(changes.standing_changes, "standings that changed")
-    _print_frame(changes.events, "events between the editions")
+    for line in describe_changes(changes):
+        console.print(line)
+    if out is not None:
+        out.mkdir(parents=True, exist_ok=True)
+        changes.board_changes.write_csv(out / "board_changes.csv")
+        changes.standing_changes.write_csv(out / "standing_changes.csv")
+        changes.events.write_csv(out / "events_between.csv")
+        console.print(f"details: {out}")
 
 
 @app.command()

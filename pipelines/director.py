@@ -44,7 +44,7 @@ class TableRef:
     session_id: str
     board: int
     table_id: str
-    section: str = ""
+    section: str | None = None  # None: the one section where that board was played at that table
 
 
 def register_tournament(store: EventStore, event_id: str, name: str, *, at: datetime,
@@ -76,7 +76,7 @@ def request_correction(store: EventStore, table: TableRef, *, at: datetime, corr
                        requested_by: str, reason: str, contract: str | None = None,
                        declarer: str | None = None, tricks: int | None = None) -> int:
     """Record a request to correct a table's result, raised at `at` (Law 79C)."""
-    _require_table(store, table)
+    row = _require_table(store, table)
     if contract is None and declarer is None and tricks is None:
         raise DirectorError("a correction must change the contract, the declarer or the tricks")
     if contract is not None:
@@ -89,7 +89,7 @@ def request_correction(store: EventStore, table: TableRef, *, at: datetime, corr
         raise DirectorError(f"correction {correction_id!r} already exists; choose another id")
     event = ScoreCorrectionRequested(
         correction_id=correction_id, event_id=table.event_id, session_id=table.session_id,
-        section=table.section, board=table.board, table_id=table.table_id, contract=contract,
+        section=row["section"], board=table.board, table_id=table.table_id, contract=contract,
         declarer=_seat(declarer), tricks=tricks,
         requested_by=requested_by, reason=reason,
     )
@@ -115,7 +115,7 @@ def award_artificial(store: EventStore, table: TableRef, *, at: datetime, reques
     to_epoch_us(requested_at)  # refuses a time without a zone
     row = _require_table(store, table)
     event = ArtificialScoreAwarded(
-        event_id=table.event_id, session_id=table.session_id, section=table.section, board=table.board,
+        event_id=table.event_id, session_id=table.session_id, section=row["section"], board=table.board,
         table_id=table.table_id, ns_id=row["ns_id"], ew_id=row["ew_id"], ns_award=ns_award,
         ew_award=ew_award, reason=reason, director=director, requested_at=requested_at,
     )
@@ -174,15 +174,21 @@ def _require_session(store: EventStore, event_id: str, session_id: str) -> None:
 def _require_table(store: EventStore, table: TableRef) -> dict[str, Any]:
     _require_session(store, table.event_id, table.session_id)
     results = replay(store).original_results
-    row = results.filter(
+    rows = results.filter(
         (pl.col("event_id") == table.event_id) & (pl.col("session_id") == table.session_id)
-        & (pl.col("section") == table.section) & (pl.col("board") == table.board)
-        & (pl.col("table_id") == table.table_id)
+        & (pl.col("board") == table.board) & (pl.col("table_id") == table.table_id)
     )
-    if row.is_empty():
-        raise DirectorError(f"board {table.board} was not played at table {table.table_id!r} "
-                            f"(section {table.section!r}) in {table.event_id}/{table.session_id}")
-    return row.row(0, named=True)
+    if table.section is not None:
+        rows = rows.filter(pl.col("section") == table.section)
+    where = f"section {table.section!r} of " if table.section is not None else ""
+    if rows.is_empty():
+        raise DirectorError(f"board {table.board} was not played at table {table.table_id!r} in "
+                            f"{where}{table.event_id}/{table.session_id}")
+    if rows.height > 1:
+        sections = ", ".join(sorted(rows["section"].to_list()))
+        raise DirectorError(f"board {table.board} at table {table.table_id!r} was played in sections "
+                            f"{sections}; say which with --section")
+    return rows.row(0, named=True)
 
 
 def _find_correction(store: EventStore, correction_id: str) -> dict[str, Any] | None:

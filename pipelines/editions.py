@@ -81,3 +81,37 @@ def _events_between(store: EventStore, before: ScoredEdition, after: ScoredEditi
     ]
     return pl.DataFrame(rows, schema={"position": pl.Int64, "type": pl.String, "stream_id": pl.String,
                                       "occurred_at": pl.String})
+
+
+def describe_changes(changes: EditionDiff) -> list[str]:
+    """The changes as lines a scorer reads: the events first, then boards, then standings."""
+    lines = [f"{changes.events.height} event(s) between the editions:"]
+    lines += [f"  #{r['position']} {r['occurred_at']} {r['type']} ({r['stream_id']})"
+              for r in changes.events.iter_rows(named=True)]
+    scored = changes.board_changes.filter(
+        pl.any_horizontal([pl.col(f"{v}_old").ne_missing(pl.col(f"{v}_new")) for v in _BOARD_VALUES if v != "status"])
+    )
+    lines.append(f"{scored.height} table result(s) scored differently "
+                 f"({changes.board_changes.height - scored.height} changed status only):")
+    lines += [f"  {r['session_id']} board {r['board']} table {r['table_id']}: "
+              f"{_result(r, 'old')} -> {_result(r, 'new')}" for r in scored.iter_rows(named=True)]
+    moved = changes.standing_changes.filter(
+        pl.col("rank_old").ne_missing(pl.col("rank_new")) | pl.col("score_old").ne_missing(pl.col("score_new")))
+    lines.append(f"{moved.height} standing(s) changed:")
+    lines += [f"  {r['session_id']} {r['direction']} {r['contestant_id']}: rank {r['rank_old']} -> {r['rank_new']}, "
+              f"score {_number(r['score_old'])} -> {_number(r['score_new'])}" for r in moved.iter_rows(named=True)]
+    return lines
+
+
+def _result(row: dict[str, object], side: str) -> str:
+    contract = row[f"contract_{side}"] or "adjusted"
+    declarer = row[f"declarer_{side}"] or ""
+    tricks = row[f"tricks_{side}"]
+    shown = f"{contract} {declarer} {tricks if tricks is not None else ''}".strip()
+    values = [f"{name} {_number(row[f'{name}_{side}'])}" for name in ("score_ns", "mp_ns", "imp_ns")
+              if row[f"{name}_{side}"] is not None]
+    return f"{shown} ({', '.join(values)})"
+
+
+def _number(value: object) -> str:
+    return f"{value:.2f}".rstrip("0").rstrip(".") if isinstance(value, float) else str(value)

@@ -82,3 +82,57 @@ def test_check_prints_positioned_diagnostics_and_fails_on_errors() -> None:
     assert "malformed_traveller.csv:5:40: error: declarer must be N, E, S or W, got 'Q'" in bad.output
     good = runner.invoke(app, ["check", str(SAMPLE_DATA / "club_championship_traveller.csv")])
     assert good.exit_code == 0 and "337 results, 1 artificial scores, 0 error(s)" in good.output
+
+
+def test_director_commands_publish_correct_approve_adjust_penalise(store_file: Path, tmp_path: Path) -> None:
+    s = ["--event", "club-championship-2026", "--session", "1"]
+    ingest = ["ingest", "--at", "2026-11-21T19:00+01:00", str(SAMPLE_DATA / "club_championship_traveller.csv")]
+    assert runner.invoke(app, ingest).exit_code == 0
+    steps = [
+        ["publish", *s, "--at", "2026-11-21T21:00+01:00"],
+        ["correct", *s, "--board", "1", "--table", "4", "--tricks", "9", "--id", "c1", "--by", "NS 4",
+         "--reason", "nine tricks", "--at", "2026-11-21T21:10+01:00"],
+        ["correct", *s, "--board", "2", "--table", "3", "--contract", "2NT", "--declarer", "S", "--id", "c2",
+         "--by", "EW 5", "--reason", "2NT", "--at", "2026-11-21T21:40+01:00"],
+        ["adjust", *s, "--board", "5", "--table", "2", "--ns", "A+", "--ew", "A-", "--director", "TD",
+         "--reason", "late arrival", "--requested-at", "2026-11-21T21:20+01:00", "--at", "2026-11-21T21:25+01:00"],
+        ["penalty", *s, "--contestant", "7", "--amount", "3", "--unit", "MP", "--reason", "slow play",
+         "--law", "90B2", "--at", "2026-11-21T21:26+01:00"],
+    ]
+    for step in steps:
+        result = runner.invoke(app, step)
+        assert result.exit_code == 0 and "recorded at log position" in result.output, (step[0], result.output)
+    audit = runner.invoke(app, ["audit", *s, "--out", str(tmp_path / "audit")])
+    assert audit.exit_code == 0, audit.output
+    rows = (tmp_path / "audit" / "audit_club-championship-2026_1.csv").read_text().splitlines()
+    assert len(rows) == 4 and ",c2," in rows[3] and "rejected" in rows[3] and "applied" in rows[1]
+    late = runner.invoke(app, ["approve-late", "--id", "c2", "--organiser", "TO", "--director", "TD",
+                               "--statement", "slip shows 2NT", "--at", "2026-11-21T22:00+01:00"])
+    assert late.exit_code == 0
+    diff = runner.invoke(app, ["diff", "--from", "2026-11-21T21:05+01:00", "--to", "2026-11-21T23:00+01:00"])
+    assert diff.exit_code == 0 and "LateCorrectionApproved" in diff.output and "PenaltyAwarded" in diff.output
+    query = runner.invoke(app, ["score", "--out", str(tmp_path / "o")])
+    assert query.exit_code == 0
+    ns7 = [line for line in (tmp_path / "o" / "standings.csv").read_text().splitlines()
+           if ",NS,7," in line]
+    assert len(ns7) == 1
+
+
+@pytest.mark.parametrize("bad", [
+    ["publish", "--event", "nope", "--session", "1", "--at", "2026-11-21T21:00+01:00"],
+    ["correct", "--event", "club-championship-2026", "--session", "1", "--board", "99", "--table", "1",
+     "--tricks", "9", "--id", "x", "--by", "x", "--reason", "x", "--at", "2026-11-21T21:10+01:00"],
+    ["correct", "--event", "club-championship-2026", "--session", "1", "--board", "1", "--table", "1",
+     "--tricks", "9", "--id", "x", "--by", "x", "--reason", "x", "--at", "2026-11-21T21:10"],
+    ["approve-late", "--id", "ghost", "--organiser", "x", "--director", "x", "--statement", "x",
+     "--at", "2026-11-21T22:00+01:00"],
+    ["penalty", "--event", "club-championship-2026", "--session", "1", "--contestant", "99", "--amount", "1",
+     "--unit", "MP", "--reason", "x", "--at", "2026-11-21T22:00+01:00"],
+])
+def test_wrong_director_commands_append_nothing(store_file: Path, bad: list[str]) -> None:
+    runner.invoke(app, ["ingest", str(SAMPLE_DATA / "club_championship_traveller.csv")])
+    before = runner.invoke(app, ["verify"]).output
+    result = runner.invoke(app, bad)
+    assert result.exit_code != 0
+    assert ("refused" in result.output and "nothing was appended" in result.output) or "timezone" in result.output
+    assert runner.invoke(app, ["verify"]).output == before
