@@ -100,7 +100,9 @@ def test_close_correction_periods_marks_due_sessions_final(airflow_home: Path, t
     assert "STATE success" in result.stdout, result.stdout[-3000:] + result.stderr[-3000:]
     [closed] = store.read(types=["CorrectionPeriodClosed"])
     assert closed.occurred_at == datetime(2026, 11, 21, 20, 30, tzinfo=UTC)  # at the deadline
-    assert set((outdir / "standings.csv").read_text().split("\n")[1].split(",")[-1:]) == {"final"}
+    import polars as pl
+
+    assert set(pl.read_csv(outdir / "standings.csv")["status"]) == {"final"}
     rerun = _run(code, _airflow_env(airflow_home))
     assert "STATE success" in rerun.stdout
     assert len(store.read(types=["CorrectionPeriodClosed"])) == 1  # idempotent
