@@ -27,7 +27,9 @@ lint: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python -m benchmarks.bench_store
+	$(BIN)/python -m benchmarks.bench_pbn
 	$(BIN)/python -m benchmarks.bench_lin
+	$(BIN)/python -m benchmarks.bench_scoring
 
 clean:
 	rm -rf $(VENV) build .pytest_cache .mypy_cache

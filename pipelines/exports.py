@@ -47,11 +47,12 @@ def session_records(store: EventStore, event_id: str, session_id: str,
         by_type.setdefault(event.type, []).append(event)
     scheduled = by_type.get("SessionScheduled", [])
     title = scheduled[0].payload.get("title") if scheduled else None
+    results = _with_our_scores(_results(by_type.get("ResultRecorded", [])), edition, event_id, session_id)
     return ParsedFile(
         source=f"{event_id}-{session_id}", format="export", parser_version="bridgeledger",
         metadata=FileMetadata(event_name=title or event_id, event_id=event_id, session_id=session_id),
-        boards=tuple(_boards(by_type.get("BoardDealt", []))),
-        results=tuple(_results(by_type.get("ResultRecorded", []))),
+        boards=tuple(_in_sections(_boards(by_type.get("BoardDealt", [])), {r.section for r in results})),
+        results=tuple(results),
         artificial=tuple(_artificial(by_type.get("ArtificialScoreAwarded", []))),
         contestants=tuple(_contestants(by_type.get("ContestantRegistered", []), edition, event_id, session_id)),
     )
@@ -84,6 +85,34 @@ def _boards(events: list[StoredEvent]) -> list[BoardRecord]:
                     deal=Deal.from_pbn(p["deal"]) if p.get("deal") else None, at=_at(e))
         for e in _latest(events, ("section", "board")) for p in [e.payload]
     ]
+
+
+_SCORE_COLUMNS = ("score_ns", "mp_ns", "mp_ew", "pct_ns", "pct_ew", "imp_ns", "imp_ew")
+
+
+def _with_our_scores(results: list[ResultRecord], edition: ScoredEdition, event_id: str,
+                     session_id: str) -> list[ResultRecord]:
+    """Results carrying our scores (not the source file's) as the values the export publishes."""
+    scores = edition.board_scores.filter((pl.col("event_id") == event_id) & (pl.col("session_id") == session_id))
+    by_table = {(r["section"], r["board"], r["table_id"]): r for r in scores.iter_rows(named=True)}
+    placed = []
+    for result in results:  # one row per table of one session: a few hundred at most
+        row = by_table.get((result.section, result.board, result.table_id), {})
+        ours: dict[str, float | str] = {c: round(float(row[c]), 2) for c in _SCORE_COLUMNS if row.get(c) is not None}
+        placed.append(result.model_copy(update={"published": ours}))
+    return placed
+
+
+def _in_sections(boards: list[BoardRecord], sections: set[str]) -> list[BoardRecord]:
+    """A hand record for every section ('') is the board each section played."""
+    placed: dict[tuple[str, int], BoardRecord] = {}
+    for board in boards:
+        targets = sorted(sections) if board.section == "" and sections else [board.section]
+        for section in targets:
+            key = (section, board.board)
+            if board.section or key not in placed:
+                placed[key] = board.model_copy(update={"section": section})
+    return [placed[key] for key in sorted(placed)]
 
 
 def _results(events: list[StoredEvent]) -> list[ResultRecord]:
@@ -121,9 +150,9 @@ def _contestants(events: list[StoredEvent], edition: ScoredEdition, event_id: st
             or totals.get((p.get("section", ""), p["contestant_id"], p.get("direction")))
         published: dict[str, float | str] = {}
         if row is not None:
-            published = {"rank": float(row["rank"]), "total": row["score"]}
+            published = {"rank": float(row["rank"]), "total": round(row["score"], 2)}
             if row["percentage"] is not None:
-                published["percentage"] = row["percentage"]
+                published["percentage"] = round(row["percentage"], 2)
         records.append(ContestantRecord(
             contestant_id=p["contestant_id"], kind=p.get("kind", "pair"), section=p.get("section", ""),
             direction=p.get("direction"), name=p.get("name"),
