@@ -4,45 +4,21 @@ Generates a 10,000-board BBO "my hands" LIN with full auction and play, then tim
 run, our whole ingest into a fresh store and endplay's parse alone. Prints boards/s for both and
 the ratio. Target: ingest >= 20x endplay's parse. A script, not a test.
 
-    .venv/bin/python benchmarks/bench_lin.py [--boards 10000]
+    .venv/bin/python -m benchmarks.bench_lin [--boards 10000]
 """
 
 from __future__ import annotations
 
-import argparse
-import tempfile
-import time
-from datetime import UTC, datetime
-from pathlib import Path
-
 from endplay.parsers import lin as endplay_lin
 
 from benchmarks.boards import boards, to_lin
-from pipelines.ingest import ingest_file
-from pipelines.store import EventStore
+from benchmarks.ingest_vs_endplay import compare
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--boards", type=int, default=10_000)
-    args = parser.parse_args()
-    with tempfile.TemporaryDirectory() as tmp:
-        path = Path(tmp) / "bench.lin"
-        path.write_text("".join(to_lin(b) for b in boards(args.boards)), encoding="utf-8")
-        started = time.perf_counter()
-        report = ingest_file(EventStore(Path(tmp) / "bench.duckdb"), path,
-                             recorded_at=datetime(2026, 11, 21, tzinfo=UTC))
-        ours = time.perf_counter() - started
-        started = time.perf_counter()
-        with path.open(encoding="utf-8") as handle:
-            theirs_boards = endplay_lin.load(handle)
-        theirs = time.perf_counter() - started
-    n = args.boards
-    print(f"boards                          {n:>10,}  (file {path.name}, {report.events:,} events appended)")
-    print(f"bridgeledger ingest             {ours:>8.2f} s  {n / ours:>10,.0f} boards/s")
-    print(f"endplay lin.load (parse only)   {theirs:>8.2f} s  {len(theirs_boards) / theirs:>10,.0f} boards/s")
-    print(f"ratio (target >= 20)            {theirs / ours:>8.1f}x")
+def lin_text(count: int) -> str:
+    """`count` generated boards as one LIN file, one board per line."""
+    return "".join(to_lin(b) for b in boards(count))
 
 
 if __name__ == "__main__":
-    main()
+    compare("lin", lin_text, endplay_lin.load, 20, __doc__)

@@ -9,42 +9,16 @@ both and the ratio. Target: ingest >= 15x endplay's parse. A script, not a test.
 
 from __future__ import annotations
 
-import argparse
-import tempfile
-import time
-from datetime import UTC, datetime
-from pathlib import Path
-
 from endplay.parsers import pbn as endplay_pbn
 
 from benchmarks.boards import boards, to_pbn
-from pipelines.ingest import ingest_file
-from pipelines.store import EventStore
+from benchmarks.ingest_vs_endplay import compare
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--boards", type=int, default=10_000)
-    args = parser.parse_args()
-    with tempfile.TemporaryDirectory() as tmp:
-        path = Path(tmp) / "bench.pbn"
-        path.write_text("% PBN 2.1\n% EXPORT\n\n" + "".join(to_pbn(b) for b in boards(args.boards)),
-                        encoding="utf-8")
-        started = time.perf_counter()
-        report = ingest_file(EventStore(Path(tmp) / "bench.duckdb"), path,
-                             recorded_at=datetime(2026, 11, 21, tzinfo=UTC))
-        ours = time.perf_counter() - started
-        started = time.perf_counter()
-        with path.open(encoding="utf-8") as handle:
-            theirs_boards = endplay_pbn.load(handle)
-        theirs = time.perf_counter() - started
-    n = args.boards
-    print(f"boards                          {n:>10,}  ({report.events:,} events appended, "
-          f"{report.quarantined} quarantined)")
-    print(f"bridgeledger ingest             {ours:>8.2f} s  {n / ours:>10,.0f} boards/s")
-    print(f"endplay pbn.load (parse only)   {theirs:>8.2f} s  {len(theirs_boards) / theirs:>10,.0f} boards/s")
-    print(f"ratio (target >= 15)            {theirs / ours:>8.1f}x")
+def pbn_text(count: int) -> str:
+    """`count` generated boards as one PBN file."""
+    return "% PBN 2.1\n% EXPORT\n\n" + "".join(to_pbn(b) for b in boards(count))
 
 
 if __name__ == "__main__":
-    main()
+    compare("pbn", pbn_text, endplay_pbn.load, 15, __doc__)
