@@ -214,7 +214,7 @@ def _frame_sql(fields: Mapping[str, str]) -> str:
         for name, sql in fields.items()
     )
     return (
-        f"SELECT position, occurred_us, {columns} FROM ("  # noqa: S608
+        f"SELECT position, occurred_us, {columns} FROM ("
         f" SELECT position, epoch_us(occurred_at) AS occurred_us, json_transform(payload, '{{{struct}}}') AS p"
         " FROM events WHERE type = ? AND schema_version = ? AND position <= ? AND epoch_us(occurred_at) <= ?"
         ") ORDER BY position"
