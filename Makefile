@@ -18,11 +18,11 @@ venv: $(STAMP)
 demo: $(STAMP)
 	$(BIN)/bridgeledger demo --workdir build/demo
 
-test: $(STAMP)
+test: lint
 	$(BIN)/python -m pytest -q
 
 lint: $(STAMP)
-	$(BIN)/ruff check models parsers pipelines dags tests benchmarks
+	$(BIN)/ruff check models parsers pipelines dags tests benchmarks sample_data
 	$(BIN)/mypy
 
 bench: $(STAMP)
