@@ -116,7 +116,8 @@ def _correction_rows(decided: pl.DataFrame) -> pl.DataFrame:
 
 
 def _ruling_rows(decided: pl.DataFrame) -> pl.DataFrame:
-    asked = pl.concat_str([pl.lit("NS "), pl.col("ns_award"), pl.lit(" / EW "), pl.col("ew_award")])
+    asked = pl.when(pl.col("kind") == "weighted").then(pl.lit("weighted score (Law 12C1)")).otherwise(
+        pl.concat_str([pl.lit("NS "), pl.col("ns_award"), pl.lit(" / EW "), pl.col("ew_award")]))
     return decided.filter(pl.col("requested_us").is_not_null()).select(
         pl.lit("ruling").alias("kind"), pl.col("position").cast(pl.String).alias("id"), *_TABLE,
         _iso_expr("requested_us").alias("raised_at"),

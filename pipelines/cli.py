@@ -20,7 +20,7 @@ from rich.console import Console
 from rich.progress import Progress
 from rich.table import Table
 
-from models.events import ArtificialAward
+from models.events import ArtificialAward, WeightedComponent
 from pipelines.ingest import IngestOptions, IngestRejected, IngestReport, ingest_file
 from pipelines.store import EventStore, StoreError
 
@@ -217,6 +217,67 @@ def adjust(
     _director_call(lambda: award_artificial(
         EventStore(store_path(store)), ref, at=_now_or(at), requested_at=parse_time(requested_at),
         ns_award=_award(ns), ew_award=_award(ew), director=director, reason=reason))
+
+
+@app.command()
+def weighted(
+    event: EventOpt, session: SessionOpt,
+    board: Annotated[int, typer.Option(help="Board number")],
+    table: Annotated[str, typer.Option(help="Table")],
+    ns: Annotated[list[str], typer.Option("--ns", help="An outcome for NS: CONTRACT:DECLARER:TRICKS:WEIGHT, "
+                                                       "e.g. 4S:N:10:0.6 (repeat the option)")],
+    director: Annotated[str, typer.Option(help="Director who ruled")],
+    reason: Annotated[str, typer.Option(help="Why")],
+    requested_at: Annotated[str, typer.Option("--requested-at", help="When the ruling was requested")],
+    ew: Annotated[list[str] | None, typer.Option("--ew", help="Outcomes for EW when they differ "
+                                                              "(a split score, Law 12C1(e))")] = None,
+    section: Annotated[str | None, typer.Option(help="Section (needed only if the table is ambiguous)")] = None,
+    at: AtOpt = None, store: StoreOption = None,
+) -> None:
+    """A weighted assigned score (Law 12C1(c)), subject to the Law 92B period."""
+    from pipelines.director import TableRef, award_weighted
+
+    ref = TableRef(event, session, board, table, section)
+    _director_call(lambda: award_weighted(
+        EventStore(store_path(store)), ref, at=_now_or(at), requested_at=parse_time(requested_at),
+        ns_components=[_outcome(o) for o in ns], ew_components=[_outcome(o) for o in ew or []],
+        director=director, reason=reason))
+
+
+def _outcome(text: str) -> WeightedComponent:
+    from pydantic import ValidationError
+
+    parts = text.split(":")
+    if len(parts) != 4:
+        raise typer.BadParameter(f"{text!r}: an outcome is CONTRACT:DECLARER:TRICKS:WEIGHT, e.g. 4S:N:10:0.6")
+    contract, declarer, tricks, weight = parts
+    try:
+        return WeightedComponent(contract=contract.upper(), declarer=declarer.upper() or None,
+                                 tricks=int(tricks) if tricks else None, weight=float(weight))
+    except (ValueError, ValidationError) as exc:
+        raise typer.BadParameter(f"{text!r}: {exc}") from exc
+
+
+@app.command()
+def foul(
+    event: EventOpt, session: SessionOpt,
+    board: Annotated[int, typer.Option(help="Board number")],
+    group: Annotated[list[str], typer.Option("--group", help="LABEL=TABLE,TABLE,... for each version played")],
+    reason: Annotated[str, typer.Option(help="What happened")],
+    section: Annotated[str, typer.Option(help="Section")] = "",
+    at: AtOpt = None, store: StoreOption = None,
+) -> None:
+    """Law 87: a fouled board, scored within each group of tables that played the same version."""
+    from pipelines.director import record_fouled_board
+
+    groups: dict[str, list[str]] = {}
+    for item in group:
+        label, sep, tables = item.partition("=")
+        if not sep or not label.strip() or not tables.strip():
+            raise typer.BadParameter(f"{item!r}: a group is LABEL=TABLE,TABLE,...")
+        groups[label.strip()] = [t.strip() for t in tables.split(",") if t.strip()]
+    _director_call(lambda: record_fouled_board(EventStore(store_path(store)), event, session, board,
+                                               at=_now_or(at), groups=groups, reason=reason, section=section))
 
 
 def _award(text: str) -> ArtificialAward:

@@ -7,6 +7,7 @@ with a clear error and nothing is appended. Times must carry their timezone.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Literal
@@ -19,12 +20,15 @@ from models.contract import Contract
 from models.events import (
     ArtificialAward,
     ArtificialScoreAwarded,
+    BoardFouled,
     CorrectionPeriodClosed,
     LateCorrectionApproved,
     PenaltyAwarded,
     ScoreCorrectionRequested,
     ScoresPublished,
     TournamentRegistered,
+    WeightedComponent,
+    WeightedScoreAwarded,
     event_payload,
     session_stream,
 )
@@ -120,6 +124,44 @@ def award_artificial(store: EventStore, table: TableRef, *, at: datetime, reques
         ew_award=ew_award, reason=reason, director=director, requested_at=requested_at,
     )
     return _append(store, event, table.event_id, table.session_id, at)
+
+
+def award_weighted(store: EventStore, table: TableRef, *, at: datetime, requested_at: datetime,
+                   ns_components: Sequence[WeightedComponent], director: str, reason: str,
+                   ew_components: Sequence[WeightedComponent] = ()) -> int:
+    """Law 12C1(c): an assigned score weighted over legal outcomes; EW may differ (split, 12C1(e))."""
+    to_epoch_us(requested_at)
+    row = _require_table(store, table)
+    for side, components in (("NS", ns_components), ("EW", ew_components)):
+        if components and abs(sum(c.weight for c in components) - 1) > 1e-9:
+            raise DirectorError(f"the {side} weights sum to {sum(c.weight for c in components):g}; they must sum to 1")
+    if not ns_components:
+        raise DirectorError("a weighted score needs at least one outcome")
+    event = WeightedScoreAwarded(
+        event_id=table.event_id, session_id=table.session_id, section=row["section"], board=table.board,
+        table_id=table.table_id, ns_components=tuple(ns_components), ew_components=tuple(ew_components),
+        reason=reason, director=director, requested_at=requested_at,
+    )
+    return _append(store, event, table.event_id, table.session_id, at)
+
+
+def record_fouled_board(store: EventStore, event_id: str, session_id: str, board: int, *, at: datetime,
+                        groups: Mapping[str, Sequence[str]], reason: str, section: str = "") -> int:
+    """Law 87: the board was played in different forms; results are compared within each group."""
+    results = replay(store).original_results.filter(
+        (pl.col("event_id") == event_id) & (pl.col("session_id") == session_id) & (pl.col("board") == board)
+        & (pl.col("section") == section))
+    played = set(results["table_id"].to_list())
+    named = [table for tables in groups.values() for table in tables]
+    if not played:
+        raise DirectorError(f"board {board} (section {section!r}) was not played in {event_id}/{session_id}")
+    unknown, twice = sorted(set(named) - played), sorted({t for t in named if named.count(t) > 1})
+    if unknown or twice or len(groups) < 2:
+        raise DirectorError(f"groups must split the tables that played board {board} into at least two "
+                            f"versions, each table once (unknown: {unknown}, named twice: {twice})")
+    event = BoardFouled(event_id=event_id, session_id=session_id, section=section, board=board,
+                        groups={label: tuple(tables) for label, tables in groups.items()}, reason=reason)
+    return _append(store, event, event_id, session_id, at)
 
 
 def award_penalty(store: EventStore, event_id: str, session_id: str, contestant_id: str, *, at: datetime,

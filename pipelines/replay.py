@@ -45,6 +45,15 @@ _ARTIFICIAL_FIELDS: dict[str, str] = {
     "table_id": "VARCHAR", "ns_id": "VARCHAR", "ew_id": "VARCHAR", "ns_award": "VARCHAR",
     "ew_award": "VARCHAR", "requested_at": "TIME_US", "reason": "VARCHAR", "director": "VARCHAR",
 }
+_COMPONENTS = '[{"contract": "VARCHAR", "declarer": "VARCHAR", "tricks": "BIGINT", "weight": "DOUBLE"}]'
+_WEIGHTED_FIELDS: dict[str, str] = {
+    "event_id": "VARCHAR", "session_id": "VARCHAR", "section": "VARCHAR", "board": "BIGINT",
+    "table_id": "VARCHAR", "ns_components": _COMPONENTS, "ew_components": _COMPONENTS,
+    "requested_at": "TIME_US", "reason": "VARCHAR", "director": "VARCHAR",
+}
+_FOULED_FIELDS: dict[str, str] = {
+    "event_id": "VARCHAR", "session_id": "VARCHAR", "section": "VARCHAR", "board": "BIGINT", "groups": "JSON",
+}
 _PUBLISHED_FIELDS: dict[str, str] = {
     "event_id": "VARCHAR", "session_id": "VARCHAR", "correction_period_minutes": "DOUBLE",
 }
@@ -110,6 +119,8 @@ def replay(store: EventStore, *, up_to: int | None = None, as_of_us: int | None 
         read = _Reader(con, position, upcasters, clock)
         results = _latest_per_table(read.frame("ResultRecorded", _RESULT_FIELDS))
         artificial = _latest_per_table(read.frame("ArtificialScoreAwarded", _ARTIFICIAL_FIELDS))
+        weighted = _latest_per_table(read.frame("WeightedScoreAwarded", _WEIGHTED_FIELDS))
+        fouled = read.frame("BoardFouled", _FOULED_FIELDS)
         boards = read.frame("BoardDealt", _BOARD_FIELDS)
         sessions = read.frame("SessionScheduled", _SESSION_FIELDS)
         penalties = read.frame("PenaltyAwarded", _PENALTY_FIELDS)
@@ -120,13 +131,15 @@ def replay(store: EventStore, *, up_to: int | None = None, as_of_us: int | None 
     conditions = _conditions(tournaments)
     windows = session_windows(published, periods_frame(_periods(conditions)), clock)
     corrections = decide_corrections(requests, windows, approvals)
-    rulings = decide_rulings(artificial.rename({"requested_at": "requested_us"}), windows)
+    rulings = decide_rulings(_rulings(artificial, weighted), windows)
     standing_rulings = rulings.filter(pl.col("applied"))
     corrected = apply_corrections(_without_tables(results, standing_rulings), corrections)
-    table_results = pl.concat(
-        [_scored_results(corrected, boards), _artificial_rows(standing_rulings, boards)],
+    table_results = _with_fouled_groups(pl.concat(
+        [_scored_results(corrected, boards),
+         _artificial_rows(standing_rulings.filter(pl.col("kind") == "artificial"), boards),
+         _weighted_rows(standing_rulings.filter(pl.col("kind") == "weighted"), boards)],
         how="diagonal_relaxed",
-    )
+    ), fouled)
     return Projection(
         position=position,
         as_of_us=clock,
@@ -208,7 +221,7 @@ def _frame_sql(fields: Mapping[str, str]) -> str:
 
     Field names and types are ours (never user input); the filter values are parameters.
     """
-    struct = ", ".join(f'"{name}": "{_struct_type(sql)}"' for name, sql in fields.items())
+    struct = ", ".join(f'"{name}": {_struct_type(sql)}' for name, sql in fields.items())
     columns = ", ".join(
         f"epoch_us(CAST(p.{name} AS TIMESTAMPTZ)) AS {name}" if sql == "TIME_US" else f"p.{name} AS {name}"
         for name, sql in fields.items()
@@ -222,7 +235,9 @@ def _frame_sql(fields: Mapping[str, str]) -> str:
 
 
 def _struct_type(sql_type: str) -> str:
-    return "VARCHAR" if sql_type == "TIME_US" else sql_type
+    if sql_type.startswith("["):
+        return sql_type  # a nested structure, written as json_transform expects it
+    return '"VARCHAR"' if sql_type == "TIME_US" else f'"{sql_type}"'
 
 
 def _json_field(value: Any, sql_type: str) -> Any:
@@ -264,10 +279,12 @@ def _with_vulnerability(frame: pl.DataFrame, boards: pl.DataFrame) -> pl.DataFra
     )
 
 
-def _scored_results(results: pl.DataFrame, boards: pl.DataFrame) -> pl.DataFrame:
+def _scored_results(results: pl.DataFrame, boards: pl.DataFrame, *,
+                    vulnerability_known: bool = False) -> pl.DataFrame:
     """Table results with their Law 77 score from NS's point of view."""
     parts = pl.col("contract").str.extract_groups(r"^([1-7])(NT|C|D|H|S)(X{0,2})$")
-    frame = _with_vulnerability(results, boards).with_columns(
+    located = results if vulnerability_known else _with_vulnerability(results, boards)
+    frame = located.with_columns(
         level=parts.struct.field("1").cast(pl.Int64).fill_null(0),
         strain=parts.struct.field("2"),
         doubling=parts.struct.field("3").fill_null(""),
@@ -281,11 +298,57 @@ def _scored_results(results: pl.DataFrame, boards: pl.DataFrame) -> pl.DataFrame
         score_ns=pl.when(pl.col("declarer_ns") | (pl.col("level") == 0)).then(declarer_score)
         .otherwise(-declarer_score),
         kind=pl.lit("result"),
-    )
+    ).drop("level", "strain", "doubling", "declarer_ns")
 
 
 def _artificial_rows(artificial: pl.DataFrame, boards: pl.DataFrame) -> pl.DataFrame:
-    return _with_vulnerability(artificial, boards).with_columns(kind=pl.lit("artificial"))
+    return _with_vulnerability(artificial.drop("ns_components", "ew_components", strict=False), boards)
+
+
+def _rulings(artificial: pl.DataFrame, weighted: pl.DataFrame) -> pl.DataFrame:
+    """Artificial and weighted rulings together: both replace a table's result, both obey Law 92B."""
+    return pl.concat(
+        [artificial.with_columns(kind=pl.lit("artificial")), weighted.with_columns(kind=pl.lit("weighted"))],
+        how="diagonal_relaxed",
+    ).rename({"requested_at": "requested_us"})
+
+
+def _weighted_rows(weighted: pl.DataFrame, boards: pl.DataFrame) -> pl.DataFrame:
+    """Law 12C1(c)/(e): each outcome scored by Law 77 from NS's view, kept with its weight."""
+    if weighted.is_empty():
+        return weighted
+    frame = _with_vulnerability(weighted, boards).with_row_index("_w")
+    scored = [_component_scores(frame, side) for side in ("ns_components", "ew_components")]
+    return frame.drop("ns_components", "ew_components").join(scored[0], on="_w", how="left").join(
+        scored[1], on="_w", how="left").drop("_w")
+
+
+def _component_scores(frame: pl.DataFrame, side: str) -> pl.DataFrame:
+    outcomes = (
+        frame.select("_w", "vulnerable_ns", "vulnerable_ew", side).explode(side).drop_nulls(side)
+        .unnest(side)
+    )
+    scored = _scored_results(outcomes, pl.DataFrame(schema=dict.fromkeys(
+        ["position", "event_id", "session_id", "section", "board", "dealer", "vulnerability"], pl.String)),
+        vulnerability_known=True)
+    return scored.group_by("_w", maintain_order=True).agg(
+        pl.struct(score_ns="score_ns", weight="weight").alias(side))
+
+
+def _with_fouled_groups(results: pl.DataFrame, fouled: pl.DataFrame) -> pl.DataFrame:
+    """Law 87: which version of a fouled board each table played."""
+    keys = ["event_id", "session_id", "section", "board"]
+    if fouled.is_empty():
+        return results.with_columns(fouled_group=pl.lit(None, pl.String))
+    # BoardFouled events are a handful per event; their small JSON maps are read here, not per result.
+    rows = [
+        {**dict(zip(keys, key, strict=True)), "table_id": table, "fouled_group": label}
+        for *key, groups in fouled.sort("position").unique(keys, keep="last").select(*keys, "groups").rows()
+        for label, tables in orjson.loads(groups).items() for table in tables
+    ]
+    groups_frame = pl.DataFrame(rows, schema={**{k: results.schema[k] for k in keys}, "table_id": pl.String,
+                                              "fouled_group": pl.String})
+    return results.join(groups_frame, on=[*keys, "table_id"], how="left")
 
 
 def _conditions(tournaments: pl.DataFrame) -> dict[str, dict[str, Any]]:

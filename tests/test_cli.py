@@ -136,3 +136,27 @@ def test_wrong_director_commands_append_nothing(store_file: Path, bad: list[str]
     assert result.exit_code != 0
     assert ("refused" in result.output and "nothing was appended" in result.output) or "timezone" in result.output
     assert runner.invoke(app, ["verify"]).output == before
+
+
+def test_weighted_and_foul_commands(store_file: Path, tmp_path: Path) -> None:
+    assert runner.invoke(app, ["ingest", str(SAMPLE_DATA / "club_championship_traveller.csv")]).exit_code == 0
+    s = ["--event", "club-championship-2026", "--session", "1"]
+    weighted = runner.invoke(app, ["weighted", *s, "--board", "3", "--table", "2", "--ns", "4S:N:10:0.7",
+                                   "--ns", "4S:N:9:0.3", "--director", "TD", "--reason", "UI",
+                                   "--requested-at", "2026-11-21T21:00+01:00", "--at", "2026-11-21T21:05+01:00"])
+    assert weighted.exit_code == 0, weighted.output
+    bad = runner.invoke(app, ["weighted", *s, "--board", "3", "--table", "2", "--ns", "4S:N:10", "--director",
+                              "TD", "--reason", "x", "--requested-at", "2026-11-21T21:00+01:00"])
+    assert bad.exit_code == 2 and "CONTRACT:DECLARER:TRICKS:WEIGHT" in bad.output
+    foul = runner.invoke(app, ["foul", *s, "--board", "4", "--section", "A", "--group", "a=1,2,3,4,5,6",
+                               "--group", "b=7,8,9,10,11,12,13", "--reason", "cards swapped",
+                               "--at", "2026-11-21T21:06+01:00"])
+    assert foul.exit_code == 0, foul.output
+    runner.invoke(app, ["score", "--out", str(tmp_path / "o")])
+    import polars as pl
+
+    scores = pl.read_csv(tmp_path / "o" / "board_scores.csv")
+    assert scores.filter((pl.col("board") == 3) & (pl.col("table_id") == 2))["contract"].to_list() == [None]
+    board4 = scores.filter(pl.col("board") == 4)
+    assert board4["top"].unique().to_list() == [24.0]
+    assert board4.filter(pl.col("table_id") <= 6)["mp_ns"].sum() == pytest.approx(24 * 6 / 2, abs=0.01)
