@@ -175,15 +175,20 @@ def _lead_tables() -> dict[str | None, dict[str, dict[str, int]]]:
 _LEAD_TABLES = _lead_tables()
 
 
-def trick_winner(trick: Sequence[str], leader: Seat, trump: str | None) -> Seat:
-    """Who wins a complete trick of four card codes played clockwise from `leader`.
+def winning_card(trick: Sequence[str], trump: str | None) -> int:
+    """Index (in played order) of the card that wins a complete trick of four card codes.
 
     `trump` is the trump suit letter (S, H, D, C) or None at notrump: the highest trump wins,
     otherwise the highest card of the suit led.
     """
     table = _LEAD_TABLES[trump][trick[0]]
     strengths = [table[card] for card in trick[:4]]
-    return _SEATS[(_SEAT_INDEX[leader] + strengths.index(max(strengths))) & 3]
+    return strengths.index(max(strengths))
+
+
+def trick_winner(trick: Sequence[str], leader: Seat, trump: str | None) -> Seat:
+    """Who wins a complete trick of four card codes played clockwise from `leader`."""
+    return _SEATS[(_SEAT_INDEX[leader] + winning_card(trick, trump)) & 3]
 
 
 class PlayOutcome(NamedTuple):

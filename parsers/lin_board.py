@@ -3,7 +3,7 @@
 The block's tokens are looked at in bulk (`dict(zip(...))` for the single-valued keys, one list
 comprehension each for the `mb` and `pc` runs) rather than dispatching on every token; play is
 checked with bit masks (`parsers.auction.replay_masks`); records are assembled without re-validation
-(`parsers.lin_values.trusted`). Per-token pydantic work was what made a first version slow.
+(`parsers.construct.instance`). Per-token pydantic work was what made a first version slow.
 """
 
 from __future__ import annotations
@@ -16,8 +16,9 @@ from models.contract import Contract
 from models.diagnostics import Severity
 from models.events import Player
 from parsers.auction import CALL_SPELLINGS, normalise_call, replay_masks, summarise_auction
+from parsers.construct import instance
 from parsers.lin_lexer import Reporter, Tokens
-from parsers.lin_values import CARD_CODES, CARDS, ParsedDeal, parse_md, parse_rs, parse_vulnerability, trusted
+from parsers.lin_values import CARD_CODES, CARDS, ParsedDeal, parse_md, parse_rs, parse_vulnerability
 from parsers.records import BoardRecord, Position, PublishedValues, ResultRecord
 
 _ERROR, _WARNING, _INFO = Severity.ERROR, Severity.WARNING, Severity.INFO
@@ -109,8 +110,8 @@ class _Block:
         for message in parsed.warnings:
             self.report(_WARNING, "lin.md.irregular", message, key="md")
         number = self._board_number()
-        at = trusted(Position, {"record": self.ctx.index, "line": self._line()})
-        outcome.board = trusted(BoardRecord, {
+        at = instance(Position, {"record": self.ctx.index, "line": self._line()})
+        outcome.board = instance(BoardRecord, {
             "board": number, "section": "", "dealer": parsed.dealer, "vulnerability": self._vulnerability(),
             "deal": None if parsed.errors else parsed.deal(), "at": at})
         if outcome.result_expected and not parsed.errors:
@@ -324,7 +325,7 @@ class _Block:
         published = dict(self.ctx.published)
         if self.ctx.rs and self.ctx.rs.strip():
             published["rs"] = self.ctx.rs.strip()
-        return trusted(ResultRecord, {
+        return instance(ResultRecord, {
             "board": number, "section": "", "table_id": self.ctx.table_id, "round": None, "room": self.ctx.room,
             "ns_id": self.ctx.ns_id or _side_id(self.ctx.names, 2, 0, "NS"),
             "ew_id": self.ctx.ew_id or _side_id(self.ctx.names, 3, 1, "EW"),

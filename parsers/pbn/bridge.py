@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from models.cards import RANKS, Seat
+from parsers.auction import winning_card as trick_winner
 
 STRAIN_ORDER = ("C", "D", "H", "S", "NT")
 BIDS = tuple(f"{level}{strain}" for level in range(1, 8) for strain in STRAIN_ORDER)
@@ -56,7 +57,6 @@ _STRENGTH: dict[str | None, dict[str, dict[str, int]]] = {
     trump: {led: {card: (200 if card[0] == trump else 100 if card[0] == led else 0) + 13 - RANKS.index(card[1])
                   for card in set(CARDS.values())} for led in _SUITS} for trump in (*_SUITS, None)}
 """Strength of each card in a trick, by trump (None = notrump) and led suit: trumps beat the led suit."""
-_POWER = {card: (card[0], 13 - RANKS.index(card[1])) for card in set(CARDS.values())}
 
 
 class Problem(NamedTuple):
@@ -399,18 +399,6 @@ def _check_trick(order: list[int], column: dict[int, int], trick: list[str], ind
         hand.discard(card)
         led = led or card[0]
     return problems
-
-
-def trick_winner(cards: list[str], trump: str | None) -> int:
-    """Index (in played order) of the card winning a trick: highest trump, else highest of the led suit."""
-    led = cards[0][0]
-    best, best_key = 0, (1, _POWER[cards[0]][1]) if led != trump else (2, _POWER[cards[0]][1])
-    for i in range(1, len(cards)):
-        suit, power = _POWER[cards[i]]
-        key = (2, power) if suit == trump else (1, power) if suit == led else (0, power)
-        if key > best_key:
-            best, best_key = i, key
-    return best
 
 
 def seat_hands(hands: tuple[tuple[str, str, str, str] | None, ...]) -> dict[Seat, set[str]]:

@@ -14,7 +14,7 @@ from typing import NamedTuple
 
 from models.board import Vulnerability
 from models.cards import Deal, Seat
-from parsers.pbn.construct import instance
+from parsers.construct import instance
 from parsers.pbn.games import PbnGame
 from parsers.pbn.issues import ERROR, INFO, WARNING, Anchor, Issue, at_tag, at_value, lenient, note
 from parsers.pbn.results import (

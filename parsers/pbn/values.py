@@ -17,7 +17,7 @@ from pydantic import ValidationError
 from models.board import Vulnerability
 from models.cards import RANKS, Deal, Hand, Seat
 from models.contract import Contract, Doubling, Strain
-from parsers.pbn.construct import instance
+from parsers.construct import instance
 
 SEATS: dict[str, Seat] = {s.value: s for s in Seat} | {s.value.lower(): s for s in Seat}
 STRAINS: dict[str, Strain] = {"C": Strain.C, "D": Strain.D, "H": Strain.H, "S": Strain.S, "NT": Strain.NT,

@@ -1,8 +1,8 @@
 """Building frozen pydantic records from values this reader has already checked.
 
 `Deal`'s own validator re-derives every card as a pydantic object (tens of microseconds per deal),
-and a file can hold tens of thousands of games. The reader checks cards, contracts and tricks itself
-with plain strings and tuples, then builds the models with `instance`, which does what
+and a file can hold tens of thousands of games. Each reader checks cards, contracts and tricks
+itself with plain strings and tuples, then builds the models with `instance`, which does what
 `model_construct` does for a complete set of fields at a third of its cost. The test suite
 re-validates every record built this way from the corpus (`model_validate(model_dump())`).
 """
