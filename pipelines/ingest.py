@@ -147,12 +147,6 @@ def ingest_bytes(store: EventStore, data: bytes, *, source: str, recorded_at: da
                         event_id, session_id)
 
 
-def ingest_files(store: EventStore, paths: Iterable[str | Path], *, recorded_at: datetime,
-                 options: IngestOptions = IngestOptions()) -> list[IngestReport]:
-    """Ingest several files, each in its own transaction (one bad file does not stop the others)."""
-    return [ingest_file(store, p, recorded_at=recorded_at, options=options) for p in paths]
-
-
 def _unreadable(source: str, message: str) -> ParsedFile:
     diagnostic = Diagnostic(source=source, line=0, column=0, severity=Severity.ERROR,
                             code="ingest.format", message=message)

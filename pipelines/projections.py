@@ -131,5 +131,5 @@ def top_standings(edition: ScoredEdition, limit: int = 5) -> pl.DataFrame:
     )
 
 
-__all__ = ["BOARD_SCORES_SCHEMA", "STANDINGS_SCHEMA", "ScoredEdition", "export_csv", "score_projection",
+__all__ = ["ScoredEdition", "export_csv", "score_projection",
            "score_store", "top_standings", "write_views"]
