@@ -1,0 +1,187 @@
+"""A whole file as frames: the hand records and traveller lines of a `ParsedFile`, column by column.
+
+Every reader's output reaches the event log through this shape. A careful reader returns records
+(`ParsedFile`) and `columnar_from_parsed` turns them into frames; a vectorised fast path (PBN, LIN)
+builds the frames directly from the text. Both must agree to the byte: whenever a fast path returns
+a `ColumnarFile`, it equals `columnar_from_parsed` of the careful reader on the same bytes (the
+tests hold every fast path to that). A fast path returns None for anything it cannot vouch for, and
+the careful reader, with its positioned diagnostics, takes the file instead.
+
+Column meanings are those of `parsers.records`; the encodings are those of the event payloads:
+cards `SA`, contracts `4SX` / `PASS`, seats `N`, vulnerability `None`/`NS`/`EW`/`All`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import orjson
+import polars as pl
+
+from models.diagnostics import Diagnostic, Severity
+from models.events import Player
+from parsers.records import (
+    ArtificialRecord,
+    BoardRecord,
+    ContestantRecord,
+    FileMetadata,
+    ParsedFile,
+    ResultRecord,
+)
+
+PLAYERS = pl.List(pl.Struct({"name": pl.String(), "federation_id": pl.String()}))
+"""Players sitting one side, in the order the file names them."""
+
+BOARD_SCHEMA = pl.Schema({
+    "record": pl.Int64(),         # 0-based index of the record in the file
+    "line": pl.Int64(),           # 1-based line the record starts on
+    "section": pl.String(),       # '' when the board is the same in every section
+    "board": pl.Int64(),
+    "dealer": pl.String(),        # N/E/S/W as marked; null = not marked (Law 2 applies)
+    "vulnerability": pl.String(),  # None/NS/EW/All as marked; null = not marked (Law 2 applies)
+    "deal": pl.String(),          # `Deal.to_pbn()` (from North), null when the hands are unknown
+})
+"""One row per hand record."""
+
+RESULT_SCHEMA = pl.Schema({
+    "record": pl.Int64(),
+    "line": pl.Int64(),
+    "section": pl.String(),
+    "board": pl.Int64(),
+    "table_id": pl.String(),
+    "round": pl.Int64(),          # null = not given
+    "room": pl.String(),          # open/closed in team play, else null
+    "ns_id": pl.String(),
+    "ew_id": pl.String(),
+    "contract": pl.String(),      # str(Contract): 4SX, 3NT, PASS
+    "declarer": pl.String(),      # null when passed out
+    "tricks": pl.Int64(),         # null when passed out
+    "lead": pl.String(),          # null when not recorded
+    "auction": pl.List(pl.String()),
+    "play": pl.List(pl.String()),
+    "published": pl.String(),     # canonical JSON (sorted keys) of the published values; '{}' for none
+    "ns_players": PLAYERS,
+    "ew_players": PLAYERS,
+})
+"""One row per traveller line with a result."""
+
+
+@dataclass(frozen=True)
+class ColumnarFile:
+    """Everything a reader got from one file, with boards and results as frames.
+
+    Artificial scores and contestants stay records: a file has few of them, and they carry the
+    variety (awards, players) that frames gain nothing from.
+    """
+
+    source: str
+    format: str
+    parser_version: str
+    metadata: FileMetadata
+    boards: pl.DataFrame
+    results: pl.DataFrame
+    artificial: tuple[ArtificialRecord, ...] = ()
+    contestants: tuple[ContestantRecord, ...] = ()
+    diagnostics: tuple[Diagnostic, ...] = ()
+    quarantined: int = 0
+
+    @property
+    def errors(self) -> tuple[Diagnostic, ...]:
+        """Diagnostics of severity error."""
+        return tuple(d for d in self.diagnostics if d.severity is Severity.ERROR)
+
+    @property
+    def has_records(self) -> bool:
+        """Whether anything worth appending was read."""
+        return bool(self.boards.height or self.results.height or self.artificial)
+
+
+def encode_published(values: dict[str, float | str]) -> str:
+    """The canonical JSON of a row's published values (sorted keys, compact), as payloads store it."""
+    return orjson.dumps(values, option=orjson.OPT_SORT_KEYS).decode()
+
+
+def board_frame(boards: tuple[BoardRecord, ...] | list[BoardRecord]) -> pl.DataFrame:
+    """Hand records as a frame of `BOARD_SCHEMA`."""
+    return pl.DataFrame(
+        {
+            "record": [b.at.record for b in boards],
+            "line": [b.at.line for b in boards],
+            "section": [b.section for b in boards],
+            "board": [b.board for b in boards],
+            "dealer": [b.dealer.value if b.dealer else None for b in boards],
+            "vulnerability": [b.vulnerability.value if b.vulnerability else None for b in boards],
+            "deal": [b.deal.to_pbn() if b.deal else None for b in boards],
+        },
+        schema=BOARD_SCHEMA,
+    )
+
+
+def result_frame(results: tuple[ResultRecord, ...] | list[ResultRecord]) -> pl.DataFrame:
+    """Traveller lines as a frame of `RESULT_SCHEMA`."""
+    return pl.DataFrame(
+        {
+            "record": [r.at.record for r in results],
+            "line": [r.at.line for r in results],
+            "section": [r.section for r in results],
+            "board": [r.board for r in results],
+            "table_id": [r.table_id for r in results],
+            "round": [r.round for r in results],
+            "room": [_room(r.room) for r in results],
+            "ns_id": [r.ns_id for r in results],
+            "ew_id": [r.ew_id for r in results],
+            "contract": [str(r.contract) for r in results],
+            "declarer": [r.contract.declarer.value if r.contract.declarer else None for r in results],
+            "tricks": [None if r.contract.is_passed_out else r.tricks for r in results],
+            "lead": [str(r.lead) if r.lead else None for r in results],
+            "auction": [list(r.auction) for r in results],
+            "play": [[str(card) for card in r.play] for r in results],
+            "published": [encode_published(r.published) for r in results],
+            "ns_players": [_players(r.ns_players) for r in results],
+            "ew_players": [_players(r.ew_players) for r in results],
+        },
+        schema=RESULT_SCHEMA,
+    )
+
+
+def columnar_from_parsed(parsed: ParsedFile) -> ColumnarFile:
+    """The frames of a careful reader's records: the reference every fast path must equal."""
+    return ColumnarFile(
+        source=parsed.source,
+        format=parsed.format,
+        parser_version=parsed.parser_version,
+        metadata=parsed.metadata,
+        boards=board_frame(parsed.boards),
+        results=result_frame(parsed.results),
+        artificial=parsed.artificial,
+        contestants=parsed.contestants,
+        diagnostics=parsed.diagnostics,
+        quarantined=parsed.quarantined,
+    )
+
+
+def assert_same(fast: ColumnarFile, careful: ColumnarFile) -> None:
+    """Raise AssertionError naming the first difference between two readings of one file."""
+    for name in ("source", "format", "parser_version", "metadata", "artificial", "contestants",
+                 "diagnostics", "quarantined"):
+        if getattr(fast, name) != getattr(careful, name):
+            raise AssertionError(f"{name} differs: {getattr(fast, name)!r} != {getattr(careful, name)!r}")
+    for name, fast_frame, careful_frame in (("boards", fast.boards, careful.boards),
+                                            ("results", fast.results, careful.results)):
+        if fast_frame.schema != careful_frame.schema:
+            raise AssertionError(f"{name} schema differs: {fast_frame.schema} != {careful_frame.schema}")
+        if fast_frame.height != careful_frame.height:
+            raise AssertionError(f"{name}: {fast_frame.height} rows != {careful_frame.height}")
+        for column in fast_frame.columns:
+            pairs = zip(fast_frame[column].to_list(), careful_frame[column].to_list(), strict=True)
+            for index, (a, b) in enumerate(pairs):
+                if a != b:
+                    raise AssertionError(f"{name}.{column} row {index}: {a!r} != {b!r}")
+
+
+def _players(players: tuple[Player, ...]) -> list[dict[str, str | None]]:
+    return [{"name": p.name, "federation_id": p.federation_id} for p in players]
+
+
+def _room(room: str | None) -> str | None:
+    return room if room in ("open", "closed") else None
