@@ -13,10 +13,13 @@ cards `SA`, contracts `4SX` / `PASS`, seats `N`, vulnerability `None`/`NS`/`EW`/
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import accumulate
 
 import orjson
 import polars as pl
+import pyarrow as pa
 
 from models.diagnostics import Diagnostic, Severity
 from models.events import Player
@@ -119,7 +122,7 @@ def board_frame(boards: tuple[BoardRecord, ...] | list[BoardRecord]) -> pl.DataF
 
 def result_frame(results: tuple[ResultRecord, ...] | list[ResultRecord]) -> pl.DataFrame:
     """Traveller lines as a frame of `RESULT_SCHEMA`."""
-    return pl.DataFrame(
+    scalars = pl.DataFrame(
         {
             "record": [r.at.record for r in results],
             "line": [r.at.line for r in results],
@@ -134,14 +137,44 @@ def result_frame(results: tuple[ResultRecord, ...] | list[ResultRecord]) -> pl.D
             "declarer": [r.contract.declarer.value if r.contract.declarer else None for r in results],
             "tricks": [None if r.contract.is_passed_out else r.tricks for r in results],
             "lead": [str(r.lead) if r.lead else None for r in results],
-            "auction": [list(r.auction) for r in results],
-            "play": [[str(card) for card in r.play] for r in results],
-            "published": [encode_published(r.published) for r in results],
-            "ns_players": [_players(r.ns_players) for r in results],
-            "ew_players": [_players(r.ew_players) for r in results],
         },
-        schema=RESULT_SCHEMA,
+        schema={name: RESULT_SCHEMA[name] for name in RESULT_SCHEMA if name not in _NESTED},
     )
+    return scalars.with_columns(
+        auction=_strings([r.auction for r in results]),
+        play=_strings([[str(card) for card in r.play] for r in results]),
+        published=pl.Series([encode_published(r.published) for r in results], dtype=pl.String),
+        ns_players=_players([r.ns_players for r in results]),
+        ew_players=_players([r.ew_players for r in results]),
+    ).select(RESULT_SCHEMA.names())
+
+
+_NESTED = frozenset({"auction", "play", "published", "ns_players", "ew_players"})
+
+
+def _offsets(rows: Sequence[Sequence[object]]) -> pa.Array:
+    return pa.array(list(accumulate((len(row) for row in rows), initial=0)), type=pa.int64())
+
+
+def _strings(rows: Sequence[Sequence[str]]) -> pl.Series:
+    """A list-of-strings column, built from flat values and offsets (per-row Series are slow)."""
+    values = pa.array([value for row in rows for value in row], type=pa.large_string())
+    series = pl.from_arrow(pa.LargeListArray.from_arrays(_offsets(rows), values))
+    assert isinstance(series, pl.Series)
+    return series.cast(pl.List(pl.String()))
+
+
+def _players(rows: Sequence[tuple[Player, ...]]) -> pl.Series:
+    """A list-of-players column (see `_strings`)."""
+    flat = [player for row in rows for player in row]
+    values = pa.StructArray.from_arrays(
+        [pa.array([p.name for p in flat], type=pa.large_string()),
+         pa.array([p.federation_id for p in flat], type=pa.large_string())],
+        names=["name", "federation_id"],
+    )
+    series = pl.from_arrow(pa.LargeListArray.from_arrays(_offsets(rows), values))
+    assert isinstance(series, pl.Series)
+    return series.cast(PLAYERS)
 
 
 def columnar_from_parsed(parsed: ParsedFile) -> ColumnarFile:
@@ -177,10 +210,6 @@ def assert_same(fast: ColumnarFile, careful: ColumnarFile) -> None:
             for index, (a, b) in enumerate(pairs):
                 if a != b:
                     raise AssertionError(f"{name}.{column} row {index}: {a!r} != {b!r}")
-
-
-def _players(players: tuple[Player, ...]) -> list[dict[str, str | None]]:
-    return [{"name": p.name, "federation_id": p.federation_id} for p in players]
 
 
 def _room(room: str | None) -> str | None:

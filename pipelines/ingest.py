@@ -11,15 +11,18 @@ import hashlib
 import importlib
 import logging
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 from typing import Any, Literal
 
+import polars as pl
+
 from models.board import law2_dealer, law2_vulnerability
 from models.diagnostics import Diagnostic, Severity
 from models.events import (
+    CURRENT_VERSIONS,
     ContestantRegistered,
     Player,
     SessionScheduled,
@@ -28,8 +31,10 @@ from models.events import (
     event_payload,
     session_stream,
 )
-from parsers.records import ArtificialRecord, BoardRecord, ParsedFile, ResultRecord
-from pipelines.store import ConcurrencyError, EventStore, NewEvent
+from parsers.columnar import ColumnarFile, columnar_from_parsed
+from parsers.records import ArtificialRecord, FileMetadata, ParsedFile
+from pipelines.payloads import Raw, canonical_json, sorted_struct
+from pipelines.store import ConcurrencyError, EventStore, NewEvent, event_frame, from_epoch_us, to_epoch_us
 
 log = logging.getLogger(__name__)
 
@@ -39,7 +44,8 @@ READERS: dict[str, str] = {
     ".lin": "parsers.lin",
     ".xml": "parsers.usebio",
 }
-"""File extension -> reader module (each has `loads(data, source=...) -> ParsedFile`)."""
+"""File extension -> reader module. Each has `loads(data, source=..., strict=...) -> ParsedFile`;
+a reader with a vectorised fast path also has `loads_columnar(...) -> ColumnarFile | None`."""
 
 
 class IngestRejected(Exception):
@@ -109,6 +115,19 @@ def parse_bytes(data: bytes, source: str, *, strict: bool = False) -> ParsedFile
     return parsed
 
 
+def read_columnar(data: bytes, source: str, *, strict: bool = False) -> ColumnarFile:
+    """Read a file into frames: the reader's vectorised fast path when it vouches for the file,
+    else the careful reader's records (with their positioned diagnostics) turned into frames."""
+    module_name = READERS.get(Path(source).suffix.lower())
+    if module_name is not None:
+        fast = getattr(importlib.import_module(module_name), "loads_columnar", None)
+        if fast is not None:
+            read: ColumnarFile | None = fast(data, source=source, strict=strict)
+            if read is not None:
+                return read
+    return columnar_from_parsed(parse_bytes(data, source, strict=strict))
+
+
 def ingest_file(store: EventStore, path: str | Path, *, recorded_at: datetime,
                 options: IngestOptions = IngestOptions()) -> IngestReport:
     """Read, validate and append one file in one transaction; a second time is a no-op."""
@@ -124,26 +143,29 @@ def ingest_bytes(store: EventStore, data: bytes, *, source: str, recorded_at: da
     if store.stream_version(source_stream(sha)) > 0:
         log.info("%s already ingested (sha256 %s); nothing to do", source, sha[:12])
         return IngestReport(source, sha, True, 0)
-    parsed = parse_bytes(data, source, strict=options.strict)
-    if parsed.errors and (options.strict or not _has_records(parsed)):
-        raise IngestRejected(source, parsed.diagnostics)
-    event_id, session_id = _names(parsed, options, source)
-    occurred_at = options.occurred_at or recorded_at
-    facts = list(_facts(store, parsed, event_id, session_id, sha, occurred_at))
-    counts = _count(facts)
-    ingested = SourceFileIngested(sha256=sha, name=source, format=parsed.format,
-                                  parser_version=parsed.parser_version, counts=counts,
-                                  diagnostics=parsed.diagnostics, quarantined=parsed.quarantined)
-    facts.append(NewEvent(source_stream(sha), ingested.type, event_payload(ingested), occurred_at))
+    read = read_columnar(data, source, strict=options.strict)
+    if read.errors and (options.strict or not read.has_records):
+        raise IngestRejected(source, read.diagnostics)
+    event_id, session_id = _names(read.metadata, options, source)
+    occurred_us = to_epoch_us(options.occurred_at or recorded_at)
     try:
-        store.append(facts, recorded_at=recorded_at, source_sha256=sha,
-                     expected_versions={source_stream(sha): 0})
+        with store.session():  # one connection for the checks and the append
+            facts = fact_frame(store, read, FileContext(event_id, session_id, sha, occurred_us))
+            counts = _count(facts)
+            ingested = SourceFileIngested(sha256=sha, name=source, format=read.format,
+                                          parser_version=read.parser_version, counts=counts,
+                                          diagnostics=read.diagnostics, quarantined=read.quarantined)
+            facts = pl.concat([facts, event_frame([NewEvent(source_stream(sha), ingested.type,
+                                                            event_payload(ingested),
+                                                            from_epoch_us(occurred_us))])])
+            store.append_frame(facts, recorded_at=recorded_at, source_sha256=sha,
+                               expected_versions={source_stream(sha): 0})
     except ConcurrencyError:
         if store.stream_version(source_stream(sha)) > 0:
             return IngestReport(source, sha, True, 0)
         raise
-    log.info("%s: %d events appended (%d quarantined)", source, len(facts), parsed.quarantined)
-    return IngestReport(source, sha, False, len(facts), counts, parsed.diagnostics, parsed.quarantined,
+    log.info("%s: %d events appended (%d quarantined)", source, facts.height, read.quarantined)
+    return IngestReport(source, sha, False, facts.height, counts, read.diagnostics, read.quarantined,
                         event_id, session_id)
 
 
@@ -153,52 +175,64 @@ def _unreadable(source: str, message: str) -> ParsedFile:
     return ParsedFile(source=source, format="unknown", parser_version="-", diagnostics=(diagnostic,))
 
 
-def _has_records(parsed: ParsedFile) -> bool:
-    return bool(parsed.boards or parsed.results or parsed.artificial)
-
-
 def slug(text: str) -> str:
     """A stable id from a name: lower case, words joined by hyphens."""
     return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-") or "event"
 
 
-def _names(parsed: ParsedFile, options: IngestOptions, source: str) -> tuple[str, str]:
-    meta = parsed.metadata
+def _names(meta: FileMetadata, options: IngestOptions, source: str) -> tuple[str, str]:
     event_id = options.event_id or meta.event_id or (slug(meta.event_name) if meta.event_name else None)
     event_id = event_id or slug(Path(source).stem)
     session_id = options.session_id or meta.session_id or "1"
     return event_id, session_id
 
 
-def _facts(store: EventStore, parsed: ParsedFile, event_id: str, session_id: str, sha: str,
-           occurred_at: datetime) -> Iterable[NewEvent]:
-    stream = session_stream(event_id, session_id)
+@dataclass(frozen=True)
+class FileContext:
+    """What every event of one file shares."""
 
-    def new(event: Any, stream_id: str = stream) -> NewEvent:
-        return NewEvent(stream_id, event.type, event_payload(event), occurred_at)
+    event_id: str
+    session_id: str
+    sha256: str
+    occurred_us: int
 
-    meta = parsed.metadata
-    tournament = f"tournament:{event_id}"
+    @property
+    def stream(self) -> str:
+        """The session stream the file's facts go to."""
+        return session_stream(self.event_id, self.session_id)
+
+
+def fact_frame(store: EventStore, read: ColumnarFile, ctx: FileContext) -> pl.DataFrame:
+    """The events a file's records become, in log order, as the columns `append_frame` takes.
+
+    Tournament and session are registered once; then contestants, boards, results and artificial
+    scores. Boards and results are built column-wise (`boards_frame`, `results_frame`).
+    """
+    occurred = from_epoch_us(ctx.occurred_us)
+    meta = read.metadata
+    header: list[NewEvent] = []
+    tournament = f"tournament:{ctx.event_id}"
     if store.stream_version(tournament) == 0:
-        yield new(TournamentRegistered(event_id=event_id, name=meta.event_name or event_id,
-                                       start_date=meta.event_date, end_date=meta.event_date,
-                                       organiser=meta.site,
-                                       conditions=_stated_conditions(meta.scoring, meta.program)),
-                  tournament)
-    if not store.read(types=["SessionScheduled"], stream_id=stream):
-        yield new(SessionScheduled(event_id=event_id, session_id=session_id, session_date=meta.event_date,
-                                   scoring=scoring_method(meta.scoring, parsed),
-                                   field_layout=_layout(meta.field_layout),
-                                   title=meta.event_name))
-    layout = _layout(meta.field_layout)
-    yield from (new(e) for e in _contestants(parsed, event_id, session_id, layout))
-    for board in parsed.boards:
-        yield NewEvent(stream, "BoardDealt", board_payload(board, event_id, session_id), occurred_at)
-    for result in parsed.results:
-        yield NewEvent(stream, "ResultRecorded", result_payload(result, event_id, session_id, sha), occurred_at)
-    for award in parsed.artificial:
-        yield NewEvent(stream, "ArtificialScoreAwarded", artificial_payload(award, event_id, session_id, sha),
-                       occurred_at)
+        header.append(_new(TournamentRegistered(
+            event_id=ctx.event_id, name=meta.event_name or ctx.event_id, start_date=meta.event_date,
+            end_date=meta.event_date, organiser=meta.site,
+            conditions=_stated_conditions(meta.scoring, meta.program)), tournament, occurred))
+    if not store.read(types=["SessionScheduled"], stream_id=ctx.stream):
+        header.append(_new(SessionScheduled(
+            event_id=ctx.event_id, session_id=ctx.session_id, session_date=meta.event_date,
+            scoring=scoring_method(meta.scoring, read), field_layout=_layout(meta.field_layout),
+            title=meta.event_name), ctx.stream, occurred))
+    header += [_new(c, ctx.stream, occurred)
+               for c in _contestants(read, ctx.event_id, ctx.session_id, _layout(meta.field_layout))]
+    artificial = [NewEvent(ctx.stream, "ArtificialScoreAwarded", artificial_payload(a, ctx), occurred)
+                  for a in read.artificial]
+    frames = [event_frame(header), boards_frame(read.boards, ctx), results_frame(read.results, ctx),
+              event_frame(artificial)]
+    return pl.concat(frames)
+
+
+def _new(event: Any, stream: str, occurred: datetime) -> NewEvent:
+    return NewEvent(stream, event.type, event_payload(event), occurred)
 
 
 def _stated_conditions(tag: str | None, program: str | None) -> dict[str, Any]:
@@ -207,14 +241,14 @@ def _stated_conditions(tag: str | None, program: str | None) -> dict[str, Any]:
     return {key: value for key, value in stated.items() if value}
 
 
-def scoring_method(tag: str | None, parsed: ParsedFile) -> str:
+def scoring_method(tag: str | None, read: ColumnarFile) -> str:
     """The session's scoring method from what the file says of itself (MP when it says nothing)."""
     text = (tag or "").lower()
     if "butler" in text:
         return "BUTLER"
     if "cross" in text:
         return "CROSS_IMP"
-    teams = any(r.room for r in parsed.results) or any(c.kind == "team" for c in parsed.contestants)
+    teams = bool(read.results["room"].is_not_null().any()) or any(c.kind == "team" for c in read.contestants)
     if "imp" in text or text in ("i", "b"):
         return "IMP_TEAMS" if teams else "CROSS_IMP"
     if "total" in text:
@@ -234,80 +268,106 @@ def _direction(direction: str | None) -> Literal["NS", "EW"] | None:
     return "NS" if direction == "NS" else "EW" if direction == "EW" else None
 
 
-def _room(room: str | None) -> Literal["open", "closed"] | None:
-    return "open" if room == "open" else "closed" if room == "closed" else None
-
-
-def _contestants(parsed: ParsedFile, event_id: str, session_id: str,
-                 layout: str) -> Iterable[ContestantRegistered]:
-    """Registered contestants, plus any id that only the results name.
+def _contestants(read: ColumnarFile, event_id: str, session_id: str,
+                 layout: str) -> list[ContestantRegistered]:
+    """Registered contestants, plus any id that only the results name, in order of first appearance.
 
     In a two-field movement NS pair 1 and EW pair 1 are different pairs, so the direction is part
-    of a contestant's identity there; in a one-field movement a pair sits both ways.
+    of a contestant's identity there; in a one-field movement (or a team match) a contestant sits
+    both ways, and an id known without a direction covers both.
     """
-    known: set[tuple[str, str, str | None]] = set()
-    for c in parsed.contestants:
-        known.add((c.section, c.contestant_id, c.direction if layout == "two_field" else None))
-        yield ContestantRegistered(
-            event_id=event_id, session_id=session_id, contestant_id=c.contestant_id,
-            kind=_kind(c.kind), section=c.section, direction=_direction(c.direction),
-            name=c.name, players=c.players,
-        )
-    rows: list[ResultRecord | ArtificialRecord] = [*parsed.results, *parsed.artificial]
-    for row in rows:
-        team = isinstance(row, ResultRecord) and row.room is not None
-        for cid, direction, players in _seats(row):
-            fixed = direction if layout == "two_field" and not team else None
-            if (row.section, cid, fixed) in known or (row.section, cid, None) in known:
-                continue
-            known.add((row.section, cid, fixed))
-            yield ContestantRegistered(event_id=event_id, session_id=session_id, contestant_id=cid,
-                                       kind="team" if team else "pair", section=row.section,
-                                       direction=_direction(fixed), players=players)
+    registered = [
+        ContestantRegistered(event_id=event_id, session_id=session_id, contestant_id=c.contestant_id,
+                             kind=_kind(c.kind), section=c.section, direction=_direction(c.direction),
+                             name=c.name, players=c.players)
+        for c in read.contestants
+    ]
+    known = {(c.section, c.contestant_id, c.direction if layout == "two_field" else None) for c in read.contestants}
+    for section, cid, fixed, team, players in _seated(read, layout):
+        if (section, cid, fixed) in known or (section, cid, None) in known:
+            continue
+        known.add((section, cid, fixed))
+        registered.append(ContestantRegistered(
+            event_id=event_id, session_id=session_id, contestant_id=cid, kind="team" if team else "pair",
+            section=section, direction=_direction(fixed),
+            players=tuple(Player(name=p["name"], federation_id=p["federation_id"]) for p in players)))
+    return registered
 
 
-def _seats(row: ResultRecord | ArtificialRecord) -> list[tuple[str, str, tuple[Player, ...]]]:
-    ns_players = row.ns_players if isinstance(row, ResultRecord) else ()
-    ew_players = row.ew_players if isinstance(row, ResultRecord) else ()
-    return [(row.ns_id, "NS", ns_players), (row.ew_id, "EW", ew_players)]
+def _seated(read: ColumnarFile, layout: str) -> list[tuple[str, str, str | None, bool, list[dict[str, Any]]]]:
+    """Each (section, id, direction when it is part of the identity, team?, players) the rows name,
+    first appearance only: NS before EW, results before artificial scores."""
+    results = read.results
+    team = pl.col("room").is_not_null()
+    fixed = pl.when(pl.lit(layout == "two_field") & ~team)
+    sides = [
+        results.select(order=pl.int_range(pl.len()) * 2 + side, section="section", cid=f"{prefix}_id",
+                       fixed=fixed.then(pl.lit(direction)).otherwise(None), team=team,
+                       players=f"{prefix}_players")
+        for side, (prefix, direction) in enumerate((("ns", "NS"), ("ew", "EW")))
+    ]
+    seated = (
+        pl.concat(sides).sort("order")
+        .unique(subset=["section", "cid", "fixed"], keep="first", maintain_order=True)
+        .drop("order")
+    )
+    rows: list[tuple[str, str, str | None, bool, list[dict[str, Any]]]] = list(seated.iter_rows())
+    for award in read.artificial:
+        fixed_side = layout == "two_field"
+        rows += [(award.section, award.ns_id, "NS" if fixed_side else None, False, []),
+                 (award.section, award.ew_id, "EW" if fixed_side else None, False, [])]
+    return rows
 
 
-def result_payload(r: ResultRecord, event_id: str, session_id: str, sha: str) -> dict[str, Any]:
-    """The `ResultRecorded` payload of a record, built directly: the record is already validated,
-    and this is the hot path of a large file (tests validate these payloads against the catalogue)."""
-    c = r.contract
+_LAW2_DEALER = {number: law2_dealer(number).value for number in range(1, 5)}
+_LAW2_VULNERABILITY = {number: law2_vulnerability(number).value for number in range(1, 17)}
+
+
+def boards_frame(boards: pl.DataFrame, ctx: FileContext) -> pl.DataFrame:
+    """`BoardDealt` events of a file's hand records; dealer and vulnerability by Law 2 when unmarked."""
+    board = pl.col("board")
+    payload = canonical_json({
+        "event_id": pl.lit(ctx.event_id), "session_id": pl.lit(ctx.session_id), "section": pl.col("section"),
+        "board": board,
+        "dealer": pl.col("dealer").fill_null(((board - 1) % 4 + 1).replace_strict(_LAW2_DEALER)),
+        "vulnerability": pl.col("vulnerability").fill_null(
+            ((board - 1) % 16 + 1).replace_strict(_LAW2_VULNERABILITY)),
+        "deal": pl.col("deal"),
+    })
+    return _events(boards, "BoardDealt", payload, ctx)
+
+
+def results_frame(results: pl.DataFrame, ctx: FileContext) -> pl.DataFrame:
+    """`ResultRecorded` events of a file's traveller lines (tests hold them to the catalogue)."""
+    payload = canonical_json({
+        "event_id": pl.lit(ctx.event_id), "session_id": pl.lit(ctx.session_id),
+        **{name: pl.col(name) for name in ("section", "board", "table_id", "round", "room", "ns_id", "ew_id",
+                                           "contract", "declarer", "tricks", "lead", "auction", "play")},
+        "published": Raw(pl.col("published")),
+        "source": sorted_struct({"sha256": pl.lit(ctx.sha256), "record": pl.col("record"),
+                                 "line": pl.col("line")}),
+    })
+    return _events(results, "ResultRecorded", payload, ctx)
+
+
+def _events(records: pl.DataFrame, event_type: str, payload: pl.Expr, ctx: FileContext) -> pl.DataFrame:
+    return records.select(
+        stream_id=pl.lit(ctx.stream), type=pl.lit(event_type),
+        schema_version=pl.lit(CURRENT_VERSIONS[event_type], dtype=pl.Int32),
+        payload=payload, occurred_us=pl.lit(ctx.occurred_us, dtype=pl.Int64),
+    )
+
+
+def artificial_payload(a: ArtificialRecord, ctx: FileContext) -> dict[str, Any]:
+    """The `ArtificialScoreAwarded` payload of a record."""
     return {
-        "event_id": event_id, "session_id": session_id, "section": r.section, "board": r.board,
-        "table_id": r.table_id, "round": r.round, "room": _room(r.room), "ns_id": r.ns_id, "ew_id": r.ew_id,
-        "contract": str(c), "declarer": c.declarer.value if c.declarer else None,
-        "tricks": None if c.is_passed_out else r.tricks, "lead": str(r.lead) if r.lead else None,
-        "auction": list(r.auction), "play": [str(card) for card in r.play], "published": dict(r.published),
-        "source": {"sha256": sha, "record": r.at.record, "line": r.at.line},
-    }
-
-
-def artificial_payload(a: ArtificialRecord, event_id: str, session_id: str, sha: str) -> dict[str, Any]:
-    """The `ArtificialScoreAwarded` payload of a record (see `result_payload`)."""
-    return {
-        "event_id": event_id, "session_id": session_id, "section": a.section, "board": a.board,
+        "event_id": ctx.event_id, "session_id": ctx.session_id, "section": a.section, "board": a.board,
         "table_id": a.table_id, "ns_id": a.ns_id, "ew_id": a.ew_id, "ns_award": a.ns_award,
         "ew_award": a.ew_award, "reason": None, "director": None, "requested_at": None,
-        "published": dict(a.published), "source": {"sha256": sha, "record": a.at.record, "line": a.at.line},
+        "published": dict(a.published), "source": {"sha256": ctx.sha256, "record": a.at.record, "line": a.at.line},
     }
 
 
-def board_payload(b: BoardRecord, event_id: str, session_id: str) -> dict[str, Any]:
-    """The `BoardDealt` payload of a hand record; dealer and vulnerability by Law 2 when unmarked."""
-    return {
-        "event_id": event_id, "session_id": session_id, "section": b.section, "board": b.board,
-        "dealer": (b.dealer or law2_dealer(b.board)).value,
-        "vulnerability": (b.vulnerability or law2_vulnerability(b.board)).value,
-        "deal": b.deal.to_pbn() if b.deal else None,
-    }
-
-
-def _count(events: Sequence[NewEvent]) -> dict[str, int]:
-    counts: dict[str, int] = {}
-    for event in events:
-        counts[event.type] = counts.get(event.type, 0) + 1
-    return dict(sorted(counts.items()))
+def _count(facts: pl.DataFrame) -> dict[str, int]:
+    counts = facts.group_by("type").len()
+    return dict(sorted(zip(counts["type"].to_list(), counts["len"].to_list(), strict=True)))

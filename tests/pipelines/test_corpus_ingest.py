@@ -9,7 +9,7 @@ import pytest
 
 from pipelines.ingest import IngestRejected, ingest_file, parse_bytes
 from pipelines.replay import replay
-from pipelines.store import EventStore
+from pipelines.store import EventStore, encode_payload
 from tests.conftest import CORPUS, RECORDED_AT
 
 FILES = sorted(p for p in CORPUS.rglob("*") if p.suffix.lower() in (".pbn", ".lin", ".xml"))
@@ -73,7 +73,11 @@ def test_every_payload_written_validates_against_the_catalogue(tmp_path: Path, p
 
     store = EventStore(tmp_path / "v.duckdb")
     ingest_file(store, path, recorded_at=RECORDED_AT)
+    with store.reader() as con:
+        stored = dict(con.execute("SELECT position, payload::VARCHAR FROM events").fetchall())
     for event in store.read():
         model = EVENT_ADAPTER.validate_python({"type": event.type, "schema_version": event.schema_version,
                                                **event.payload})
         assert event_payload(model) == event.payload, (event.type, event.position)
+        # Column-wise payloads are hashed as stored: they must be the canonical bytes, not just equal JSON.
+        assert encode_payload(event_payload(model)) == stored[event.position], (event.type, event.position)

@@ -14,12 +14,14 @@ from typing import Any
 import duckdb
 import pytest
 
+import pipelines.store as store_module
 from pipelines.store import (
     ConcurrencyError,
     EventStore,
     NewEvent,
     StoreBusy,
     UpcasterRegistry,
+    event_frame,
 )
 from tests.conftest import RECORDED_AT
 
@@ -142,3 +144,51 @@ def test_upcasters_bring_old_payloads_to_the_current_version(store: EventStore) 
     assert (event.schema_version, event.payload["amount"], "points" in event.payload) == (1, 3.0, False)
     with duckdb.connect(str(store.path), read_only=True) as con:
         assert con.execute("SELECT schema_version FROM events").fetchall() == [(0,)]  # stored row unchanged
+
+
+def test_a_columnar_batch_is_stored_exactly_as_the_same_events_one_by_one(store: EventStore, tmp_path: Path) -> None:
+    """`append_frame` (bulk writers) and `append` (NewEvents) write identical rows, hashes included."""
+    events = _events(4) + _events(2, "session:e/2")
+    store.append(events, recorded_at=RECORDED_AT, source_sha256="ab" * 32)
+    other = EventStore(tmp_path / "frame.duckdb")
+    other.append_frame(event_frame(events).drop("schema_version"), recorded_at=RECORDED_AT,
+                       source_sha256="ab" * 32)
+    query = ("SELECT position, stream_id, stream_version, type, schema_version, payload::VARCHAR,"
+             " epoch_us(occurred_at), epoch_us(recorded_at), source_sha256, prev_hash, hash FROM events"
+             " ORDER BY position")
+    with store.reader() as left, other.reader() as right:
+        assert left.execute(query).fetchall() == right.execute(query).fetchall()
+    assert other.read()[0].schema_version == 1
+
+
+def test_a_columnar_batch_needs_its_columns(store: EventStore) -> None:
+    with pytest.raises(ValueError, match="occurred_us"):
+        store.append_frame(event_frame(_events(1)).drop("occurred_us"), recorded_at=RECORDED_AT)
+    assert store.head() == 0
+
+
+def test_a_large_append_chained_in_chunks_verifies_and_fails_whole(store: EventStore,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """Chunks are hashed while the previous one is inserted; the chain and the transaction span them."""
+    monkeypatch.setattr(store_module, "_CHUNK_ROWS", 3)
+    store.append(_events(10), recorded_at=RECORDED_AT)
+    assert [e.stream_version for e in store.read()] == list(range(1, 11))
+    assert store.verify().ok
+    store.append(_events(1, "source:x"), recorded_at=RECORDED_AT)
+    # A racing writer took source:x version 1 after we read the versions: the UNIQUE key refuses
+    # the third chunk, and the first two roll back with it.
+    monkeypatch.setattr(store_module, "_current_versions", lambda con, streams: {})
+    with pytest.raises(ConcurrencyError):
+        store.append(_events(6, "session:e/2") + _events(1, "source:x"), recorded_at=RECORDED_AT)
+    assert store.head() == 11
+    assert store.read(stream_id="session:e/2") == []
+    assert store.verify().ok
+
+
+def test_a_session_shares_one_connection_for_reads_and_appends(store: EventStore) -> None:
+    with store.session():
+        store.append(_events(2), recorded_at=RECORDED_AT)
+        assert store.stream_version("session:e/1") == 2
+        store.append(_events(1), recorded_at=RECORDED_AT)
+        assert [e.stream_version for e in store.read()] == [1, 2, 3]
+    assert store.head() == 3
