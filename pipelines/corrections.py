@@ -21,6 +21,8 @@ from collections.abc import Mapping
 
 import polars as pl
 
+from pipelines.keyed import join_small
+
 MINUTE_US = 60_000_000
 DEFAULT_PERIOD_MINUTES = 30.0
 _SESSION = ["event_id", "session_id"]
@@ -118,7 +120,9 @@ def apply_corrections(results: pl.DataFrame, decided: pl.DataFrame) -> pl.DataFr
         .select(*_TABLE, new_contract=pl.col("contract"), new_declarer=pl.col("declarer"),
                 new_tricks=pl.col("tricks"), correction_id=pl.col("correction_id"))
     )
-    merged = results.join(latest, on=_TABLE, how="left")
+    if latest.is_empty():  # the usual case: nothing to rewrite, so no column is copied
+        return results.with_columns(correction_id=pl.lit(None, dtype=pl.String))
+    merged = join_small(results, latest, _TABLE)
     corrected = pl.col("correction_id").is_not_null()
     passed = pl.col("new_contract") == "PASS"
     return merged.with_columns(

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
+from functools import cached_property
 from typing import Any
 
 import duckdb
@@ -26,6 +27,7 @@ from pipelines.corrections import (
     periods_frame,
     session_windows,
 )
+from pipelines.keyed import join_small, keep_last_per_key, matching_rows
 from pipelines.scoring.contract import declarer_score_expr
 from pipelines.scoring.frames import (
     PENALTIES_SCHEMA,
@@ -79,6 +81,9 @@ _PENALTY_FIELDS: dict[str, str] = {
 }
 _TOURNAMENT_FIELDS: dict[str, str] = {"event_id": "VARCHAR", "conditions": "JSON"}
 
+_TABLE_KEYS = ["event_id", "session_id", "section", "board", "table_id"]
+"""What identifies one table's play of one board."""
+
 # Law 2 vulnerability by (board - 1) % 16, written out so replay can join instead of computing per row.
 _LAW2_VUL = pl.DataFrame({
     "cycle": list(range(16)),
@@ -94,6 +99,8 @@ class Projection:
     position: int
     as_of_us: int
     results: pl.DataFrame
+    """Every table's standing result (corrections and rulings applied), in log order: results as
+    recorded, then artificial, then weighted scores. Scoring puts its output in published order."""
     sessions: pl.DataFrame
     penalties: pl.DataFrame
     conditions: Mapping[str, Mapping[str, Any]]
@@ -103,8 +110,18 @@ class Projection:
     """Every correction request with its window and decision."""
     rulings: pl.DataFrame
     """Every director's ruling with its Law 92B window and decision."""
-    original_results: pl.DataFrame
-    """Table results before any correction (for before/after reports)."""
+    recorded_results: pl.DataFrame
+    """Table results as recorded, before corrections and rulings, unscored."""
+    boards: pl.DataFrame
+    """`BoardDealt` facts (dealer and vulnerability as marked)."""
+
+    @cached_property
+    def original_results(self) -> pl.DataFrame:
+        """Table results before any correction (for before/after reports), scored by Law 77.
+
+        Computed on first use: a replay that only scores never pays for it.
+        """
+        return conform(_scored_results(self.recorded_results, self.boards), RESULTS_SCHEMA)
 
 
 def replay(store: EventStore, *, up_to: int | None = None, as_of_us: int | None = None,
@@ -134,17 +151,16 @@ def replay(store: EventStore, *, up_to: int | None = None, as_of_us: int | None 
     rulings = decide_rulings(_rulings(artificial, weighted), windows)
     standing_rulings = rulings.filter(pl.col("applied"))
     corrected = apply_corrections(_without_tables(results, standing_rulings), corrections)
-    table_results = _with_fouled_groups(pl.concat(
-        [_scored_results(corrected, boards),
-         _artificial_rows(standing_rulings.filter(pl.col("kind") == "artificial"), boards),
-         _weighted_rows(standing_rulings.filter(pl.col("kind") == "weighted"), boards)],
-        how="diagonal_relaxed",
-    ), fouled)
+    pieces = [_scored_results(corrected, boards),
+              _artificial_rows(standing_rulings.filter(pl.col("kind") == "artificial"), boards),
+              _weighted_rows(standing_rulings.filter(pl.col("kind") == "weighted"), boards)]
+    # Each piece is brought to the one schema before they are stacked: stacking differently shaped
+    # frames would leave misaligned chunks, and the next operation would copy millions of rows.
+    table_results = pl.concat([conform(_with_fouled_groups(piece, fouled), RESULTS_SCHEMA) for piece in pieces])
     return Projection(
         position=position,
         as_of_us=clock,
-        results=conform(table_results, RESULTS_SCHEMA).sort(
-            ["event_id", "session_id", "section", "board", "table_id"]),
+        results=table_results,
         sessions=conform(sessions.unique(["event_id", "session_id"], keep="first", maintain_order=True),
                          SESSIONS_SCHEMA).sort(["event_id", "session_id"]),
         penalties=conform(penalties, PENALTIES_SCHEMA),
@@ -152,7 +168,8 @@ def replay(store: EventStore, *, up_to: int | None = None, as_of_us: int | None 
         windows=windows,
         corrections=corrections,
         rulings=rulings,
-        original_results=conform(_scored_results(results, boards), RESULTS_SCHEMA),
+        recorded_results=results,
+        boards=boards,
     )
 
 
@@ -172,8 +189,8 @@ def _periods(conditions: Mapping[str, Mapping[str, Any]]) -> dict[str, tuple[flo
 
 def _without_tables(results: pl.DataFrame, superseding: pl.DataFrame) -> pl.DataFrame:
     """A director's ruling for a table replaces whatever result the table recorded."""
-    keys = ["event_id", "session_id", "section", "board", "table_id"]
-    return results.join(superseding.select(keys), on=keys, how="anti")
+    replaced = matching_rows(results, superseding, _TABLE_KEYS)
+    return results.filter(~replaced) if replaced.any() else results  # filtering would copy every column
 
 
 class _Reader:
@@ -192,6 +209,10 @@ class _Reader:
             _frame_sql(fields),
             params=[event_type, current, self.position, self.as_of_us],
         ).pl()
+        # DuckDB scans in insertion order, which is log order; sorting millions of wide rows in SQL
+        # would cost far more than this check (and the sort it guards, should the order ever differ).
+        if not frame["position"].is_sorted():
+            frame = frame.sort("position")
         legacy = self._legacy(event_type, current, fields, frame.schema)
         if legacy is None:
             return frame
@@ -230,7 +251,7 @@ def _frame_sql(fields: Mapping[str, str]) -> str:
         f"SELECT position, occurred_us, {columns} FROM ("
         f" SELECT position, epoch_us(occurred_at) AS occurred_us, json_transform(payload, '{{{struct}}}') AS p"
         " FROM events WHERE type = ? AND schema_version = ? AND position <= ? AND epoch_us(occurred_at) <= ?"
-        ") ORDER BY position"
+        ")"
     )
 
 
@@ -252,8 +273,7 @@ def _json_field(value: Any, sql_type: str) -> Any:
 
 def _latest_per_table(frame: pl.DataFrame) -> pl.DataFrame:
     """A table's result sent twice (a re-sent traveller): the later event stands."""
-    return frame.unique(["event_id", "session_id", "section", "board", "table_id"], keep="last",
-                        maintain_order=True)
+    return keep_last_per_key(frame, _TABLE_KEYS)
 
 
 def _with_vulnerability(frame: pl.DataFrame, boards: pl.DataFrame) -> pl.DataFrame:
@@ -265,40 +285,63 @@ def _with_vulnerability(frame: pl.DataFrame, boards: pl.DataFrame) -> pl.DataFra
     )
     for_all_sections = marked.filter(pl.col("section") == "").drop("section").rename(
         {"marked_vul": "marked_vul_all"})
-    return (
-        frame.with_columns(cycle=(pl.col("board") - 1) % 16)
-        .join(_LAW2_VUL, on="cycle", how="left")
-        .join(marked, on=["event_id", "session_id", "section", "board"], how="left")
-        .join(for_all_sections, on=["event_id", "session_id", "board"], how="left")
-        .with_columns(vul=pl.coalesce("marked_vul", "marked_vul_all", "law2_vul"))
-        .with_columns(
-            vulnerable_ns=pl.col("vul").is_in(["NS", "All"]),
-            vulnerable_ew=pl.col("vul").is_in(["EW", "All"]),
-        )
-        .drop("cycle", "law2_vul", "marked_vul", "marked_vul_all", "vul")
-    )
+    located = join_small(join_small(frame, marked, ["event_id", "session_id", "section", "board"]),
+                         for_all_sections, ["event_id", "session_id", "board"])
+    law2 = pl.lit(_LAW2_VUL["law2_vul"]).gather((pl.col("board") - 1) % 16)
+    vulnerability = pl.coalesce("marked_vul", "marked_vul_all", law2)
+    return located.with_columns(
+        vulnerable_ns=vulnerability.is_in(["NS", "All"]),
+        vulnerable_ew=vulnerability.is_in(["EW", "All"]),
+    ).drop("marked_vul", "marked_vul_all")
 
 
 def _scored_results(results: pl.DataFrame, boards: pl.DataFrame, *,
                     vulnerability_known: bool = False) -> pl.DataFrame:
     """Table results with their Law 77 score from NS's point of view."""
-    parts = pl.col("contract").str.extract_groups(r"^([1-7])(NT|C|D|H|S)(X{0,2})$")
     located = results if vulnerability_known else _with_vulnerability(results, boards)
-    frame = located.with_columns(
-        level=parts.struct.field("1").cast(pl.Int64).fill_null(0),
-        strain=parts.struct.field("2"),
-        doubling=parts.struct.field("3").fill_null(""),
-        declarer_ns=pl.col("declarer").is_in(["N", "S"]),
+    contracts = located.get_column("contract").unique().sort()
+    declarer_ns = pl.col("declarer").is_in(["N", "S"])
+    declarer_vulnerable = pl.when(declarer_ns).then(pl.col("vulnerable_ns")).otherwise(pl.col("vulnerable_ew"))
+    # A session has a few dozen distinct contracts: score each (contract, tricks, vulnerability)
+    # once, then look every row up by position in that table instead of parsing its contract.
+    slot = (
+        pl.col("contract").replace_strict(contracts, pl.int_range(contracts.len(), eager=True), default=None)
+        * _SCORE_SLOTS
+        + pl.col("tricks").fill_null(0).clip(0, 13) * 2
+        + declarer_vulnerable.fill_null(False).cast(pl.Int64)
     )
-    declarer_vul = pl.when(pl.col("declarer_ns")).then(pl.col("vulnerable_ns")).otherwise(
-        pl.col("vulnerable_ew"))
-    declarer_score = declarer_score_expr(pl.col("level"), pl.col("strain"), pl.col("doubling"),
-                                         pl.col("tricks").fill_null(0), declarer_vul)
-    return frame.with_columns(
-        score_ns=pl.when(pl.col("declarer_ns") | (pl.col("level") == 0)).then(declarer_score)
-        .otherwise(-declarer_score),
+    table = _score_table(contracts)
+    declarer_score = pl.lit(table["score"]).gather(slot)
+    passed = pl.lit(table["passed"]).gather(slot)
+    return located.with_columns(
+        score_ns=pl.when(declarer_ns | passed).then(declarer_score).otherwise(-declarer_score),
         kind=pl.lit("result"),
-    ).drop("level", "strain", "doubling", "declarer_ns")
+    )
+
+
+_SCORE_SLOTS = 28
+"""Slots per contract in a score table: tricks 0-13 x not vulnerable / vulnerable."""
+
+
+def _score_table(contracts: pl.Series) -> pl.DataFrame:
+    """Law 77 declarer score of every (contract, tricks, vulnerable), in slot order.
+
+    A contract that is not a bid (PASS, or unreadable) scores 0 and counts as passed out.
+    """
+    parts = pl.col("contract").str.extract_groups(r"^([1-7])(NT|C|D|H|S)(X{0,2})$")
+    grid = (
+        pl.DataFrame({"contract": contracts}).with_row_index("code")
+        .join(pl.DataFrame({"tricks": range(14)}, schema={"tricks": pl.Int64}), how="cross")
+        .join(pl.DataFrame({"vulnerable": [False, True]}), how="cross")
+        .with_columns(level=parts.struct.field("1").cast(pl.Int64).fill_null(0), strain=parts.struct.field("2"),
+                      doubling=parts.struct.field("3").fill_null(""))
+        .sort("code", "tricks", "vulnerable")
+    )
+    return grid.select(
+        score=declarer_score_expr(pl.col("level"), pl.col("strain"), pl.col("doubling"), pl.col("tricks"),
+                                  pl.col("vulnerable")),
+        passed=pl.col("level") == 0,
+    )
 
 
 def _artificial_rows(artificial: pl.DataFrame, boards: pl.DataFrame) -> pl.DataFrame:
@@ -348,7 +391,8 @@ def _with_fouled_groups(results: pl.DataFrame, fouled: pl.DataFrame) -> pl.DataF
     ]
     groups_frame = pl.DataFrame(rows, schema={**{k: results.schema[k] for k in keys}, "table_id": pl.String,
                                               "fouled_group": pl.String})
-    return results.join(groups_frame, on=[*keys, "table_id"], how="left")
+    latest = groups_frame.unique([*keys, "table_id"], keep="last", maintain_order=True)
+    return join_small(results, latest, [*keys, "table_id"])
 
 
 def _conditions(tournaments: pl.DataFrame) -> dict[str, dict[str, Any]]:
@@ -364,4 +408,11 @@ def _empty_projection(position: int) -> Projection:
     nothing = pl.DataFrame()
     return Projection(position, 0, pl.DataFrame(schema=RESULTS_SCHEMA), pl.DataFrame(schema=SESSIONS_SCHEMA),
                       pl.DataFrame(schema=PENALTIES_SCHEMA), {}, nothing, nothing, nothing,
-                      pl.DataFrame(schema=RESULTS_SCHEMA))
+                      _empty_frame(_RESULT_FIELDS), _empty_frame(_BOARD_FIELDS))
+
+
+def _empty_frame(fields: Mapping[str, str]) -> pl.DataFrame:
+    """What `_Reader.frame` returns when the log holds no such event (scalar fields only)."""
+    types = {"VARCHAR": pl.String, "BIGINT": pl.Int64, "DOUBLE": pl.Float64, "TIME_US": pl.Int64}
+    return pl.DataFrame(schema={"position": pl.Int64, "occurred_us": pl.Int64,
+                                **{name: types[sql] for name, sql in fields.items()}})

@@ -216,7 +216,9 @@ class EventStore:
         delay = 0.05
         while True:
             try:
-                return duckdb.connect(str(self.path), read_only=read_only)
+                con = duckdb.connect(str(self.path), read_only=read_only)
+                con.execute("SET enable_progress_bar = false")  # it would interleave with our output
+                return con
             except duckdb.IOException as exc:
                 if "lock" not in str(exc).lower():
                     raise StoreError(f"cannot open {self.path}: {exc}") from exc

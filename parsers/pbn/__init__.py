@@ -22,6 +22,7 @@ from pathlib import Path
 
 from models.diagnostics import Diagnostic, Severity
 from parsers.pbn.encoding import decode
+from parsers.pbn.fast import loads_columnar as loads_columnar
 from parsers.pbn.games import Annotation, CallSection, PbnGame, read_games
 from parsers.pbn.inheritance import Inheritance, resolve
 from parsers.pbn.issues import Issue

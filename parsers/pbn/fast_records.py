@@ -1,0 +1,200 @@
+"""Fast path: tag values checked and turned into the board and result frames, for all games at once.
+
+Each rule here is one of the careful reader's (`records.Builder`, `results`), written as an
+expression over the games; where the careful reader would say anything at all (a note on spelling,
+a carried-over Event, a board appearing again with another deal, a duplicate table) the fast path
+raises `Declined` instead of reproducing the diagnostic.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import polars as pl
+
+from models.cards import Seat
+from models.contract import Doubling, Strain
+from parsers.columnar import BOARD_SCHEMA, RESULT_SCHEMA, encode_published
+from parsers.pbn.fast_auction import read_auctions
+from parsers.pbn.fast_deals import Deals, IntArray
+from parsers.pbn.fast_lines import Declined, Games
+from parsers.pbn.fast_play import read_plays
+from parsers.pbn.issues import Issue
+from parsers.pbn.records import CONTEXT_TAGS
+from parsers.pbn.results import Tags, published_scores
+from parsers.pbn.values import contract_model
+from parsers.records import ContestantRecord, Position
+
+SCORE_TAGS = ("Score", "ScoreIMP", "ScoreMP", "ScorePercentage")
+_CONTRACT = r"^(?:Pass|[1-7](?:C|D|H|S|NT)(?:X|XX)?)$"
+_RESULT = r"^(?:0?[0-9]|1[0-3])$"
+_NUMBER = r"^[0-9]{1,9}$"  # short enough for Int64, ASCII digits only (str.isdigit takes more)
+_SEATS = ["N", "E", "S", "W"]
+
+
+def unknown(column: str) -> pl.Expr:
+    """The careful reader's `is_unknown`: no tag, '' or '?' (values never have spaces around them here)."""
+    return pl.col(column).is_null() | pl.col(column).is_in(["", "?"])
+
+
+def text(column: str) -> pl.Expr:
+    """The careful reader's `Tags.text`: the value, '' when absent or '?'."""
+    return pl.when(pl.col(column).is_null() | (pl.col(column) == "?")).then(pl.lit("")).otherwise(pl.col(column))
+
+
+def check_values(tags: pl.DataFrame) -> None:
+    """Every tag value the fast path uses is written the standard way; no game leans on another."""
+    rules = {
+        "a Board that is not a positive number": ~pl.col("Board").str.contains(_NUMBER).fill_null(False)
+        | (pl.col("Board").cast(pl.Int64, strict=False) == 0),
+        "a Dealer that is not N, E, S or W": ~(unknown("Dealer") | pl.col("Dealer").is_in(_SEATS)),
+        "a Vulnerable that is not None, NS, EW or All": ~(
+            unknown("Vulnerable") | pl.col("Vulnerable").is_in(["None", "NS", "EW", "All"])),
+        "a Contract not written the standard way": ~(unknown("Contract") | pl.col("Contract").str.contains(_CONTRACT)),
+        "a Round that is not a number": ~(unknown("Round") | pl.col("Round").str.contains(_NUMBER)),
+        "an Auction without a Contract tag (the careful reader takes the contract from it)":
+            pl.col("Contract").is_null() & pl.col("Auction").is_not_null(),
+        "a game without a contract but with a declarer, result, auction or play": unknown("Contract") & ~(
+            unknown("Declarer") & unknown("Result") & pl.col("Auction").is_null() & pl.col("Play").is_null()),
+        "a passed-out game with a declarer, result or play": (pl.col("Contract") == "Pass") & ~(
+            unknown("Declarer") & unknown("Result") & pl.col("Play").is_null()),
+        "a contract without a declarer": ~unknown("Contract") & (pl.col("Contract") != "Pass")
+        & ~pl.col("Declarer").is_in(_SEATS).fill_null(False),
+        "a Result not written as a number of tricks": ~(unknown("Result") | pl.col("Result").str.contains(_RESULT)),
+        "a contract without a Result or a play": ~unknown("Contract") & (pl.col("Contract") != "Pass")
+        & unknown("Result") & pl.col("Play").is_null(),
+    }
+    for context in CONTEXT_TAGS:
+        given = ~pl.col(context).is_null() & (pl.col(context) != "?")
+        rules[f"a game without the {context} an earlier game gave"] = ~given & given.cum_max().shift(1).fill_null(False)
+    broken = tags.select(**{why: rule.any() for why, rule in rules.items()}).row(0, named=True)
+    for why, found in broken.items():
+        if found:
+            raise Declined(why)
+
+
+def board_groups(frame: pl.DataFrame) -> IntArray:
+    """A number for each game's (board, section), the key the careful reader keeps boards and tables by."""
+    section: IntArray = frame.select(text("Section").rank("dense")).to_series().to_numpy().astype(np.int64)
+    board: IntArray = frame["Board"].cast(pl.Int64).to_numpy().astype(np.int64)
+    return board * (int(section.max(initial=0)) + 1) + section
+
+
+def boards(tags: pl.DataFrame, deals: Deals) -> pl.DataFrame:
+    """The hand records: one per board and section, from the first game that has it; a later game
+    may leave out the deal, dealer or vulnerability but not give different ones."""
+    games = tags.join(deals.frame, on="record", how="left", maintain_order="left").select(
+        "record", "line", section=text("Section"), board=pl.col("Board").cast(pl.Int64),
+        dealer=pl.when(pl.col("Dealer").is_in(_SEATS)).then(pl.col("Dealer")),
+        vulnerability=pl.when(~unknown("Vulnerable")).then(pl.col("Vulnerable")), deal=pl.col("deal"))
+    _, first, group = np.unique(board_groups(tags), return_index=True, return_inverse=True)
+    firsts = games.select("dealer", "vulnerability", "deal")[first[group]]
+    differs = pl.any_horizontal(
+        games[name].is_not_null() & (games[name] != firsts[name]).fill_null(True) for name in firsts.columns)
+    if games.select(differs.any()).item():
+        raise Declined("a board that appears again with another deal, dealer or vulnerability")
+    return games[np.sort(first)].select(BOARD_SCHEMA.names()).cast(BOARD_SCHEMA)
+
+
+def results(games: Games, deals: Deals) -> pl.DataFrame:
+    """The traveller lines: one per game with a contract, its auction and play checked (a frame of
+    `RESULT_SCHEMA` and `team`, whether the sides are teams)."""
+    played = games.tags.filter(~unknown("Contract"))
+    auctions = read_auctions(played.filter(pl.col("Auction").is_not_null()), games.auction)
+    plays = read_plays(played.filter(pl.col("Play").is_not_null()).with_columns(
+        tricks=pl.col("Result").cast(pl.Int64, strict=False)), games.play, deals)
+    rows = _attach(_attach(played, auctions), plays.rename({"tricks": "tricks_played"}))
+    passed = pl.col("Contract") == "Pass"
+    rows = rows.with_columns(
+        section=text("Section"), board=pl.col("Board").cast(pl.Int64),
+        round=pl.when(text("Round") != "").then(pl.col("Round").cast(pl.Int64, strict=False)),
+        room=pl.col("Room").str.to_lowercase().replace_strict(["open", "closed"], ["open", "closed"], default=None),
+        contract=pl.when(passed).then(pl.lit("PASS")).otherwise(pl.col("Contract")),
+        declarer=pl.when(~passed).then(pl.col("Declarer")),
+        tricks=pl.when(~passed).then(pl.coalesce("tricks_played", pl.col("Result").cast(pl.Int64, strict=False))),
+        auction=pl.col("auction").fill_null([]), play=pl.col("play").fill_null([]))
+    rows = _sides(_table_ids(rows))
+    rows = _published(rows).with_columns(ns_players=_players("North", "South"), ew_players=_players("East", "West"))
+    return rows.select(RESULT_SCHEMA.names()).cast(RESULT_SCHEMA).with_columns(rows["team"])
+
+
+def _attach(rows: pl.DataFrame, extra: pl.DataFrame) -> pl.DataFrame:
+    """`rows` with the columns of `extra` (by `record`; null where it has no row)."""
+    if extra.height == rows.height and extra["record"].equals(rows["record"]):
+        return rows.hstack(extra.drop("record"))  # the usual case: every game has one
+    return rows.join(extra, on="record", how="left", maintain_order="left")
+
+
+def _table_ids(rows: pl.DataFrame) -> pl.DataFrame:
+    """Table (and room) as written, else the count of the board's tables so far; no two alike."""
+    table = text("Table")
+    wanted = (pl.when((table != "") & pl.col("room").is_not_null()).then(table + "-" + pl.col("room"))
+              .when(table != "").then(table).otherwise(pl.col("room")))
+    group = board_groups(rows)
+    order = np.argsort(group, kind="stable")
+    starts = np.flatnonzero(np.diff(group[order], prepend=-1))
+    count = np.empty_like(group)
+    count[order] = np.arange(group.size) - np.repeat(starts, np.diff(np.append(starts, group.size))) + 1
+    rows = rows.with_columns(table_id=pl.coalesce(wanted, pl.Series(count).cast(pl.String)))
+    table_rank = rows["table_id"].rank("dense").to_numpy().astype(np.int64)
+    if np.unique(group * (rows.height + 1) + table_rank).size != rows.height:
+        raise Declined("two results for one table of a board")
+    return rows
+
+
+def _sides(rows: pl.DataFrame) -> pl.DataFrame:
+    """NS and EW ids as `results.sides` finds them: PairNS/PairEW, teams by room, or pair names."""
+    pairs = (pl.col("PairNS").is_not_null() | pl.col("PairEW").is_not_null()) & (
+        (text("PairNS") != "") | (text("PairEW") != ""))
+    home, visit = text("HomeTeam"), text("VisitTeam")
+    teams = ~pairs & ((home != "") | (visit != ""))
+    closed = pl.col("room") == "closed"
+    north, south, east, west = text("North"), text("South"), text("East"), text("West")
+    named = ~pairs & ~teams & (north != "") & (north == south) & (east != "") & (east == west) & (north != east)
+    ns_id = (pl.when(pairs).then(text("PairNS")).when(teams & closed).then(visit).when(teams).then(home)
+             .when(named).then(north).otherwise(pl.lit("")))
+    ew_id = (pl.when(pairs).then(text("PairEW")).when(teams & closed).then(home).when(teams).then(visit)
+             .when(named).then(east).otherwise(pl.lit("")))
+    return rows.with_columns(ns_id=ns_id, ew_id=ew_id, team=teams)
+
+
+def _players(first: str, second: str) -> pl.Expr:
+    """Players of two seat tags: names separated by ';', '' and '?' naming nobody."""
+    def seat(column: str) -> pl.Expr:
+        names = pl.col(column).fill_null("").str.split(";").list.eval(pl.element().str.strip_chars())
+        return names.list.eval(pl.element().filter((pl.element() != "") & (pl.element() != "?")))
+    return pl.concat_list(seat(first), seat(second)).list.eval(
+        pl.struct(name=pl.element(), federation_id=pl.lit(None, pl.String)))
+
+
+def _published(rows: pl.DataFrame) -> pl.DataFrame:
+    """Rows with `published`: the score tags as canonical JSON, by the careful reader's own
+    `published_scores`, run once per distinct set of score tags (they repeat a lot)."""
+    if rows.select(pl.all_horizontal(pl.col(SCORE_TAGS).is_null()).all()).item():
+        return rows.with_columns(published=pl.lit("{}"))  # the usual case: no score tag anywhere
+    rows = rows.with_columns(side=pl.when(pl.col("declarer").is_in(["E", "W"])).then(pl.lit("E")).otherwise(
+        pl.lit("N")))
+    keys = rows.select(*SCORE_TAGS, "side").unique(maintain_order=True)
+    found: list[str] = []
+    for key in keys.iter_rows():
+        issues: list[Issue] = []
+        pairs = tuple((name, value, "") for name, value in zip(SCORE_TAGS, key, strict=False) if value is not None)
+        # Only the declarer's side matters to published_scores (an unsided Score is declarer's).
+        values = published_scores(Tags(pairs), contract_model(1, Strain.NT, Doubling.NONE, Seat(key[-1])), issues)
+        if issues:
+            raise Declined("a score tag the careful reader cannot read")
+        found.append(encode_published(values))
+    keys = keys.with_columns(published=pl.Series(found, dtype=pl.String))
+    return rows.join(keys, on=[*SCORE_TAGS, "side"], how="left", nulls_equal=True, maintain_order="left")
+
+
+def contestants(rows: pl.DataFrame, tags: pl.DataFrame) -> tuple[ContestantRecord, ...]:
+    """Contestants named by the results, in order of first appearance (no TotalScoreTable here)."""
+    competition = tags.filter(pl.col("Competition").is_not_null() & (pl.col("Competition") != "?"))["Competition"]
+    last = competition[-1].strip().lower() if competition.len() else ""
+    kind = {"teams": "team", "individuals": "individual"}.get(last, "pair")
+    sides = pl.concat([rows.select("record", "line", "section", "team", id=pl.col(name), order=2 * pl.int_range(
+        pl.len()) + offset) for offset, name in enumerate(("ns_id", "ew_id"))]).sort("order")
+    first = sides.filter(pl.col("id") != "").unique(["section", "id"], keep="first", maintain_order=True)
+    return tuple(ContestantRecord(contestant_id=row["id"], kind="team" if row["team"] else kind,
+                                  section=row["section"], at=Position(record=row["record"], line=row["line"]))
+                 for row in first.iter_rows(named=True))
