@@ -8,10 +8,10 @@ Nothing here reads the wall clock: the output is a pure function of (events up t
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from datetime import datetime
-from functools import cached_property
+from functools import cached_property, partial
 from typing import Any
 
 import duckdb
@@ -110,18 +110,17 @@ class Projection:
     """Every correction request with its window and decision."""
     rulings: pl.DataFrame
     """Every director's ruling with its Law 92B window and decision."""
-    recorded_results: pl.DataFrame
-    """Table results as recorded, before corrections and rulings, unscored."""
-    boards: pl.DataFrame
-    """`BoardDealt` facts (dealer and vulnerability as marked)."""
+    reread_original: Callable[[], pl.DataFrame] = field(repr=False, compare=False)
+    """Reads the table results as recorded (before corrections and rulings) again from the log."""
 
     @cached_property
     def original_results(self) -> pl.DataFrame:
         """Table results before any correction (for before/after reports), scored by Law 77.
 
-        Computed on first use: a replay that only scores never pays for it.
+        Read again from the log on first use rather than kept: a replay that only scores (the
+        scheduled job, over millions of results) should not hold a second copy of them.
         """
-        return conform(_scored_results(self.recorded_results, self.boards), RESULTS_SCHEMA)
+        return self.reread_original()
 
 
 def replay(store: EventStore, *, up_to: int | None = None, as_of_us: int | None = None,
@@ -134,7 +133,6 @@ def replay(store: EventStore, *, up_to: int | None = None, as_of_us: int | None 
     with store.reader() as con:
         clock = as_of_us if as_of_us is not None else _log_clock(con, position)
         read = _Reader(con, position, upcasters, clock)
-        results = _latest_per_table(read.frame("ResultRecorded", _RESULT_FIELDS))
         artificial = _latest_per_table(read.frame("ArtificialScoreAwarded", _ARTIFICIAL_FIELDS))
         weighted = _latest_per_table(read.frame("WeightedScoreAwarded", _WEIGHTED_FIELDS))
         fouled = read.frame("BoardFouled", _FOULED_FIELDS)
@@ -145,18 +143,15 @@ def replay(store: EventStore, *, up_to: int | None = None, as_of_us: int | None 
         published = read.frame("ScoresPublished", _PUBLISHED_FIELDS)
         requests = read.frame("ScoreCorrectionRequested", _CORRECTION_FIELDS)
         approvals = read.frame("LateCorrectionApproved", _APPROVAL_FIELDS)
-    conditions = _conditions(tournaments)
-    windows = session_windows(published, periods_frame(_periods(conditions)), clock)
-    corrections = decide_corrections(requests, windows, approvals)
-    rulings = decide_rulings(_rulings(artificial, weighted), windows)
-    standing_rulings = rulings.filter(pl.col("applied"))
-    corrected = apply_corrections(_without_tables(results, standing_rulings), corrections)
-    pieces = [_scored_results(corrected, boards),
-              _artificial_rows(standing_rulings.filter(pl.col("kind") == "artificial"), boards),
-              _weighted_rows(standing_rulings.filter(pl.col("kind") == "weighted"), boards)]
-    # Each piece is brought to the one schema before they are stacked: stacking differently shaped
-    # frames would leave misaligned chunks, and the next operation would copy millions of rows.
-    table_results = pl.concat([conform(_with_fouled_groups(piece, fouled), RESULTS_SCHEMA) for piece in pieces])
+        conditions = _conditions(tournaments)
+        windows = session_windows(published, periods_frame(_periods(conditions)), clock)
+        corrections = decide_corrections(requests, windows, approvals)
+        rulings = decide_rulings(_rulings(artificial, weighted), windows)
+        # The recorded results are passed on without a name here, so that the one copy of them
+        # can be let go while the standing results are built (see `_standing_results`).
+        table_results = _standing_results(
+            _latest_per_table(read.frame("ResultRecorded", _RESULT_FIELDS)), rulings.filter(pl.col("applied")),
+            corrections, boards, fouled)
     return Projection(
         position=position,
         as_of_us=clock,
@@ -168,9 +163,45 @@ def replay(store: EventStore, *, up_to: int | None = None, as_of_us: int | None 
         windows=windows,
         corrections=corrections,
         rulings=rulings,
-        recorded_results=results,
-        boards=boards,
+        reread_original=partial(_original_results, store, position, clock, upcasters),
     )
+
+
+def _standing_results(recorded: pl.DataFrame, standing_rulings: pl.DataFrame, corrections: pl.DataFrame,
+                      boards: pl.DataFrame, fouled: pl.DataFrame) -> pl.DataFrame:
+    """Every table's standing result, scored, as one `RESULTS_SCHEMA` frame of one chunk."""
+    corrected = apply_corrections(_without_tables(recorded, standing_rulings), corrections)
+    del recorded
+    pieces = [_scored_results(corrected, boards),
+              _artificial_rows(standing_rulings.filter(pl.col("kind") == "artificial"), boards),
+              _weighted_rows(standing_rulings.filter(pl.col("kind") == "weighted"), boards)]
+    del corrected
+    stacked = pl.concat([conform(_with_fouled_groups(piece, fouled), RESULTS_SCHEMA) for piece in pieces])
+    del pieces
+    return _one_chunk(stacked)
+
+
+def _one_chunk(frame: pl.DataFrame) -> pl.DataFrame:
+    """`frame` with every column in one chunk, rebuilt a column at a time.
+
+    Scoring gathers and filters millions of rows, at half the speed on chunked columns (and any
+    operation on misaligned chunks copies the whole frame). `DataFrame.rechunk` would hold the old
+    and the new copy of every column at once; column by column, each old one is freed as it goes.
+    """
+    for name in frame.columns:
+        if frame.get_column(name).n_chunks() > 1:
+            frame = frame.with_columns(frame.get_column(name).rechunk())
+    return frame
+
+
+def _original_results(store: EventStore, position: int, as_of_us: int,
+                      upcasters: UpcasterRegistry) -> pl.DataFrame:
+    """The results as recorded up to `position` and `as_of_us`, scored, without corrections or rulings."""
+    with store.reader() as con:
+        read = _Reader(con, position, upcasters, as_of_us)
+        results = _latest_per_table(read.frame("ResultRecorded", _RESULT_FIELDS))
+        boards = read.frame("BoardDealt", _BOARD_FIELDS)
+    return conform(_scored_results(results, boards), RESULTS_SCHEMA)
 
 
 def _log_clock(con: duckdb.DuckDBPyConnection, position: int) -> int:
@@ -205,10 +236,7 @@ class _Reader:
 
     def frame(self, event_type: str, fields: Mapping[str, str]) -> pl.DataFrame:
         current = CURRENT_VERSIONS[event_type]
-        frame: pl.DataFrame = self.con.sql(
-            _frame_sql(fields),
-            params=[event_type, current, self.position, self.as_of_us],
-        ).pl()
+        frame = _fetch(self.con.sql(_frame_sql(fields), params=[event_type, current, self.position, self.as_of_us]))
         # DuckDB scans in insertion order, which is log order; sorting millions of wide rows in SQL
         # would cost far more than this check (and the sort it guards, should the order ever differ).
         if not frame["position"].is_sorted():
@@ -235,6 +263,27 @@ class _Reader:
             records.append({"position": position, "occurred_us": occurred_us,
                             **{name: _json_field(body.get(name), sql) for name, sql in fields.items()}})
         return pl.DataFrame(records, schema=dict(schema))
+
+
+_BATCH_ROWS = 1_000_000
+
+
+def _fetch(relation: duckdb.DuckDBPyRelation) -> pl.DataFrame:
+    """A query's rows as a frame, converted batch by batch so that Arrow's copy of all of them
+    never sits beside polars' (at ten million results that is gigabytes)."""
+    reader = relation.to_arrow_reader(_BATCH_ROWS)
+    parts = [_as_frame(batch) for batch in reader]
+    if not parts:
+        return _as_frame(reader.schema.empty_table())
+    stacked = pl.concat(parts, rechunk=False)
+    del parts
+    return _one_chunk(stacked)
+
+
+def _as_frame(arrow: Any) -> pl.DataFrame:
+    frame = pl.from_arrow(arrow)
+    assert isinstance(frame, pl.DataFrame)
+    return frame
 
 
 def _frame_sql(fields: Mapping[str, str]) -> str:
@@ -287,12 +336,15 @@ def _with_vulnerability(frame: pl.DataFrame, boards: pl.DataFrame) -> pl.DataFra
         {"marked_vul": "marked_vul_all"})
     located = join_small(join_small(frame, marked, ["event_id", "session_id", "section", "board"]),
                          for_all_sections, ["event_id", "session_id", "board"])
-    law2 = pl.lit(_LAW2_VUL["law2_vul"]).gather((pl.col("board") - 1) % 16)
-    vulnerability = pl.coalesce("marked_vul", "marked_vul_all", law2)
-    return located.with_columns(
-        vulnerable_ns=vulnerability.is_in(["NS", "All"]),
-        vulnerable_ew=vulnerability.is_in(["EW", "All"]),
-    ).drop("marked_vul", "marked_vul_all")
+    cycle = (pl.col("board") - 1) % 16
+    marked_vul = pl.coalesce("marked_vul", "marked_vul_all")
+
+    def vulnerable(side: str) -> pl.Expr:
+        law2 = pl.lit(_LAW2_VUL["law2_vul"].is_in([side, "All"])).gather(cycle)
+        return pl.when(marked_vul.is_null()).then(law2).otherwise(marked_vul.is_in([side, "All"]))
+
+    return located.with_columns(vulnerable_ns=vulnerable("NS"), vulnerable_ew=vulnerable("EW")).drop(
+        "marked_vul", "marked_vul_all")
 
 
 def _scored_results(results: pl.DataFrame, boards: pl.DataFrame, *,
@@ -408,11 +460,4 @@ def _empty_projection(position: int) -> Projection:
     nothing = pl.DataFrame()
     return Projection(position, 0, pl.DataFrame(schema=RESULTS_SCHEMA), pl.DataFrame(schema=SESSIONS_SCHEMA),
                       pl.DataFrame(schema=PENALTIES_SCHEMA), {}, nothing, nothing, nothing,
-                      _empty_frame(_RESULT_FIELDS), _empty_frame(_BOARD_FIELDS))
-
-
-def _empty_frame(fields: Mapping[str, str]) -> pl.DataFrame:
-    """What `_Reader.frame` returns when the log holds no such event (scalar fields only)."""
-    types = {"VARCHAR": pl.String, "BIGINT": pl.Int64, "DOUBLE": pl.Float64, "TIME_US": pl.Int64}
-    return pl.DataFrame(schema={"position": pl.Int64, "occurred_us": pl.Int64,
-                                **{name: types[sql] for name, sql in fields.items()}})
+                      lambda: pl.DataFrame(schema=RESULTS_SCHEMA))
