@@ -45,3 +45,8 @@ class ParseError(ValueError):
     def __init__(self, diagnostic: Diagnostic) -> None:
         super().__init__(str(diagnostic))
         self.diagnostic = diagnostic
+
+
+def errors_among(diagnostics: tuple[Diagnostic, ...]) -> tuple[Diagnostic, ...]:
+    """The diagnostics of severity error, in order."""
+    return tuple(d for d in diagnostics if d.severity is Severity.ERROR)

@@ -21,7 +21,7 @@ import orjson
 import polars as pl
 import pyarrow as pa
 
-from models.diagnostics import Diagnostic, Severity
+from models.diagnostics import Diagnostic, errors_among
 from models.events import Player
 from parsers.records import (
     ArtificialRecord,
@@ -91,7 +91,7 @@ class ColumnarFile:
     @property
     def errors(self) -> tuple[Diagnostic, ...]:
         """Diagnostics of severity error."""
-        return tuple(d for d in self.diagnostics if d.severity is Severity.ERROR)
+        return errors_among(self.diagnostics)
 
     @property
     def has_records(self) -> bool:

@@ -14,7 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from models.board import Vulnerability
 from models.cards import Card, Deal, Seat
 from models.contract import Contract
-from models.diagnostics import Diagnostic, Severity
+from models.diagnostics import Diagnostic, errors_among
 from models.events import ArtificialAward, Player
 
 _FROZEN = ConfigDict(frozen=True, extra="forbid")
@@ -197,4 +197,4 @@ class ParsedFile(BaseModel):
     @property
     def errors(self) -> tuple[Diagnostic, ...]:
         """Diagnostics of severity error."""
-        return tuple(d for d in self.diagnostics if d.severity is Severity.ERROR)
+        return errors_among(self.diagnostics)
