@@ -351,8 +351,9 @@ class EventStore:
         # thread at a time: each insert finishes before the next is handed over.
         with ThreadPoolExecutor(max_workers=1, thread_name_prefix="event-insert") as writer:
             pending: Future[None] | None = None
-            for start in range(0, frame.height, _CHUNK_ROWS):
-                chunk = _with_hashes(frame.slice(start, _CHUNK_ROWS), prev_hash)
+            step = _chunk_rows(frame.height)
+            for start in range(0, frame.height, step):
+                chunk = _with_hashes(frame.slice(start, step), prev_hash)
                 prev_hash = chunk["hash"][-1]
                 # Arrow's classic string layout is what DuckDB scans fastest.
                 rows = chunk.select(_COLUMNS).to_arrow(compat_level=pl.CompatLevel.oldest())
@@ -423,6 +424,13 @@ class EventStore:
 
 _CHUNK_ROWS = 200_000
 """Rows hashed and inserted per step of a large append (see `_append_in_transaction`)."""
+_MIN_CHUNK_ROWS = 4_000
+
+
+def _chunk_rows(rows: int) -> int:
+    """Rows per step: a file's tens of thousands of events still overlap in four steps; a handful
+    go in one (each step costs an insert statement)."""
+    return max(_MIN_CHUNK_ROWS, min(_CHUNK_ROWS, -(-rows // 4)))
 _COLUMNS = ["position", "stream_id", "stream_version", "type", "schema_version", "payload",
             "occurred_at", "recorded_at", "source_sha256", "prev_hash", "hash"]
 _CANONICAL = ["position", "stream_id", "stream_version", "type", "schema_version", "occurred_us",

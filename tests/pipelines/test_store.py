@@ -171,6 +171,7 @@ def test_a_large_append_chained_in_chunks_verifies_and_fails_whole(store: EventS
                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
     """Chunks are hashed while the previous one is inserted; the chain and the transaction span them."""
     monkeypatch.setattr(store_module, "_CHUNK_ROWS", 3)
+    monkeypatch.setattr(store_module, "_MIN_CHUNK_ROWS", 1)
     store.append(_events(10), recorded_at=RECORDED_AT)
     assert [e.stream_version for e in store.read()] == list(range(1, 11))
     assert store.verify().ok
