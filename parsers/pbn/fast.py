@@ -5,8 +5,9 @@
         columnar = columnar_from_parsed(parsers.pbn.loads(data, source="session.pbn"))
 
 The careful reader (`parsers.pbn.loads`) walks a file game by game in Python. This path reads the
-whole text at once: the lines become a frame, tag values a column per tag, deals suit masks,
-auctions window expressions over their calls, and plays one numpy step per trick for all games.
+whole text at once, as bytes (`fast_bytes`): lines, tag pairs and tokens are positions found with
+numpy, tag values become a String column per tag that points into the text, deals 52-bit card
+masks, auctions one numpy step per call position and plays one per trick, for all games together.
 It takes only files the careful reader reads without a single diagnostic, and checks at least what
 that reader's strict mode checks on them (deals, auction legality and agreement with the Contract
 and Declarer tags, play legality, Result against the play). For anything else it returns None,
@@ -16,11 +17,13 @@ never a partial result, and says why in a debug log line.
 from __future__ import annotations
 
 import logging
+import sys
 
 from parsers.columnar import ColumnarFile
 from parsers.pbn.encoding import decode
+from parsers.pbn.fast_bytes import Declined
 from parsers.pbn.fast_deals import read_deals
-from parsers.pbn.fast_lines import Declined, read_games
+from parsers.pbn.fast_lines import read_games
 from parsers.pbn.fast_meta import metadata
 from parsers.pbn.fast_records import boards, check_values, contestants, results
 
@@ -40,6 +43,8 @@ def loads_columnar(data: str | bytes, *, source: str = "<string>", strict: bool 
         if strict:
             # Strict mode is for the `check` command, whose point is every finding with its position.
             raise Declined("strict mode")
+        if sys.byteorder != "little":
+            raise Declined("a big-endian machine: the byte-level readers assume little-endian words")
         text = _text(data)
         games = read_games(text)
         check_values(games.tags)

@@ -1,4 +1,4 @@
-"""Fast path, first stage: a whole PBN text cut into games, tag values and section tokens, as frames.
+"""Fast path, first stage: a whole PBN text cut into games, tag values and section lines.
 
 Only the plainest layout is taken, the one where the careful reader's scanners (`fast_tags` and
 `scan_chunk`) cannot disagree and report nothing: escape lines (`%`) only at the top of the file,
@@ -6,6 +6,10 @@ then games separated by semi-empty lines, each line of a game either a tag pair 
 `[Name "value"]`, or section data (calls or cards) after an Auction or Play tag. Anything else
 (comments, strings or annotations in sections, text outside tag pairs, a tag split over lines)
 raises `Declined`, and the careful reader takes the file.
+
+The text is read as bytes (`fast_bytes.Source`): each check is a numpy expression over the first
+byte of every line, the quotes of every tag line or the bytes of every value, and the tag values
+become String columns that point into the text.
 """
 
 from __future__ import annotations
@@ -13,8 +17,23 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-import numpy.typing as npt
 import polars as pl
+
+from parsers.pbn.fast_bytes import (
+    BoolArray,
+    ByteArray,
+    Declined,
+    IntArray,
+    Lines,
+    Source,
+    Tokens,
+    Vocabulary,
+    segments,
+    string_column,
+    tokens,
+    view_column,
+    views,
+)
 
 USED_TAGS = (
     "Event", "Site", "Date", "EventDate", "Scoring", "Competition", "Stage", "HomeTeam", "VisitTeam", "Board",
@@ -28,140 +47,215 @@ IGNORED_TAGS = (
     "EventSponsor", "TimeControl", "TimeCall", "TimeCard", "Mode", "FrenchMP", "OptimumScore")
 """PBN 2.1 tags that the careful reader reads past in lenient mode (so the fast path may too)."""
 SECTION_TAGS = ("Auction", "Play")
-IntArray = npt.NDArray[np.int64]
-BoolArray = npt.NDArray[np.bool_]
+TAG_NAMES = Vocabulary(USED_TAGS + IGNORED_TAGS, words=2)
+"""Tag names by code (a name's index here), looked up as two words (16 bytes)."""
+AUCTION, PLAY = USED_TAGS.index("Auction"), USED_TAGS.index("Play")
 
-# A tag pair alone on its line. No backslash, bracket or tab in the value, nor a space at either end:
-# then both of the careful reader's scanners read the same value, with no escapes to undo, and
-# `Tags.text` reads it as it is.
-_TAG_LINE = r'^\[([A-Za-z0-9_]+) "((?:[^"\\\[\]\s](?:[^"\\\[\]\t]*[^"\\\[\]\s])?)?)"\]$'
+
+def _byte_set(characters: str) -> BoolArray:
+    found = np.zeros(256, dtype=bool)
+    found[np.frombuffer(characters.encode("ascii"), dtype=np.uint8)] = True
+    return found
+
+
+# A tag pair alone on its line: no backslash, bracket, quote or tab in the value, nor white space at
+# either end (`_tag_pairs`). Then both of the careful reader's scanners read the same value, with no escapes to
+# undo, and `Tags.text` reads it as it is.
+_NOT_A_TAG_PAIR = "a line starting with [ is not one tag pair alone on its line"
+_ASCII_SPACE = _byte_set(" \t\n\r\x0b\x0c")
+_EDGE_SPACE = r"^\s|\s$"
+"""White space at either end of a value, Unicode's included: for the values that start or end with
+a character beyond ASCII, checked as text (`\\s` is what the careful reader strips)."""
 # Auction data: plain words (calls, `-`, `*`, `+`). No annotation, comment or string, so the
 # careful reader splits the section on whitespace too.
-_DATA_LINE = r"^[A-Za-z0-9*+\- \t]*$"
-_NAMES = pl.Enum(USED_TAGS + IGNORED_TAGS)
-
-
-class Declined(Exception):
-    """The fast path does not vouch for this file; the message says why."""
+_AUCTION_BYTES = _byte_set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789*+- \t\n")
 
 
 @dataclass(frozen=True)
 class Games:
     """The games of a file: tag values by game, and the tokens of their auction and play sections."""
 
+    source: Source
     tags: pl.DataFrame
     """One row per game: `record` (game index), `line` (line of its first tag) and one String column
     per tag of `USED_TAGS` (null when the game does not have the tag)."""
-    auction: pl.DataFrame
-    """Auction tokens in file order: `record`, `token`."""
-    play: pl.DataFrame
-    """Lines of the play sections in file order: `record`, `text` (not yet checked: `fast_play` reads
-    them as bytes)."""
+    auction: Tokens
+    """Auction tokens in file order (`record` the game of each)."""
+    play: Lines
+    """Lines of the play sections in file order (not yet checked: `fast_play` reads them)."""
     escapes: tuple[str, ...]
     """The escape lines at the top of the file."""
 
 
 def read_games(text: str) -> Games:
     """Cut normalised text (LF line ends) into games; raise `Declined` for any other layout."""
-    lines = pl.Series([text]).str.split("\n").explode()
-    blank = _blank(lines)
-    start = _preamble_end(lines, blank)
-    preamble = lines.head(start)
-    escapes = tuple(preamble.filter(preamble.str.starts_with("%")))
-    if text.find("%", int(preamble.str.len_chars().sum()) + start) >= 0:
+    source = Source.of(text)
+    first = source.data[source.start]  # first byte of each line (the line feed of an empty one)
+    blank = _blank(source, first)
+    begin = _preamble_end(first, blank)
+    escapes = tuple(source.text(int(source.start[line]), int(source.end[line]))
+                    for line in np.flatnonzero(first[:begin] == ord("%")))
+    if (source.data[source.start[begin]:source.size] == ord("%")).any():
         raise Declined("an escape line or % below the first game")
-    body = np.flatnonzero(~blank[start:]) + start  # line index of each line of a game
+    body = np.flatnonzero(~blank[begin:]) + begin  # line index of each line of a game
     record = np.cumsum(np.diff(body, prepend=-2) > 1) - 1  # a gap (semi-empty lines) starts a game
-    body_lines = lines.gather(body)
-    is_tag = body_lines.str.starts_with("[").to_numpy()
-    first_line = np.flatnonzero(np.diff(record, prepend=-1))
-    if not is_tag[first_line].all():
+    is_tag = first[body] == ord("[")
+    if not is_tag[np.flatnonzero(np.diff(record, prepend=-1))].all():
         raise Declined("a game does not start with a tag pair")
-    names, values = _tag_pairs(body_lines.filter(pl.Series(is_tag)), record[is_tag])
-    tags = _tag_table(record[is_tag], body[is_tag] + 1, names, values)
-    # The tag each line of section data follows: the last tag line before it.
-    last_tag = np.maximum.accumulate(np.where(is_tag, np.arange(body.size), 0))
-    owner = np.zeros(body.size, dtype=np.int64)
-    owner[is_tag] = names.to_physical().to_numpy()
-    owner = owner[last_tag][~is_tag]
-    data_lines = body_lines.filter(pl.Series(~is_tag))
-    if not np.isin(owner, [USED_TAGS.index(name) for name in SECTION_TAGS]).all():
+    tag_lines = body[is_tag]
+    names, value_start, value_length = _tag_pairs(
+        source, source.start[tag_lines], source.end[tag_lines], int(source.start[begin]))
+    tags = _tag_table(source, record[is_tag], tag_lines + 1, names, value_start, value_length)
+    # The tag each line of section data follows: the last tag line before it (a game starts with one).
+    owner = names[np.cumsum(is_tag)[~is_tag] - 1]
+    auction, play = _sections(source, body[~is_tag], record[~is_tag], owner)
+    return Games(source, tags, _auction_tokens(source, auction), play, escapes)
+
+
+def _sections(source: Source, lines: IntArray, record: IntArray, owner: IntArray) -> tuple[Lines, Lines]:
+    """The lines of section data (`lines`, of games `record`, after tag `owner`): auction, then play."""
+    auction, play = owner == AUCTION, owner == PLAY
+    if not (auction | play).all():
         raise Declined("data after a tag that has no section")
-    data_record = record[~is_tag]
-    in_play = owner == USED_TAGS.index("Play")
-    play = pl.DataFrame({"record": data_record[in_play], "text": data_lines.filter(pl.Series(in_play))})
-    return Games(tags, _tokens(data_lines.filter(pl.Series(~in_play)), data_record[~in_play]), play, escapes)
+    return (Lines(record[auction], source.start[lines[auction]], source.end[lines[auction]]),
+            Lines(record[play], source.start[lines[play]], source.end[lines[play]]))
 
 
 def rows_of(games: IntArray, records: IntArray, what: str) -> IntArray:
     """Row in `games` (distinct game indices) of each of `records`; all must be there."""
-    lookup = np.full(int(max(games.max(initial=-1), records.max(initial=-1))) + 1, -1, dtype=np.int64)
-    lookup[games] = np.arange(games.size)
-    row = lookup[records]
+    row = index_in(games, records)
     if (row < 0).any():
         raise Declined(f"{what} in a game that should not have one")
     return row
 
 
-def _blank(lines: pl.Series) -> BoolArray:
+def index_in(games: IntArray, records: IntArray) -> IntArray:
+    """Row in `games` (distinct game indices) of each of `records`, -1 where it is not there."""
+    lookup = np.full(int(max(games.max(initial=-1), records.max(initial=-1))) + 1, -1, dtype=np.int64)
+    lookup[games] = np.arange(games.size)
+    return lookup[records]
+
+
+def _blank(source: Source, first: ByteArray) -> BoolArray:
     """Semi-empty lines (nothing, or only spaces and tabs): they separate games."""
-    blank = (lines.str.len_bytes() == 0).to_numpy().copy()
-    indented = np.flatnonzero((lines.str.starts_with(" ") | lines.str.starts_with("\t")).to_numpy())
-    blank[indented] = (lines.gather(indented).str.strip_chars(" \t") == "").to_numpy()
-    return blank
+    length = source.end - source.start
+    blank = length == 0
+    indented = np.flatnonzero((first == ord(" ")) | (first == ord("\t")))
+    if indented.size:
+        at = segments(source.start[indented], length[indented])
+        written = (source.data[at] != ord(" ")) & (source.data[at] != ord("\t"))
+        blank[indented] = ~np.logical_or.reduceat(written, np.cumsum(length[indented]) - length[indented])
+    return np.asarray(blank, dtype=bool)
 
 
-def _preamble_end(lines: pl.Series, blank: BoolArray) -> int:
+def _preamble_end(first: ByteArray, blank: BoolArray) -> int:
     """Index of the first line that is neither semi-empty nor an escape line (the first tag)."""
-    content = np.flatnonzero(~blank & ~lines.str.starts_with("%").to_numpy())
+    content = np.flatnonzero(~blank & (first != ord("%")))
     if not content.size:
         raise Declined("the file has no game")
     return int(content[0])
 
 
-def _tag_pairs(lines: pl.Series, record: IntArray) -> tuple[pl.Series, pl.Series]:
-    """Names (as `_NAMES`) and values of tag lines; known names only, none repeated in a game."""
-    if not lines.str.contains(_TAG_LINE).all():
-        raise Declined("a line starting with [ is not one tag pair alone on its line")
-    # `[Name "value"]` with no quote inside the value: cut at the one ' "'.
-    parts = lines.str.split_exact(' "', 1)
-    names = parts.struct.field("field_0").str.slice(1).cast(_NAMES, strict=False)
-    if names.null_count():
+def _tag_pairs(source: Source, start: IntArray, end: IntArray, body: int) -> tuple[IntArray, IntArray, IntArray]:
+    """Name codes (`TAG_NAMES`), value starts and value lengths of the tag lines [start, end) of
+    the games (which begin at byte `body`): each must be `[Name "value"]` exactly, with a known name."""
+    data = source.data
+    opening, closing = _quotes(source, start, body)
+    if not ((start <= opening) & (closing == end - 2) & (data[end - 1] == ord("]"))
+            & (opening - start >= 3) & (data[opening - 1] == ord(" "))).all():
+        raise Declined(_NOT_A_TAG_PAIR)
+    value_start, value_length = opening + 1, closing - opening - 1
+    if _space_at_either_end(source, value_start, value_length):
+        raise Declined(_NOT_A_TAG_PAIR)
+    _check_brackets(source, start, end, body)
+    name_length = opening - start - 2
+    keys = np.zeros((start.size, 2), dtype=np.uint64)
+    keys[:, 0] = source.word(start + 1, name_length)
+    long = np.flatnonzero(name_length > 8)  # the second word only where there is one (few names are long)
+    keys[long, 1] = source.word(start[long] + 9, name_length[long] - 8)
+    names = np.where(name_length <= 16, TAG_NAMES.find(keys), -1)
+    if (names < 0).any():
         raise Declined("a tag the fast path does not know (or the careful reader flags)")
-    key = record * len(_NAMES.categories) + names.to_physical().to_numpy()
-    if np.bincount(key).max() > 1:
-        raise Declined("a tag repeated in one game")
-    return names, parts.struct.field("field_1").str.head(-2)
+    return names, value_start, value_length
 
 
-def _tag_table(record: IntArray, line: IntArray, names: pl.Series, values: pl.Series) -> pl.DataFrame:
-    """One row per game: `record`, `line` of its first tag and a column per used tag."""
+def _quotes(source: Source, start: IntArray, body: int) -> tuple[IntArray, IntArray]:
+    """The first quote at or after each start, and the quote after it: for a tag pair, the two ends
+    of its value."""
+    quotes = np.flatnonzero(source.data[body:source.size] == ord('"')) + body
+    if quotes.size == 2 * start.size:
+        # The usual case, two quotes a tag line and none elsewhere: the quotes pair up in order.
+        # (If the checks that follow pass, each line holds its pair, so this is the general answer.)
+        return quotes[0::2], quotes[1::2]
+    if quotes.size < 2:
+        raise Declined(_NOT_A_TAG_PAIR)
+    nth = np.minimum(np.searchsorted(quotes, start), quotes.size - 2)
+    return quotes[nth], quotes[nth + 1]
+
+
+def _check_brackets(source: Source, start: IntArray, end: IntArray, body: int) -> None:
+    """No bracket but those around the tag pairs (which have been checked), no backslash and no tab
+    in a tag pair: so no value holds any of them (nor a quote: each line has just its two)."""
+    games = source.data[body:source.size]
+    if (np.count_nonzero(games == ord("[")) != start.size or np.count_nonzero(games == ord("]")) != start.size
+            or (games == ord("\\")).any()):
+        raise Declined("a bracket or backslash other than the brackets around tag pairs")
+    tabs = np.flatnonzero(games == ord("\t")) + body  # semi-empty lines and section data may have tabs
+    line = np.searchsorted(start, tabs, side="right") - 1  # the last tag line starting before each
+    if ((line >= 0) & (tabs < end[line])).any():
+        raise Declined(_NOT_A_TAG_PAIR)
+
+
+def _space_at_either_end(source: Source, start: IntArray, length: IntArray) -> bool:
+    """Whether a value starts or ends with white space (an empty one reads its quotes here: no)."""
+    first, last = source.data[start], source.data[start + length - 1]
+    if (_ASCII_SPACE[first] | _ASCII_SPACE[last]).any():
+        return True
+    beyond = np.flatnonzero((first >= 0x80) | (last >= 0x80))  # a character beyond ASCII: read it as text
+    return bool(beyond.size) and bool(string_column(source, start[beyond], length[beyond]).str.contains(
+        _EDGE_SPACE).any())
+
+
+def _tag_table(source: Source, record: IntArray, line: IntArray, names: IntArray, value_start: IntArray,
+               value_length: IntArray) -> pl.DataFrame:
+    """One row per game: `record`, `line` of its first tag and a column per used tag, the values
+    pointing into the text."""
     starts = np.flatnonzero(np.diff(record, prepend=-1))
-    games = pl.DataFrame({"record": record[starts], "line": line[starts]})
-    codes = names.to_physical().to_numpy()
-    width = codes.size // starts.size
-    if width * starts.size == codes.size and (codes.reshape(-1, width) == codes[:width]).all():
-        # Every game has the same tags in the same order (the usual export): a column is every
-        # width-th value.
-        order = list(codes[:width])
-        absent = pl.repeat(None, starts.size, dtype=pl.String, eager=True)
-        columns = {name: values.gather(np.arange(order.index(code), codes.size, width))
-                   if (code := USED_TAGS.index(name)) in order else absent for name in USED_TAGS}
-        return games.with_columns(**columns)
-    pairs = pl.DataFrame({"record": record, "name": names.cast(pl.String), "value": values})
-    wide = pairs.filter(pl.col("name").is_in(USED_TAGS)).pivot(
-        on="name", index="record", values="value", aggregate_function="first")
-    missing = [pl.lit(None, pl.String).alias(name) for name in USED_TAGS if name not in wide.columns]
-    wide = wide.with_columns(missing).select("record", *USED_TAGS)
-    return games.join(wide, on="record", how="left", maintain_order="left")
+    games = starts.size  # records are 0, 1, ... (every game starts with a tag line)
+    values = views(source, value_start, value_length)
+    absent = view_column(np.zeros((games, 2), dtype=np.uint64), None, np.zeros(games, dtype=bool))
+    columns = {"record": pl.Series(np.arange(games)), "line": pl.Series(line[starts])}
+    for name, lines in zip(USED_TAGS, _lines_by_tag(record, names, games), strict=True):
+        taken = np.take(values, lines, axis=0)  # the views of the tag's values (`take`: rows are slow to index)
+        if lines.size == games:  # every game has it (the usual export): no nulls
+            columns[name] = view_column(taken, source)
+        elif not lines.size:
+            columns[name] = absent
+        else:
+            found, given = np.zeros((games, 2), dtype=np.uint64), np.zeros(games, dtype=bool)
+            found[record[lines]], given[record[lines]] = taken, True
+            columns[name] = view_column(found, source, given)
+    return pl.DataFrame(columns)
 
 
-def _tokens(lines: pl.Series, record: IntArray) -> pl.DataFrame:
-    """The whitespace-separated tokens of section lines, in file order: `record`, `token`."""
-    if lines.len() and not lines.str.contains(_DATA_LINE).all():
-        raise Declined("section data other than plain calls and cards")
-    if lines.str.contains("\t", literal=True).any():
-        lines = lines.str.replace_all("\t", " ", literal=True)
-    words = lines.str.split(" ")
-    tokens = pl.DataFrame({"record": np.repeat(record, words.list.len().to_numpy()), "token": words.explode()})
-    return tokens.filter(pl.col("token") != "")
+def _lines_by_tag(record: IntArray, names: IntArray, games: int) -> list[IntArray]:
+    """For each of `USED_TAGS`, its tag lines (indices into `names`) in game order; no tag may be
+    repeated in a game."""
+    width = names.size // games
+    if width * games == names.size and (names.reshape(-1, width) == names[:width]).all():
+        # Every game has the same tags in the same order (the usual export): a tag is every width-th line.
+        if np.unique(names[:width]).size != width:
+            raise Declined("a tag repeated in one game")
+        place = {int(code): column for column, code in enumerate(names[:width])}
+        return [np.arange(place[code], names.size, width) if code in place else np.arange(0)
+                for code in range(len(USED_TAGS))]
+    if np.bincount(record * len(TAG_NAMES.names) + names).max() > 1:
+        raise Declined("a tag repeated in one game")
+    order = np.argsort(names.astype(np.int16), kind="stable")  # a radix sort: tag lines by name, then file order
+    bounds = np.searchsorted(names[order], np.arange(len(USED_TAGS) + 1))
+    return [order[bounds[code]:bounds[code + 1]] for code in range(len(USED_TAGS))]
+
+
+def _auction_tokens(source: Source, lines: Lines) -> Tokens:
+    """The whitespace-separated tokens of auction lines, in file order."""
+    return tokens(source, lines, allowed=_AUCTION_BYTES)

@@ -11,7 +11,8 @@ from datetime import date
 
 import polars as pl
 
-from parsers.pbn.fast_lines import Declined, Games
+from parsers.pbn.fast_bytes import Declined
+from parsers.pbn.fast_lines import Games
 from parsers.pbn.records import Builder
 from parsers.pbn.values import parse_date
 from parsers.records import FileMetadata

@@ -15,8 +15,9 @@ from models.cards import Seat
 from models.contract import Doubling, Strain
 from parsers.columnar import BOARD_SCHEMA, RESULT_SCHEMA, encode_published
 from parsers.pbn.fast_auction import read_auctions
-from parsers.pbn.fast_deals import Deals, IntArray
-from parsers.pbn.fast_lines import Declined, Games
+from parsers.pbn.fast_bytes import Declined, IntArray
+from parsers.pbn.fast_deals import Deals
+from parsers.pbn.fast_lines import Games
 from parsers.pbn.fast_play import read_plays
 from parsers.pbn.issues import Issue
 from parsers.pbn.records import CONTEXT_TAGS
@@ -82,11 +83,13 @@ def board_groups(frame: pl.DataFrame) -> IntArray:
 def boards(tags: pl.DataFrame, deals: Deals) -> pl.DataFrame:
     """The hand records: one per board and section, from the first game that has it; a later game
     may leave out the deal, dealer or vulnerability but not give different ones."""
-    games = tags.join(deals.frame, on="record", how="left", maintain_order="left").select(
+    games = _attach(tags, deals.frame).select(
         "record", "line", section=text("Section"), board=pl.col("Board").cast(pl.Int64),
         dealer=pl.when(pl.col("Dealer").is_in(_SEATS)).then(pl.col("Dealer")),
         vulnerability=pl.when(~unknown("Vulnerable")).then(pl.col("Vulnerable")), deal=pl.col("deal"))
     _, first, group = np.unique(board_groups(tags), return_index=True, return_inverse=True)
+    if first.size == games.height:  # one game a board: no board appears again
+        return games.select(BOARD_SCHEMA.names()).cast(BOARD_SCHEMA)
     firsts = games.select("dealer", "vulnerability", "deal")[first[group]]
     differs = pl.any_horizontal(
         games[name].is_not_null() & (games[name] != firsts[name]).fill_null(True) for name in firsts.columns)
@@ -99,9 +102,9 @@ def results(games: Games, deals: Deals) -> pl.DataFrame:
     """The traveller lines: one per game with a contract, its auction and play checked (a frame of
     `RESULT_SCHEMA` and `team`, whether the sides are teams)."""
     played = games.tags.filter(~unknown("Contract"))
-    auctions = read_auctions(played.filter(pl.col("Auction").is_not_null()), games.auction)
+    auctions = read_auctions(played.filter(pl.col("Auction").is_not_null()), games.auction, games.source)
     plays = read_plays(played.filter(pl.col("Play").is_not_null()).with_columns(
-        tricks=pl.col("Result").cast(pl.Int64, strict=False)), games.play, deals)
+        tricks=pl.col("Result").cast(pl.Int64, strict=False)), games.play, games.source, deals)
     rows = _attach(_attach(played, auctions), plays.rename({"tricks": "tricks_played"}))
     passed = pl.col("Contract") == "Pass"
     rows = rows.with_columns(
@@ -158,12 +161,14 @@ def _sides(rows: pl.DataFrame) -> pl.DataFrame:
 
 
 def _players(first: str, second: str) -> pl.Expr:
-    """Players of two seat tags: names separated by ';', '' and '?' naming nobody."""
-    def seat(column: str) -> pl.Expr:
-        names = pl.col(column).fill_null("").str.split(";").list.eval(pl.element().str.strip_chars())
-        return names.list.eval(pl.element().filter((pl.element() != "") & (pl.element() != "?")))
-    return pl.concat_list(seat(first), seat(second)).list.eval(
-        pl.struct(name=pl.element(), federation_id=pl.lit(None, pl.String)))
+    """Players of two seat tags: names separated by ';', '' and '?' naming nobody.
+
+    The two values are joined with a ';' and split once: the same names in the same order as
+    splitting each, and much faster than concatenating two lists."""
+    both = pl.concat_str(pl.col(first).fill_null(""), pl.col(second).fill_null(""), separator=";")
+    name = pl.element().str.strip_chars()
+    return both.str.split(";").list.eval(
+        pl.struct(name=name.filter((name != "") & (name != "?")), federation_id=pl.lit(None, pl.String)))
 
 
 def _published(rows: pl.DataFrame) -> pl.DataFrame:

@@ -13,6 +13,7 @@ import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
+import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -23,6 +24,17 @@ from models.cards import Seat
 from models.diagnostics import Severity
 from parsers.auction import trick_winner
 from parsers.columnar import ColumnarFile, assert_same, columnar_from_parsed
+from parsers.pbn.fast_bytes import (
+    Lines,
+    Source,
+    Vocabulary,
+    list_column,
+    named,
+    string_column,
+    tokens,
+    view_column,
+    views,
+)
 from tests.parsers.conftest import pbn_files, random_file
 
 ACCEPTED_CORPUS = ["bigdeal_pbn10.pbn", "endplay_eyc1998_export.pbn", "pbntools_jfrpary_wb120802.pbn"]
@@ -386,6 +398,130 @@ def test_cautious_declines(what: str, make: Callable[[], str | bytes], declines:
     assert fast(data) is None
     assert declines.failures == [] and declines.reasons
     assert not careful(data).errors  # the careful reader reads it (with notes at most)
+
+
+# What the byte reader must get right -----------------------------------------------------------
+
+
+def _named(west: str, east: str = "E") -> str:
+    return generated(3).replace('[West "W"]', f'[West "{west}"]').replace('[East "E"]', f'[East "{east}"]')
+
+
+@pytest.mark.parametrize("value", ["", "Z", "Zoë", "Anna", "Łukasz", "12345678", "Świątek", "Ann Smith   X",
+                                   "Ann Smith abc", "Zoë Ümlaut-Çedille; Björn Öster", "?"])
+def test_values_of_any_length_and_alphabet_are_read_in_place(value: str) -> None:
+    # Values up to 12 bytes sit in their Arrow view, longer ones point into the text: both, around
+    # the edges (4, 8, 12, 13 bytes) and with characters beyond ASCII at either end.
+    found = agree(_named(value, east=value[::-1]))
+    assert found is not None
+    assert found.results["ns_players"].to_list()[0] or value in ("", "?")
+
+
+def test_tags_that_differ_from_game_to_game() -> None:
+    # Games with other tags, in another order, or without some: columns with nulls.
+    games = [to_pbn(board) for board in _games(5)]
+    games[1] = games[1].replace('[West "W"]\n', "").replace('[Scoring "MP"]', '[Room "Open"]\n[Scoring "MP"]')
+    games[2] = games[2].replace('[Site "-"]', '[Section "B"]\n[Site "-"]').replace('[Dealer', '[Table "4"]\n[Dealer')
+    games[3] = ('[Event "Benchmark"]\n[Site "-"]\n[Date "2026.11.21"]\n[Scoring "MP"]\n[Description "no result"]\n'
+                '[Board "9"]\n[Dealer "S"]\n\n')
+    found = agree(HEADER + "".join(games))
+    assert found is not None and found.results.height == 4 and found.boards.height == 5
+
+
+def test_semi_empty_lines_of_spaces_and_tabs_between_games() -> None:
+    found = agree(HEADER + " \t \n\t\n".join(to_pbn(board) for board in _games(4)))
+    assert found is not None and found.results.height == 4
+
+
+def test_escape_lines_may_hold_anything() -> None:
+    # Brackets, quotes, backslashes and tabs are checked from the first game on, not above it.
+    assert agree(generated(3).replace("% EXPORT", '% EXPORT [x] "quoted" \\ \t')) is not None
+
+
+def test_deals_with_void_suits() -> None:
+    deal = "N:AKQJT98765432... .AKQJT98765432.. ..AKQJT98765432. ...AKQJT98765432"
+    text = (HEADER + f'[Event "Voids"]\n[Board "1"]\n[Dealer "N"]\n[Vulnerable "All"]\n[Deal "{deal}"]\n'
+            '[Declarer "N"]\n[Contract "7S"]\n[Result "13"]\n[Auction "N"]\n7S Pass Pass Pass\n'
+            '[Play "E"]\nHA D2 C2 S2\n*\n\n')
+    found = agree(text)
+    assert found is not None and found.boards["deal"].to_list() == [deal]
+
+
+def test_frames_outlive_the_text_they_point_into() -> None:
+    import gc
+
+    data = generated(40).encode()
+    found = fast(data)
+    assert found is not None
+    gc.collect()
+    litter = [bytes([n]) * len(data) for n in range(4)]  # reuse the memory the text was in, if it were free
+    assert_same(found, careful(data))
+    assert litter
+
+
+LAYOUTS: list[tuple[str, Callable[[], str], str]] = [
+    # (what, file, why the fast path declines): none of them an error, all left to the careful reader.
+    ("white space beyond ASCII at the end of a value", lambda: _named("Zoë\u00a0"), "not one tag pair"),
+    ("white space beyond ASCII at the start of a value", lambda: _named("\u3000Zoë"), "not one tag pair"),
+    ("a space at the end of a value", lambda: _named("Zoë "), "not one tag pair"),
+    ("a tab in a value", lambda: _named("Zo\tё"), "not one tag pair"),
+    ("a backslash in a value", lambda: _named("Zo\\\\e"), "backslash"),
+    ("a bracket in a value", lambda: _named("Zo]e"), "bracket"),
+    ("a quote in the auction", lambda: _with(_auction(lambda calls: [*calls, '"x"'])), "section data"),
+    ("a bracket in the play", lambda: _with(_play(_bracket)), "bracket"),
+    ("a long unknown tag name", lambda: generated(2).replace('[Site "-"]', '[SiteOfTheEventHeld "-"]'),
+     "does not know"),
+    ("a tag pair indented", lambda: generated(2).replace('[Site "-"]', ' [Site "-"]'), "bracket"),
+    ("a trick line with a card beyond ASCII", lambda: _with(_play(_not_ascii)), "not a card"),
+    ("a Play tag naming no seat", lambda: generated(3).replace('[Play "E"]', '[Play ""]', 1), "Play tag"),
+]
+
+
+def _not_ascii(board: Board, rows: list[list[str]], first: int) -> None:
+    rows[5][3] = "Sé"
+
+
+def _bracket(board: Board, rows: list[list[str]], first: int) -> None:
+    rows[5][3] = "S]"
+
+
+@pytest.mark.parametrize(("what", "make", "reason"), LAYOUTS, ids=[layout[0] for layout in LAYOUTS])
+def test_layouts_the_byte_reader_leaves_to_the_careful_reader(
+        what: str, make: Callable[[], str], reason: str, declines: Declines) -> None:
+    assert fast(make()) is None
+    assert declines.failures == []
+    assert any(reason in found for found in declines.reasons), declines.reasons
+
+
+# The byte helpers ------------------------------------------------------------------------------
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.text(alphabet=st.characters(blacklist_categories=("Cs",), blacklist_characters="\n"),
+                        max_size=30), min_size=1, max_size=20))
+def test_string_columns_point_at_the_right_bytes(pieces: list[str]) -> None:
+    source = Source.of("\n".join(pieces))
+    assert source.size == len("\n".join(pieces).encode())
+    assert [source.text(int(a), int(b)) for a, b in zip(source.start, source.end, strict=True)] == pieces
+    length = source.end - source.start
+    assert string_column(source, source.start, length).to_list() == pieces
+    given = np.arange(len(pieces)) % 3 != 1
+    found = view_column(views(source, source.start, length), source, given).to_list()
+    assert found == [piece if keep else None for piece, keep in zip(pieces, given, strict=True)]
+
+
+def test_tokens_and_names() -> None:
+    source = Source.of("1S  Pass\t2NT\n\n XX\n-")
+    lines = Lines(np.array([7, 7, 8, 9]), source.start, source.end)
+    found = tokens(source, lines)
+    words = [source.text(int(a), int(a + n)) for a, n in zip(found.start, found.length, strict=True)]
+    assert words == ["1S", "Pass", "2NT", "XX", "-"] and found.record.tolist() == [7, 7, 7, 8, 9]
+    calls = Vocabulary(("Pass", "XX", "1S", "ScorePercentage"), words=2)
+    keys = np.zeros((len(words), 2), dtype=np.uint64)
+    keys[:, 0] = source.word(found.start, found.length)
+    assert calls.find(keys).tolist() == [2, 0, -1, 1, -1]
+    assert list_column(named(np.array([2, 0, 1]), calls.names[:3]), np.array([0, 2, 2, 3])).to_list() == [
+        ["1S", "Pass"], [], ["XX"]]
 
 
 # Garbage ---------------------------------------------------------------------------------------

@@ -1,0 +1,248 @@
+"""Fast path helpers: a text as numpy bytes read in place, and string columns made without copying them.
+
+Every stage of the fast path reads the UTF-8 bytes of the file, never Python strings: `Source` holds
+them with the position of every line, unaligned views to read 2 or 8 bytes at any position in one
+gather, and `string_column`/`named`/`list_column` turn positions and codes into polars String
+columns through Arrow string views (16 bytes a string, pointing into the text or holding the string
+itself), so no string is built or copied one at a time.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+import polars as pl
+import pyarrow as pa
+
+IntArray = npt.NDArray[np.int64]
+BoolArray = npt.NDArray[np.bool_]
+ByteArray = npt.NDArray[np.uint8]
+WordArray = npt.NDArray[np.uint64]
+Codes = npt.NDArray[np.integer[Any]]
+"""Indices into a table of names, of any integer type."""
+
+PADDING = 16
+"""Bytes after the text (a line feed, then zeros) so that 8-byte reads near its end stay in the buffer."""
+INLINE = 12
+"""Strings up to this many bytes sit in their Arrow view; longer ones point into a data buffer."""
+_OFFSET_LIMIT = 1 << 31
+MASKS = np.array([(1 << (8 * count)) - 1 for count in range(9)], dtype=np.uint64)
+"""Byte count (0-8) -> mask keeping that many low (first) bytes of a little-endian word."""
+_MIX = np.uint64(0x9E3779B97F4A7C15)
+
+
+class Declined(Exception):
+    """The fast path does not vouch for this file; the message says why."""
+
+
+@dataclass(frozen=True)
+class Source:
+    """A text as bytes, and where its lines are (split at every line feed, as `str.split("\\n")`)."""
+
+    data: ByteArray
+    """The UTF-8 bytes, then `PADDING` bytes: a line feed (so the last line ends like the others), zeros."""
+    size: int
+    """Length of the text in bytes."""
+    words: WordArray
+    """`words[i]` is `data[i:i + 8]` as a little-endian integer: names and calls are read as one word."""
+    pairs: npt.NDArray[np.uint16]
+    """`pairs[i]` is `data[i:i + 2]` as a little-endian integer: cards are read as one pair."""
+    start: IntArray
+    """First byte of each line."""
+    end: IntArray
+    """Byte after each line (its line feed, or the end of the text)."""
+
+    @staticmethod
+    def of(text: str) -> Source:
+        """The bytes of `text`, and its lines."""
+        raw = text.encode("utf-8") + b"\n" + bytes(PADDING - 1)
+        data = np.frombuffer(raw, dtype=np.uint8)
+        size = len(raw) - PADDING
+        if size >= _OFFSET_LIMIT:
+            raise Declined("a file too big for 32-bit string offsets")
+        # Views at every byte offset (stride 1): numpy reads unaligned items, so a gather reads words.
+        words = np.ndarray((len(raw) - 7,), dtype="<u8", buffer=raw, strides=(1,))
+        pairs = np.ndarray((len(raw) - 1,), dtype="<u2", buffer=raw, strides=(1,))
+        feeds = np.flatnonzero(data[:size] == ord("\n"))
+        start = np.concatenate(([0], feeds + 1))
+        end = np.append(feeds, size)
+        return Source(data, size, words, pairs, start, end)
+
+    def word(self, start: IntArray, length: IntArray) -> WordArray:
+        """The first `length` (at most 8) bytes at each `start`, as a word with the rest zero."""
+        return self.words[start] & MASKS[np.clip(length, 0, 8)]
+
+    def text(self, start: int, end: int) -> str:
+        """The bytes [start, end) as text (they must end on a character boundary)."""
+        return self.data[start:end].tobytes().decode("utf-8")
+
+
+@dataclass(frozen=True)
+class Lines:
+    """Some lines of a `Source`, in file order, and the game each belongs to."""
+
+    record: IntArray
+    start: IntArray
+    end: IntArray
+
+
+@dataclass(frozen=True)
+class Tokens:
+    """The whitespace-separated words of some lines, in file order."""
+
+    record: IntArray
+    start: IntArray
+    length: IntArray
+
+
+def segments(start: IntArray, length: IntArray) -> IntArray:
+    """Positions of every byte of the segments (start, length), one segment after another."""
+    ends = np.cumsum(length)
+    at: IntArray = np.arange(int(ends[-1]) if ends.size else 0) + np.repeat(start - (ends - length), length)
+    return at
+
+
+def tokens(source: Source, lines: Lines, allowed: BoolArray | None = None) -> Tokens:
+    """The runs of bytes above space (space, tab and line feed separate them) in `lines`; with
+    `allowed` (a table of 256 bytes), `Declined` for any byte of the lines it leaves out."""
+    length = lines.end - lines.start + 1  # each line with the line feed after it
+    at = segments(lines.start, length)
+    written = source.data[at]
+    if allowed is not None and not allowed[written].all():
+        raise Declined("section data other than plain calls and cards")
+    space = written <= ord(" ")
+    edge = np.diff(space.view(np.int8), prepend=1, append=1)
+    first, after = np.flatnonzero(edge == -1), np.flatnonzero(edge == 1)
+    line = np.searchsorted(np.cumsum(length), first, side="right")  # lines that end at or before the token
+    return Tokens(lines.record[line], at[first], after - first)
+
+
+class Vocabulary:
+    """A few ASCII words (tag names, calls) to look byte strings up in, up to 8 * `words` bytes long.
+
+    A word's hash picks its slot in a table (a multiplier is chosen so that no two words share
+    one); the slot gives a candidate, and the candidate's bytes are compared with the key's, so a
+    lookup is exact whatever the hash does."""
+
+    _SLOT_BITS = 12
+
+    def __init__(self, names: Sequence[str], words: int) -> None:
+        table = np.zeros((len(names) + 1, 8 * words), dtype=np.uint8)
+        for row, name in enumerate(names):
+            encoded = name.encode("ascii")
+            table[row, :len(encoded)] = np.frombuffer(encoded, dtype=np.uint8)
+        table[-1] = 0xFF  # the row of an empty slot: 0xFF is never in UTF-8, so no key equals it
+        self.names = tuple(names)
+        self.rows: WordArray = table.view("<u8")
+        hashes = self._hash(self.rows[:-1])
+        for attempt in range(1, 1000, 2):
+            self._multiplier = np.uint64((0x9E3779B97F4A7C15 * attempt) % (1 << 64))
+            slots = self._slot(hashes)
+            if np.unique(slots).size == len(names):
+                break
+        else:
+            raise ValueError("no multiplier puts every name in a slot of its own")
+        self._code = np.full(1 << self._SLOT_BITS, -1, dtype=np.int64)
+        self._code[slots] = np.arange(len(names))
+        self._columns = [np.ascontiguousarray(self.rows[:, column]) for column in range(words)]
+
+    def find(self, keys: WordArray) -> IntArray:
+        """Index of each row of `keys` (shape (n, words): the bytes as words, zero padded), -1 for none."""
+        at = self._code[self._slot(self._hash(keys))]
+        same = self._columns[0][at] == keys[:, 0]
+        for column in range(1, keys.shape[1]):
+            same &= self._columns[column][at] == keys[:, column]
+        return np.where(same, at, -1)
+
+    def _slot(self, hashes: WordArray) -> IntArray:
+        return (hashes * self._multiplier >> np.uint64(64 - self._SLOT_BITS)).astype(np.int64)
+
+    @staticmethod
+    def _hash(rows: WordArray) -> WordArray:
+        found = rows[:, 0].copy()
+        for column in range(1, rows.shape[1]):
+            found ^= rows[:, column] * _MIX + np.uint64(column)
+        return found
+
+
+def string_column(source: Source, start: IntArray, length: IntArray) -> pl.Series:
+    """The strings `source.data[start:start + length]` (valid UTF-8 there) as a String column, without
+    copying them: short ones sit in their views, long ones point into the text (which the column
+    keeps alive)."""
+    return view_column(views(source, start, length), source)
+
+
+def views(source: Source, start: IntArray, length: IntArray) -> WordArray:
+    """Arrow string views of `source.data[start:start + length]`, shape (n, 2): the length and the
+    first 4 bytes, then the next 8 bytes (up to `INLINE` bytes in all) or buffer 0 and the offset."""
+    head = source.word(start, length)  # bytes 0-7: the prefix, and bytes 4-7 of a short string
+    found = np.empty((start.size, 2), dtype=np.uint64)
+    found[:, 0] = length.astype(np.uint64) | (head << np.uint64(32))
+    found[:, 1] = np.where(length <= INLINE, head >> np.uint64(32), start.astype(np.uint64) << np.uint64(32))
+    tail = np.flatnonzero((length > 8) & (length <= INLINE))  # bytes 8-11 of a short string (few have them)
+    found[tail, 1] |= source.word(start[tail] + 8, length[tail] - 8) << np.uint64(32)
+    return found
+
+
+def row_strings(rows: ByteArray) -> pl.Series:
+    """Each row of a byte matrix (valid UTF-8, wider than `INLINE` bytes) as a string of a String
+    column, the views pointing into the matrix."""
+    count, width = rows.shape
+    if width <= INLINE:
+        raise ValueError("rows this short sit in their views")
+    data = np.ascontiguousarray(rows)
+    found = np.empty((count, 2), dtype=np.uint64)
+    found[:, 0] = np.uint64(width) | (data[:, :4].copy().view("<u4").ravel().astype(np.uint64) << np.uint64(32))
+    found[:, 1] = (np.arange(count, dtype=np.uint64) * np.uint64(width)) << np.uint64(32)  # buffer 0, row start
+    return string_series(_arrow_views(found, None, data.ravel()))
+
+
+def view_column(found: WordArray, source: Source | None, valid: BoolArray | None = None) -> pl.Series:
+    """A String column from Arrow string views pointing into `source` (null where not `valid`)."""
+    return string_series(_arrow_views(found, valid, None if source is None else source.data))
+
+
+def named(codes: Codes, names: tuple[str, ...]) -> pa.Array:
+    """The names of `codes` (indices into `names`, each at most `INLINE` bytes) as an Arrow string array."""
+    found = np.take(_name_views(names), codes.astype(np.intp), axis=0)  # (much faster than indexing rows)
+    return _arrow_views(found, None, None)
+
+
+@functools.cache
+def _name_views(names: tuple[str, ...]) -> WordArray:
+    """The Arrow string view of each name, the name inline in it."""
+    table = np.zeros((len(names), 16), dtype=np.uint8)
+    for row, name in enumerate(names):
+        encoded = name.encode("utf-8")
+        if len(encoded) > INLINE:
+            raise ValueError(f"{name!r} is too long to sit in its view")
+        table[row, 0] = len(encoded)
+        table[row, 4:4 + len(encoded)] = np.frombuffer(encoded, dtype=np.uint8)
+    return table.view("<u8")
+
+
+def list_column(values: pa.Array, offsets: IntArray) -> pl.Series:
+    """A List(String) column: row i holds `values[offsets[i]:offsets[i + 1]]`."""
+    lists = pa.LargeListArray.from_arrays(pa.array(offsets.astype(np.int64)), values)
+    series = pl.from_arrow(lists)
+    assert isinstance(series, pl.Series)
+    return series
+
+
+def string_series(values: pa.Array) -> pl.Series:
+    """An Arrow string array as a polars String column (the views are taken over, not copied)."""
+    series = pl.from_arrow(values)
+    assert isinstance(series, pl.Series)
+    return series
+
+
+def _arrow_views(found: WordArray, valid: BoolArray | None, data: ByteArray | None) -> pa.Array:
+    """An Arrow string-view array from its views, its validity and its one data buffer."""
+    bitmap = None if valid is None else pa.py_buffer(np.packbits(valid, bitorder="little"))
+    buffers = [bitmap, pa.py_buffer(found)] + ([] if data is None else [pa.py_buffer(data)])
+    return pa.Array.from_buffers(pa.string_view(), found.shape[0], buffers)
