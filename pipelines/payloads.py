@@ -33,6 +33,9 @@ def sorted_struct(fields: Mapping[str, pl.Expr]) -> pl.Expr:
 
 def canonical_json(fields: Mapping[str, Field]) -> pl.Expr:
     """A string expression: the JSON object of `fields` exactly as `encode_payload` would write it."""
+    if fields and not any(isinstance(value, Raw) for value in fields.values()):
+        return sorted_struct({key: value for key, value in fields.items() if isinstance(value, pl.Expr)}) \
+            .struct.json_encode()  # one object, nothing to splice: polars writes it whole
     parts: list[pl.Expr] = []
     run: dict[str, pl.Expr] = {}
     for key in sorted(fields):

@@ -51,3 +51,12 @@ def test_an_object_of_only_raw_fields_or_none() -> None:
     assert frame.select(canonical_json({"b": Raw(pl.col("a")), "a": Raw(pl.lit("[]"))})).item() == \
         '{"a":[],"b":{"x":1.5}}'
     assert frame.select(canonical_json({})).item() == "{}"
+
+
+@settings(max_examples=40, deadline=None)
+@given(ROWS)
+def test_an_object_without_raw_fields_is_encoded_whole(rows: list[dict[str, Any]]) -> None:
+    frame = pl.DataFrame({"name": [r["name"] for r in rows], "count": [r["count"] for r in rows]},
+                         schema={"name": pl.String, "count": pl.Int64})
+    encoded = frame.select(canonical_json({"name": pl.col("name"), "count": pl.col("count")})).to_series()
+    assert encoded.to_list() == [encode_payload({"name": r["name"], "count": r["count"]}) for r in rows]
