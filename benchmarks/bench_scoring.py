@@ -182,7 +182,9 @@ def build_log(results: pl.DataFrame, sessions: pl.DataFrame, path: Path) -> None
     pick = pl.col("board") * 7 + pl.col("table_id").cast(pl.Int64) * 3
     contracts = pl.DataFrame(CONTRACTS, schema=["contract", "declarer", "tricks"], orient="row").with_row_index("_c")
     for chunk in results.iter_slices(1_000_000):
-        rows = chunk.with_columns(_c=(pick % len(CONTRACTS)).cast(pl.UInt32)).join(contracts, on="_c", how="left")
+        # The frame's own contract columns are empty (it carries scores): the log records real contracts.
+        rows = chunk.drop("contract", "declarer", "tricks").with_columns(
+            _c=(pick % len(CONTRACTS)).cast(pl.UInt32)).join(contracts, on="_c", how="left")
         store.append_frame(log_events(rows, to_epoch_us(at)), recorded_at=at)
 
 
