@@ -120,7 +120,10 @@ def read_columnar(data: bytes, source: str, *, strict: bool = False) -> Columnar
     else the careful reader's records (with their positioned diagnostics) turned into frames."""
     module_name = READERS.get(Path(source).suffix.lower())
     if module_name is not None:
-        fast = getattr(importlib.import_module(module_name), "loads_columnar", None)
+        try:
+            fast = getattr(importlib.import_module(module_name), "loads_columnar", None)
+        except ModuleNotFoundError:  # parse_bytes reports the missing reader
+            fast = None
         if fast is not None:
             read: ColumnarFile | None = fast(data, source=source, strict=strict)
             if read is not None:
