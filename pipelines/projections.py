@@ -15,6 +15,7 @@ from typing import Any
 
 import polars as pl
 
+from pipelines.keyed import join_small
 from pipelines.replay import Projection, replay
 from pipelines.scoring.frames import BOARD_SCORES_SCHEMA, STANDINGS_SCHEMA, conform
 from pipelines.store import EventStore
@@ -57,13 +58,16 @@ def score_results(projection: Projection, results: pl.DataFrame) -> tuple[pl.Dat
 
 
 def _with_status(frame: pl.DataFrame, status: pl.DataFrame) -> pl.DataFrame:
-    """Law 79C status: final once the session's correction period is over, else provisional."""
-    return (
-        frame.drop("status")
-        .join(status, on=["event_id", "session_id"], how="left")
-        .with_columns(status=pl.col("status").fill_null("provisional"))
-        .select(frame.columns)
-    )
+    """Law 79C status: final once the session's correction period is over, else provisional.
+
+    Board scores run to millions of rows and sessions to thousands: the status is looked up
+    (`join_small`), not joined in by copying every column.
+    """
+    if status.is_empty():  # nothing published yet: everything is provisional
+        return frame.with_columns(status=pl.lit("provisional", dtype=pl.String))
+    looked_up = join_small(frame.drop("status"), status.unique(["event_id", "session_id"], keep="last"),
+                           ["event_id", "session_id"])
+    return looked_up.with_columns(status=pl.col("status").fill_null("provisional")).select(frame.columns)
 
 
 def _conditions_by_event(raw: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
