@@ -101,14 +101,10 @@ def parse_bytes(data: bytes, source: str, *, strict: bool = False) -> ParsedFile
     In strict mode a reader reports every departure from its standard as an error.
     """
     suffix = Path(source).suffix.lower()
-    module_name = READERS.get(suffix)
-    if module_name is None:
+    if suffix not in READERS:
         return _unreadable(source, f"unknown file type {suffix or '(none)'}; expected one of "
                            f"{', '.join(sorted(READERS))}")
-    try:
-        loads = getattr(importlib.import_module(module_name), "loads", None)
-    except ModuleNotFoundError:
-        loads = None
+    loads = _reader_function(source, "loads")
     if loads is None:
         return _unreadable(source, f"no reader for {suffix} files is installed in this version")
     parsed: ParsedFile = loads(data, source=source, strict=strict)
@@ -118,17 +114,23 @@ def parse_bytes(data: bytes, source: str, *, strict: bool = False) -> ParsedFile
 def read_columnar(data: bytes, source: str, *, strict: bool = False) -> ColumnarFile:
     """Read a file into frames: the reader's vectorised fast path when it vouches for the file,
     else the careful reader's records (with their positioned diagnostics) turned into frames."""
-    module_name = READERS.get(Path(source).suffix.lower())
-    if module_name is not None:
-        try:
-            fast = getattr(importlib.import_module(module_name), "loads_columnar", None)
-        except ModuleNotFoundError:  # parse_bytes reports the missing reader
-            fast = None
-        if fast is not None:
-            read: ColumnarFile | None = fast(data, source=source, strict=strict)
-            if read is not None:
-                return read
+    fast = _reader_function(source, "loads_columnar")
+    if fast is not None:
+        read: ColumnarFile | None = fast(data, source=source, strict=strict)
+        if read is not None:
+            return read
     return columnar_from_parsed(parse_bytes(data, source, strict=strict))
+
+
+def _reader_function(source: str, name: str) -> Any:
+    """Function `name` of the reader for `source`'s extension; None when there is none installed."""
+    module_name = READERS.get(Path(source).suffix.lower())
+    if module_name is None:
+        return None
+    try:
+        return getattr(importlib.import_module(module_name), name, None)
+    except ModuleNotFoundError:
+        return None
 
 
 def ingest_file(store: EventStore, path: str | Path, *, recorded_at: datetime,
