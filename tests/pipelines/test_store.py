@@ -193,3 +193,26 @@ def test_a_session_shares_one_connection_for_reads_and_appends(store: EventStore
         store.append(_events(1), recorded_at=RECORDED_AT)
         assert [e.stream_version for e in store.read()] == [1, 2, 3]
     assert store.head() == 3
+
+
+def _store_copied_without_its_wal(store: EventStore, tmp_path: Path) -> int:
+    """How many events a copy of the `.duckdb` file alone holds (what a backup of the file would)."""
+    copy = tmp_path / "copy.duckdb"
+    shutil.copyfile(store.path, copy)
+    with duckdb.connect(str(copy), read_only=True) as con:
+        return int(con.execute("SELECT count(*) FROM events").fetchall()[0][0])
+
+
+def test_a_large_append_is_in_the_database_file_as_soon_as_it_commits(
+        store: EventStore, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A batch of a megabyte or more is checkpointed at commit, not left in the WAL for the close."""
+    monkeypatch.setattr(store_module, "_CHECKPOINT_AT_COMMIT_BYTES", 1_000)  # 10 of these events
+    store.append(_events(1), recorded_at=RECORDED_AT)  # closing the connection checkpoints it
+    with store.session():
+        store.append(_events(3), recorded_at=RECORDED_AT)
+        assert _store_copied_without_its_wal(store, tmp_path) == 1  # small: in the WAL until the close
+        store.append(_events(20), recorded_at=RECORDED_AT)
+        assert _store_copied_without_its_wal(store, tmp_path) == 24
+        with store.reader() as con:  # the store's own setting is back to DuckDB's default
+            assert con.execute("SELECT current_setting('checkpoint_threshold')").fetchall() == [("16.0 MiB",)]
+    assert store.verify().ok and store.head() == 24
