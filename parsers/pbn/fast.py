@@ -19,6 +19,8 @@ from __future__ import annotations
 import logging
 import sys
 
+import numpy as np
+
 from parsers.columnar import ColumnarFile
 from parsers.pbn.encoding import decode
 from parsers.pbn.fast_bytes import Declined
@@ -45,8 +47,7 @@ def loads_columnar(data: str | bytes, *, source: str = "<string>", strict: bool 
             raise Declined("strict mode")
         if sys.byteorder != "little":
             raise Declined("a big-endian machine: the byte-level readers assume little-endian words")
-        text = _text(data)
-        games = read_games(text)
+        games = read_games(_text(data))
         check_values(games.tags)
         deals = read_deals(games.tags)
         board_frame = boards(games.tags, deals)
@@ -62,10 +63,10 @@ def loads_columnar(data: str | bytes, *, source: str = "<string>", strict: bool 
         return None
 
 
-def _text(data: str | bytes) -> str:
-    """The text as the careful reader decodes it, when there is no doubt about the bytes."""
+def _text(data: str | bytes) -> bytes:
+    """The UTF-8 bytes of the text as the careful reader decodes it, when there is no doubt about the bytes."""
     raw = data.encode("utf-8", errors="surrogatepass") if isinstance(data, str) else data
-    if raw.translate(None, _PRINTABLE):
+    if _has_controls(raw):
         raise Declined("control characters")
     decoded = decode(data)
     text = decoded.text
@@ -78,4 +79,15 @@ def _text(data: str | bytes) -> str:
                              ("#", '"#', "tag value inheritance")):
         if first in text and mark in text:
             raise Declined(why)
-    return text
+    if isinstance(data, bytes) and decoded.encoding == "utf-8" and b"\r" not in data:
+        return data  # the bytes are the text's UTF-8 already (no marker, no line end to normalise)
+    return text.encode("utf-8")
+
+
+def _has_controls(raw: bytes) -> bool:
+    """Whether the bytes hold a control character other than tab, line feed and carriage return."""
+    codes = np.frombuffer(raw, dtype=np.uint8)
+    if np.count_nonzero(codes < 32) != np.count_nonzero(codes == ord("\n")):
+        # Bytes below space besides line feeds (tabs, carriage returns or worse): look at each.
+        return bool(raw.translate(None, _PRINTABLE))
+    return bool((codes == 127).any())

@@ -15,7 +15,19 @@ from dataclasses import dataclass, field
 import numpy as np
 import polars as pl
 
-from parsers.pbn.fast_bytes import BoolArray, Declined, IntArray, Source, Tokens, Vocabulary, list_column, named
+from parsers.pbn.fast_bytes import (
+    MASKS,
+    BoolArray,
+    Declined,
+    IntArray,
+    Source,
+    Tokens,
+    Vocabulary,
+    WordArray,
+    list_column,
+    named,
+    run_starts,
+)
 from parsers.pbn.fast_deals import seat_codes
 from parsers.pbn.fast_lines import rows_of
 
@@ -37,8 +49,7 @@ def read_auctions(games: pl.DataFrame, tokens: Tokens, source: Source) -> pl.Dat
     `record` and `auction`: the calls from the dealer on, `AP` written out as passes."""
     if not games["Dealer"].is_in(list("NESW")).all() or not games["Auction"].is_in(list("NESW")).all():
         raise Declined("an auction without a known dealer, or not naming a seat")
-    words = source.word(tokens.start, tokens.length)[:, None]
-    codes = np.where(tokens.length <= _LONGEST_CALL, _CALL_WORDS.find(words), NONE)
+    codes = np.where(tokens.length <= _LONGEST_CALL, _CALL_WORDS.find(_call_words(source, tokens)), NONE)
     if (codes < 0).any():
         raise Declined("an auction token that is not a call spelled the standard way")
     rows = rows_of(games["record"].to_numpy(), tokens.record, "an auction")
@@ -58,9 +69,19 @@ def read_auctions(games: pl.DataFrame, tokens: Tokens, source: Source) -> pl.Dat
     return games.select("record").with_columns(auction=_call_lists(rows, codes, passes))
 
 
+def _call_words(source: Source, tokens: Tokens) -> WordArray:
+    """The bytes of each token as a word (shape (n, 1)), up to the longest call's length: enough to
+    tell the calls from each other and from anything else (longer tokens are no call). Read byte by
+    byte: gathers from `data` are several times faster than from the unaligned `Source.words`."""
+    found = np.zeros(tokens.start.size, dtype=np.uint64)
+    for place in range(_LONGEST_CALL):
+        found |= source.data[tokens.start + place].astype(np.uint64) << np.uint64(8 * place)
+    return (found & np.take(MASKS, tokens.length, mode="clip"))[:, None]
+
+
 def _positions(rows: IntArray) -> IntArray:
     """Place of each item in its row's run, for items sorted by row: 0, 1, ... from each new row."""
-    starts = np.flatnonzero(np.diff(rows, prepend=-1))
+    starts = run_starts(rows)
     return np.arange(rows.size) - np.repeat(starts, np.diff(np.append(starts, rows.size)))
 
 

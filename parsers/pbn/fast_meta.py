@@ -34,6 +34,9 @@ def metadata(games: Games) -> FileMetadata:
 
 def _first_value(tags: pl.DataFrame, name: str) -> str | None:
     """The first value of a tag that is neither '', '?' nor absent."""
+    first = tags[name][0] if tags.height else None
+    if first not in (None, "", "?"):
+        return str(first)  # the first game gives it (the usual case): no need to look further
     given = tags[name].filter(tags[name].is_not_null() & ~tags[name].is_in(["", "?"]))
     return given[0] if given.len() else None
 

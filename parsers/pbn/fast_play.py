@@ -20,8 +20,8 @@ import numpy as np
 import numpy.typing as npt
 import polars as pl
 
+from parsers.pbn.fast_auction import CONTRACTS
 from parsers.pbn.fast_bytes import (
-    BoolArray,
     Declined,
     IntArray,
     Lines,
@@ -38,8 +38,10 @@ from parsers.pbn.fast_lines import index_in, rows_of
 Cards = npt.NDArray[np.int8]
 """Card codes (0-51), -1 where there is no card; 52 (`_STAR`) for a `*` token."""
 
-_TRUMP = {"S": 0, "H": 1, "D": 2, "C": 3, "N": 4}
-"""Trump suit code by the first letter of the strain (4: notrump, which no card's suit equals)."""
+_CONTRACT_ENUM = pl.Enum(CONTRACTS)
+_TRUMP_OF_CONTRACT = np.array([4] + ["SHDCN".index(contract[1]) for contract in CONTRACTS[1:]], dtype=np.int64)
+"""Contract code (`fast_auction.CONTRACTS`) -> trump suit code (SHDC: 0-3; 4 for notrump, which no
+card's suit equals)."""
 _STAR = 52
 _CODE = np.full(1 << 16, -1, dtype=np.int8)
 """First byte + 256 * second byte of a two-character token (`Source.pairs`) -> card code; -1 when
@@ -50,10 +52,16 @@ _BYTES_2_5, _SPACES_2_5 = np.uint64(0xFF << 16 | 0xFF << 40), np.uint64(0x20 << 
 """Bytes 2 and 5 of a word, and spaces there: the first two spaces of a trick line (bytes 0-7)."""
 _BYTE_5, _SPACE_5 = np.uint64(0xFF << 40), np.uint64(0x20 << 40)
 """Byte 5 of a word, and a space there: the third space of a trick line in its bytes 3-10."""
-_SUIT_CARDS = np.array([((1 << 13) - 1) << (13 * suit) for suit in range(4)], dtype=np.uint64)
-"""Suit -> the mask of its 13 cards."""
+_BYTE_4, _SPACE_4 = np.uint64(0xFF << 32), np.uint64(0x20 << 32)
+"""Byte 4 of a word, and a space there: the third space of a trick line in its bytes 4-11."""
+_SUIT_CARDS = np.array([((1 << 13) - 1) << (13 * suit) for suit in range(4)] + [0], dtype=np.uint64)
+"""Suit -> the mask of its 13 cards; none for suit -1 (no card, so no suit led)."""
 _TRICK_LINE = 11
 """`SA H2 HK D4`: a trick written the export way."""
+_BLOCK = 13 * (_TRICK_LINE + 1)
+"""A whole play written the export way: 13 trick lines and their line feeds."""
+_LINE_STEPS = (_TRICK_LINE + 1) * np.arange(13)
+_COLUMNS = np.arange(4, dtype=np.uint8)[:, None]
 
 
 def read_plays(games: pl.DataFrame, lines: Lines, source: Source, deals: Deals) -> pl.DataFrame:
@@ -68,16 +76,11 @@ def read_plays(games: pl.DataFrame, lines: Lines, source: Source, deals: Deals) 
     if (leader != (declarer + 1) % 4).any():
         raise Declined("an opening leader who is not declarer's left-hand opponent")
     # The cards dealt to the seat of each column (columns are seats from the opening leader).
-    seats = (leader[:, None] + np.arange(4)[None, :]) % 4
+    seats = (leader[:, None] + np.arange(4)[None, :]) & 3
     dealt = np.take_along_axis(deals.hands[_deal_rows(games, deals)], seats, axis=1)
-    present = table >= 0
-    bits = np.where(present, np.left_shift(np.uint64(1), np.maximum(table, 0).astype(np.uint64)), np.uint64(0))
-    played_so_far = np.bitwise_or.accumulate(bits, axis=1)  # by each column up to each trick
-    _check_held(bits, played_so_far[:, -1], dealt)
-    trump = games["Contract"].str.slice(1, 1).replace_strict(_TRUMP, return_dtype=pl.Int64).to_numpy()
-    leaders, led, won = _replay(table, tricks, leader, declarer, trump)
-    _check_revokes(table, played_so_far, dealt, led, present)
-    played = _in_played_order(table, (leaders - leader[:, None]) % 4)
+    contract = games["Contract"].cast(_CONTRACT_ENUM, strict=False).to_physical().to_numpy()
+    leading, won = _replay(table, tricks, leader, declarer, _TRUMP_OF_CONTRACT[contract], dealt)
+    played = _in_played_order(table, leading)
     return pl.DataFrame({"record": games["record"], "play": _card_lists(played, count),
                          "tricks": _check_result(games["tricks"], tricks, won),
                          "lead": string_series(named(played[:, 0], CARD_NAMES))})
@@ -86,6 +89,9 @@ def read_plays(games: pl.DataFrame, lines: Lines, source: Source, deals: Deals) 
 def _card_table(games: IntArray, source: Source, lines: Lines) -> tuple[Cards, IntArray]:
     """Card codes as written, shape (games, 13, 4) (trick, seat column; -1 = none), and how many
     cards each game has. Every token must be a card or a final `*`."""
+    whole = _whole_plays(games, source, lines)
+    if whole is not None:
+        return whole, np.full(games.size, 52, dtype=np.int64)
     record, code = _trick_lines(source, lines) or _tokens(source, lines)
     if (code < 0).any():
         raise Declined("a play token that is not a card written the standard way")
@@ -101,12 +107,41 @@ def _card_table(games: IntArray, source: Source, lines: Lines) -> tuple[Cards, I
         count = np.bincount(row, minlength=games.size)
     if (count > 52).any():
         raise Declined("more than 52 cards")
-    if (count == 52).all():  # every play complete (the usual export): the cards are the table, in order
+    if (count == 52).all():  # every play complete: the cards are the table, in order
         return code.reshape(-1, 13, 4), count
     position = np.arange(row.size) - np.repeat(np.cumsum(count) - count, count)
     table = np.full((games.size, 52), -1, dtype=np.int8)
     table[row, position] = code
     return table.reshape(-1, 13, 4), count
+
+
+def _whole_plays(games: IntArray, source: Source, lines: Lines) -> Cards | None:
+    """The cards of the usual export (every game of `games` has 13 trick lines `SA H2 HK D4`, one
+    after another, and nothing else) as a (games, 13, 4) table; None for any other layout.
+
+    Each game's play is then one block of 13 * 12 bytes (with the line feeds): one gather takes the
+    blocks, and each line is read as two words, bytes 0-7 and 4-11, through views with a 12-byte stride."""
+    count = games.size
+    if lines.start.size != 13 * count or not count:
+        return None
+    grid = lines.start.reshape(count, 13)
+    first = grid[:, 0]
+    if not (((lines.end - lines.start) == _TRICK_LINE).all() and (grid == first[:, None] + _LINE_STEPS).all()
+            and (lines.record.reshape(count, 13) == games[:, None]).all()):
+        return None
+    blocks = np.ndarray((source.data.size - _BLOCK + 1,), dtype=f"V{_BLOCK}", buffer=source.data, strides=(1,))
+    taken = blocks[first]  # contiguous: (game, line, 12 bytes)
+    head = np.ndarray((13 * count,), dtype="<u8", buffer=taken, offset=0, strides=(12,))
+    tail = np.ndarray((13 * count,), dtype="<u8", buffer=taken, offset=4, strides=(12,))
+    if not (((head & _BYTES_2_5) == _SPACES_2_5) & ((tail & _BYTE_4) == _SPACE_4)).all():
+        return None  # (byte 11 is a line feed: the lines end there)
+    pairs = np.empty((13 * count, 4), dtype=np.int64)
+    for column, (word, shift) in enumerate(((head, 0), (head, 24), (head, 48), (tail, 40))):
+        np.bitwise_and(word >> np.uint64(shift), np.uint64(0xFFFF), out=pairs[:, column].view(np.uint64))
+    cards: Cards = np.take(_CODE, pairs).reshape(count, 13, 4)
+    if (cards < 0).any():
+        raise Declined("a play token that is not a card written the standard way")
+    return cards
 
 
 def _trick_lines(source: Source, lines: Lines) -> tuple[IntArray, Cards] | None:
@@ -153,57 +188,60 @@ def _deal_rows(games: pl.DataFrame, deals: Deals) -> IntArray:
     return rows
 
 
-def _check_held(bits: WordArray, by_column: WordArray, dealt: WordArray) -> None:
-    """Each card is held by the seat of its column, and no card is played twice: with distinct cards
-    the sum of their bits is their OR, with a card twice it is more."""
-    if (by_column & ~dealt).any():
-        raise Declined("a card played by a seat that was not dealt it")
-    if (bits.sum(axis=(1, 2), dtype=np.uint64) != np.bitwise_or.reduce(by_column, axis=1)).any():
-        raise Declined("a card played twice")
-
-
-def _replay(table: Cards, tricks: IntArray, leader: IntArray, declarer: IntArray,
-            trump: IntArray) -> tuple[IntArray, Cards, IntArray]:
-    """The leader of each trick (games, 13), the suit led to it and declarer's tricks.
+def _replay(table: Cards, tricks: IntArray, leader: IntArray, declarer: IntArray, trump: IntArray,
+            dealt: WordArray) -> tuple[IntArray, IntArray]:
+    """The column that leads each trick (games, 13) and declarer's tricks; `Declined` if a card is
+    played that its column's seat does not hold then (never dealt it, or played before) or off suit
+    while the seat still holds the suit led (as the careful reader checks revokes).
 
     A card's strength does not depend on the order of play, only on the suit led: trumps beat the
     suit led, which beats the rest, and within a suit the rank decides. Each card's key is
     4 * strength + its column, so the largest key of a trick names the winner's column. Tables are
-    turned to (trick, column, game) so that each step works on whole rows."""
-    suits = table // 13  # -1 where there is no card
-    rank = (table - 13 * suits).astype(np.int16)  # 0 = ace (`%` is slow on small integers)
-    # Strength 13 - rank, +32 for a trump (+16 for the suit led, added per trick), times 4.
-    trumps = (suits == trump.astype(np.int8)[:, None, None]).astype(np.int16) << 7
-    key = np.ascontiguousarray((((13 - rank) << 2) + np.arange(4, dtype=np.int16) + trumps).transpose(1, 2, 0))
-    suits_by_trick = np.ascontiguousarray(suits.transpose(1, 2, 0))  # (trick, column, game)
+    turned to (trick, column, game) so that each step works on whole rows; what each column's seat
+    still holds is a 52-bit mask, less each trick's cards."""
+    by_trick = np.ascontiguousarray(table.transpose(1, 2, 0))  # (trick, column, game)
+    suits = by_trick // 13  # -1 where there is no card
+    rank = by_trick - 13 * suits  # 0 = ace
+    # Strength 13 - rank, +32 for a trump (+16 for the suit led, added per trick), times 4: one byte.
+    key = ((13 - rank).astype(np.uint8) << 2) + _COLUMNS + ((suits == trump.astype(np.int8)).astype(np.uint8) << 7)
+    # Each card's bit; no card (-1, as uint64 a shift far beyond 63) shifts the bit out: 0.
+    bits = np.left_shift(np.uint64(1), by_trick.astype(np.uint64))
     games = table.shape[0]
     at = np.arange(games)
-    leaders = np.zeros((13, games), dtype=np.int64)
-    led = np.full((13, games), -1, dtype=np.int8)
-    current, won, side = leader.copy(), np.zeros_like(leader), declarer & 1
+    held = np.ascontiguousarray(dealt.T)  # (column, game)
+    columns = np.zeros((13, games), dtype=np.int64)
+    column, won = np.zeros(games, dtype=np.int64), np.zeros(games, dtype=np.int64)
+    declarer_side = (declarer - leader) & 1  # the parity of declarer's and dummy's columns
+    complete = bool((tricks == 13).all())  # (then every trick counts)
+    not_held = np.zeros((4, games), dtype=np.uint64)
+    revoked = np.zeros((4, games), dtype=bool)
+    # (In the loop: no `np.where`, several times slower than arithmetic on these rows.)
     for trick in range(int(tricks.max(initial=0))):
-        leaders[trick] = current
-        # The card in the leader's column (`& 3` is `% 4` on these integers, and much faster).
-        led[trick] = suits_by_trick[trick].ravel()[((current - leader) & 3) * games + at]
-        following = (suits_by_trick[trick] == led[trick]).astype(np.int16) << 6  # + 16 strength
-        # The largest key's last two bits are the winner's column; columns are seats from the leader.
-        winner = (leader + (key[trick] + following).max(axis=0)) & 3
-        active = trick < tricks
-        won += active & ((winner & 1) == side)
-        current = np.where(active, winner, current)
-    return np.ascontiguousarray(leaders.T), np.ascontiguousarray(led.T), won
-
-
-def _check_revokes(table: Cards, played_so_far: WordArray, dealt: WordArray, led: Cards, present: BoolArray) -> None:
-    """No card of another suit while the suit led is still held (as the careful reader checks revokes):
-    what a column's seat holds at a trick is what it was dealt less what the column played before."""
-    off_suit = np.flatnonzero(present & (table // 13 != led[:, :, None]))  # (game, trick, column) flat
-    game, trick, column = off_suit // 52, off_suit // 4 % 13, off_suit & 3
-    # The column's cards up to the trick before (the same column one row up), none at the first.
-    played_before = np.where(trick > 0, played_so_far.ravel()[np.maximum(off_suit - 4, 0)], np.uint64(0))
-    still_held = dealt[game, column] & ~played_before
-    if (still_held & _SUIT_CARDS[led.ravel()[off_suit // 4]]).any():
+        columns[trick] = column
+        led = suits[trick].ravel()[column * games + at]  # the suit of the card in the leader's column
+        following = suits[trick] == led
+        # The largest key's last two bits are the winner's column (`& 3` is `% 4`, and much faster).
+        column = ((key[trick] + (following.view(np.uint8) << 6)).max(axis=0) & 3).astype(np.int64)
+        taken = (column & 1) == declarer_side
+        won += taken if complete else taken & (trick < tricks)
+        # Toggling a trick's cards out of the holdings puts back in any card that was not held.
+        np.bitwise_xor(held, bits[trick], out=held)
+        not_held |= bits[trick] & held
+        # Off suit while holding the suit led (this trick's card, of another suit, does not change
+        # that). Where the game has no more tricks no suit was led (-1), whose mask is empty.
+        revoked |= ((held & np.take(_SUIT_CARDS, led)) != 0) & ~following
+    if not_held.any():
+        _explain_not_held(bits, dealt)
+    if revoked.any():
         raise Declined("a revoke: a card of another suit while the suit led was still held")
+    return np.ascontiguousarray(columns.T), won
+
+
+def _explain_not_held(bits: WordArray, dealt: WordArray) -> None:
+    """Say why a card was played that its seat did not hold: not dealt it, or played before."""
+    if (np.bitwise_or.reduce(bits, axis=0).T & ~dealt).any():
+        raise Declined("a card played by a seat that was not dealt it")
+    raise Declined("a card played twice")
 
 
 def _check_result(result: pl.Series, tricks: IntArray, won: IntArray) -> pl.Series:
