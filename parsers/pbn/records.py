@@ -28,6 +28,7 @@ from parsers.pbn.results import (
     read_cards,
     read_contract,
     read_tricks,
+    report_unread_play,
     sides,
 )
 from parsers.pbn.scoretables import standing, table_rows, traveller_line
@@ -107,6 +108,8 @@ class Builder:
             out = self._score_table(game, tags, board, out, issues)
         elif not is_unknown(tags.values.get("Contract")) or ("Contract" not in tags.values and "Auction" in tags.where):
             out = self._own_result(game, tags, ctx, board, at, out, issues)
+        if "ScoreTable" in tags.where or (is_unknown(tags.values.get("Contract")) and "Auction" not in tags.where):
+            report_unread_play(tags, issues)  # the game has no contract of its own for the play
         if "TotalScoreTable" in tags.where:
             self._standings(game, tags, ctx, out)
         return out, issues

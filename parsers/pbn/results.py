@@ -188,7 +188,10 @@ def read_cards(game: PbnGame, tags: Tags, contract: Contract,
                issues: list[Issue]) -> tuple[tuple[str, ...], int | None]:
     """Cards in played order, and declarer's tricks when all 13 tricks are known."""
     tag = tags.where.get("Play")
-    if tag is None or contract.strain is None or contract.declarer is None:
+    if tag is None:
+        return (), None
+    if contract.strain is None or contract.declarer is None:
+        report_unread_play(tags, issues)
         return (), None
     _, seat, data = tags.pairs[tag]
     section = parse_call_section(seat, data, tag)
@@ -210,6 +213,20 @@ def read_cards(game: PbnGame, tags: Tags, contract: Contract,
         issues.append(lenient(INFO, "pbn.play.spelling", f"Card written {written!r}; read as {card}.",
                               at_token(tag, i)))
     return facts.played, facts.declarer_tricks if facts.known_tricks == 13 else None
+
+
+def report_unread_play(tags: Tags, issues: list[Issue]) -> None:
+    """Say so when a game's play section holds cards that no contract of the game can take (the
+    Contract and Declarer tags must come before a play section): lenient mode drops the play."""
+    tag = tags.where.get("Play")
+    if tag is None:
+        return
+    _, seat, data = tags.pairs[tag]
+    if not any(token != "*" for token in parse_call_section(seat, data, tag).tokens):
+        return  # an empty play section drops nothing
+    issues.append(lenient(WARNING, "pbn.play.no-contract", "The play section has no contract and declarer "
+                          "of this game to follow (a passed-out or unknown contract, or none); the play was "
+                          "not recorded.", at_tag(tag)))
 
 
 def published_scores(tags: Tags, contract: Contract, issues: list[Issue]) -> dict[str, float | str]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -112,3 +113,29 @@ def test_mutated_files_never_break_the_reader(edits: list[tuple[int, str, bool]]
         parsed = pbn.loads("".join(text), strict=strict)
         sound(parsed)
         assert max((d.line for d in parsed.diagnostics), default=0) <= "".join(text).count("\n") + 1
+
+
+_HAND = f'[Board "1"]\n[Deal "{DEAL}"]\n'
+
+
+@pytest.mark.parametrize(("text", "results", "line"), [
+    (game(1) + '[Play "W"]\nSA S2 S3 S4\n', 2, 8),  # a traveller's game: the rows have no play
+    (_HAND + '[Play "W"]\nSA S2 S3 S4\n', 0, 3),  # no contract at all
+    (_HAND + '[Contract "?"]\n[Declarer "?"]\n[Play "W"]\nSA S2 S3 S4\n', 0, 5),
+    (_HAND + '[Contract "Pass"]\n[Declarer ""]\n[Result ""]\n[Play "W"]\nSA S2 S3 S4\n', 1, 6),
+])
+def test_a_play_without_a_contract_to_follow_is_reported_as_dropped(text: str, results: int, line: int) -> None:
+    parsed = pbn.loads(text, source="play.pbn")
+    assert len(parsed.results) == results and all(r.play == () for r in parsed.results)
+    (warning,) = parsed.diagnostics
+    assert (warning.severity, warning.code, warning.line, warning.column) == (
+        Severity.WARNING, "pbn.play.no-contract", line, 1)
+    assert "the play was not recorded" in warning.message
+    strict = pbn.loads(text, strict=True)
+    assert {d.code for d in strict.errors} >= {"pbn.play.needs"} and not any(
+        d.code == "pbn.play.no-contract" for d in strict.diagnostics)  # strict mode has its own error
+
+
+@pytest.mark.parametrize("text", [game(1) + '[Play "W"]\n*\n', _HAND + '[Contract "Pass"]\n[Play "W"]\n*\n'])
+def test_an_empty_play_section_without_a_contract_drops_nothing(text: str) -> None:
+    assert pbn.loads(text).diagnostics == ()
