@@ -20,24 +20,31 @@ anything irregular are declined. What it checks, all boards at once:
 from __future__ import annotations
 
 import logging
+from dataclasses import dataclass
 
 import numpy as np
 import polars as pl
+import pyarrow as pa
 
 from parsers.columnar import BOARD_SCHEMA, PLAYERS, RESULT_SCHEMA, ColumnarFile, encode_published
 from parsers.lin_fast_auction import CALL_NAMES, SPELLING_WIDTH, Contracts, call_numbers, read_auctions
-from parsers.lin_fast_deal import CARD_NAMES, SEATS, card_numbers, pbn_deals, read_deals
+from parsers.lin_fast_deal import CARD_NAMES, MD_WIDTH, SEATS, card_numbers, pbn_deals, read_deals
 from parsers.lin_fast_lex import (
+    Bytes,
     Declined,
     Ints,
+    Names,
     Tokens,
-    board_lines,
     board_numbers,
     by_board,
+    names,
+    per_board,
     require,
+    require_heads,
+    short_views,
+    texts,
     tokens,
     vulnerabilities,
-    widest,
 )
 from parsers.lin_fast_play import declarer_tricks, replay, trump_suits
 from parsers.lin_lexer import _MOJIBAKE
@@ -46,6 +53,8 @@ from parsers.records import FileMetadata
 logger = logging.getLogger(__name__)
 
 _BOM = b"\xef\xbb\xbf"
+_PN_SEATS = ("south", "west", "north", "east")  # the order `pn` names the players
+_SOUTH, _WEST, _NORTH, _EAST = range(4)
 _CONTRACTS: dict[int, str] = {3 * bid + doubling: f"{name}{('', 'X', 'XX')[doubling]}"
                               for bid, name in enumerate(CALL_NAMES[:35]) for doubling in range(3)} | {-1: "PASS"}
 
@@ -68,78 +77,98 @@ def loads_columnar(data: str | bytes, *, source: str = "<string>", strict: bool 
 
 
 def _read(data: str | bytes, source: str) -> ColumnarFile:
-    text = _text(data)
-    raw = _utf8(text)
-    lines = board_lines(text)
-    toks = tokens(raw)
-    boards = lines.height
-    md = toks.of("md")
-    # The grammar makes every board one line with one deal; everything below relies on that.
-    require(int(toks.board[-1]) + 1 == boards and np.array_equal(toks.board[md], np.arange(boards)),
-            "token and line views disagree")
-    deals = read_deals(toks.values(md))
-    calls = _calls(toks, boards)
-    contracts = read_auctions(calls, deals.dealer)
-    cards = _cards(toks, boards)
-    tricks = replay(cards, deals.holder, contracts.declarer, trump_suits(contracts.bid))
-    taken = declarer_tricks(contracts.bid >= 0, tricks, _claims(toks, boards))
-    numbered = lines.with_columns(pl.int_range(pl.len(), dtype=pl.Int64).alias("record"),
-                                  pl.Series("board", board_numbers(toks, boards)), vulnerabilities(toks, boards))
+    toks = tokens(_utf8(data))
+    require_heads(toks)
+    # (The key order makes every board one line with one deal; everything below relies on that.)
+    deals = read_deals(toks.values(toks.of("md"), MD_WIDTH))
+    calls = _calls(toks)
+    contracts = read_auctions(calls.rows, deals.dealer)
+    cards = _cards(toks)
+    tricks = replay(cards.rows, deals.holder, contracts.declarer, trump_suits(contracts.bid))
+    taken = declarer_tricks(contracts.bid >= 0, tricks, _claims(toks))
+    people = names(toks)
+    lines = _lines(toks, people)
     return ColumnarFile(source=source, format="lin", parser_version=_parser_version(), metadata=FileMetadata(),
-                        boards=_board_frame(numbered, deals.dealer, pbn_deals(deals.holder)),
-                        results=_result_frame(numbered, contracts, taken, calls, cards))
+                        boards=_board_frame(lines, deals.dealer, pbn_deals(deals)),
+                        results=_result_frame(lines, people, contracts, taken, calls, cards))
 
 
-def _calls(toks: Tokens, boards: int) -> Ints:
-    """Every board's calls as call numbers, one row per board (-1 padded)."""
+def _lines(toks: Tokens, people: Names) -> pl.DataFrame:
+    """One row per board line: `record`, `line`, `board`, `vulnerability` and the four players' names."""
+    every = np.arange(toks.boards)
+    return pl.DataFrame([
+        pl.Series("record", every, dtype=pl.Int64), pl.Series("line", toks.line, dtype=pl.Int64),
+        pl.Series("board", board_numbers(toks)), vulnerabilities(toks),
+        *(pl.Series(seat, people.of(every, (k,))) for k, seat in enumerate(_PN_SEATS)),
+    ])
+
+
+@dataclass(frozen=True)
+class _Values:
+    """The numbers of one key's values on every board: in text order, and one row per board."""
+
+    flat: Ints
+    """Every value, in text order."""
+    count: Ints
+    """How many values each board has."""
+    rows: Ints
+    """(boards, width): each board's values in order, -1 padded."""
+
+
+def _calls(toks: Tokens) -> _Values:
+    """Every board's calls as call numbers."""
     mb = toks.of("mb")
-    values = call_numbers(toks.packed(mb, SPELLING_WIDTH))
-    return by_board(toks.board[mb], values, boards, width=widest(toks.board[mb], boards))
+    values, count = call_numbers(toks.packed(mb, SPELLING_WIDTH)), per_board(toks, mb)
+    # (At least one column, so that rows are never empty.)
+    return _Values(flat=values, count=count, rows=by_board(count, values, width=max(1, int(count.max(initial=0)))))
 
 
-def _cards(toks: Tokens, boards: int) -> Ints:
-    """Every board's cards in played order as card numbers, one row of 52 per board (-1 padded)."""
+def _cards(toks: Tokens) -> _Values:
+    """Every board's cards in played order as card numbers (rows of 52)."""
     pc = toks.of("pc")
-    return by_board(toks.board[pc], card_numbers(toks.pairs(pc)), boards, width=52)
+    values, count = card_numbers(*toks.letters(pc)), per_board(toks, pc)
+    return _Values(flat=values, count=count, rows=by_board(count, values, width=52))
 
 
-def _claims(toks: Tokens, boards: int) -> Ints:
+def _claims(toks: Tokens) -> Ints:
     """Every board's claim (`mc`, tricks for declarer in all); -1 where there is none."""
     mc = toks.of("mc")
-    return by_board(toks.board[mc], _claim_numbers(toks.packed(mc, 2)), boards, width=1)[:, 0]
+    require(bool((toks.length[mc] > 0).all()), "an empty claim")
+    return by_board(per_board(toks, mc), _claim_numbers(toks.packed(mc, 2)), width=1)[:, 0]
 
 
-def _text(data: str | bytes) -> str:
-    """The text as the careful reader decodes it, with CRLF line ends as LF."""
-    if isinstance(data, bytes):
+def _utf8(data: str | bytes) -> bytes:
+    """The UTF-8 bytes of the text as the careful reader decodes it, with CRLF line ends as LF."""
+    if isinstance(data, str):
         try:
-            text = data.removeprefix(_BOM).decode("utf-8")
+            raw = data.encode("utf-8")
+        except UnicodeEncodeError as exc:  # lone surrogates in a str
+            raise Declined("text that is not Unicode") from exc
+    else:
+        raw = data.removeprefix(_BOM)
+    if not raw.isascii():  # (ASCII is UTF-8, and nothing in it looks double-encoded)
+        try:
+            text = data if isinstance(data, str) else raw.decode("utf-8")
         except UnicodeDecodeError as exc:
             raise Declined("not UTF-8 (the careful reader warns and reads it as cp1252)") from exc
-    else:
-        text = data
-    # The careful reader repairs (and reports) values that look double-encoded; its own pattern
-    # says what looks so.
-    require(text.isascii() or _MOJIBAKE.search(text) is None, "text that may be double-encoded")
-    if "\r" in text:
+        # The careful reader repairs (and reports) values that look double-encoded; its own pattern
+        # says what looks so.
+        require(_MOJIBAKE.search(text) is None, "text that may be double-encoded")
+    if b"\r" in raw:
         # A CRLF is one line end for the careful reader too, so line numbers stay the same.
-        text = text.replace("\r\n", "\n")
+        raw = raw.replace(b"\r\n", b"\n")
         # A lone CR ends a line for the careful reader but not for the line split here.
-        require("\r" not in text, "a lone CR")
-    return text
-
-
-def _utf8(text: str) -> bytes:
-    try:
-        return text.encode("utf-8")
-    except UnicodeEncodeError as exc:  # lone surrogates in a str
-        raise Declined("text that is not Unicode") from exc
+        require(b"\r" not in raw, "a lone CR")
+    return raw
 
 
 def _claim_numbers(packed: Ints) -> Ints:
-    """`mc` values (one or two digits per the grammar, packed by `Tokens.packed`) as numbers."""
-    first, second = (packed & 0xFF).astype(np.int8) - ord("0"), (packed >> 8).astype(np.int8) - ord("0")
-    return np.where(second >= 0, 10 * first + second, first).astype(np.int8)
+    """`mc` values (one or two bytes, packed by `Tokens.packed`) as numbers; declines any but digits."""
+    first, second = (packed & 0xFF).astype(np.int16) - ord("0"), (packed >> 8).astype(np.int16) - ord("0")
+    one = second == -ord("0")  # no second byte
+    digits = (first >= 0) & (first <= 9) & (one | ((second >= 0) & (second <= 9)))
+    require(bool(digits.all()), "a claim not in digits")
+    return np.where(one, first, 10 * first + second).astype(np.int8)
 
 
 def _parser_version() -> str:
@@ -162,24 +191,32 @@ def _board_frame(lines: pl.DataFrame, dealer: Ints, deal: pl.Series) -> pl.DataF
     return frame.cast(BOARD_SCHEMA)
 
 
-def _lists(codes: Ints, names: tuple[str, ...]) -> pl.Series:
-    """Rows of codes (-1 padded at the end) as a list column of their names."""
-    table = pl.Series([*names, None], dtype=pl.String)
-    # Padding gathers the trailing null, then each row is cut to its length (`list.drop_nulls` is 8x slower).
-    flat = table.gather(np.where(codes >= 0, codes, len(names)).ravel().astype(np.uint32))
-    rows = pl.DataFrame({"row": flat.reshape(codes.shape).arr.to_list(), "length": (codes >= 0).sum(axis=1)})
-    return rows.select(pl.col("row").list.head(pl.col("length"))).to_series()
+_CALL_VIEWS, _CARD_VIEWS = short_views(CALL_NAMES), short_views(CARD_NAMES)
+_CONTRACT_VIEWS = short_views(tuple(_CONTRACTS[code] for code in range(-1, 105)))  # contract code + 1
+_SEAT_VIEWS = short_views(SEATS)
 
 
-def _pairs(first: pl.Series, second: pl.Series) -> pl.Series:
-    """Each row's pair as `parsers.lin_board` names it: both players, unless neither has a name."""
-    rows = first.len()
-    # Interleaved (first, second, first, second ...) then cut in twos: `concat_list` of structs is ~25x slower.
-    names = pl.concat([first, second]).gather(np.arange(2 * rows).reshape(2, rows).T.ravel())
-    players = pl.DataFrame({"name": names, "federation_id": pl.repeat(None, 2 * rows, dtype=pl.String, eager=True)})
-    pairs = players.to_struct().reshape((rows, 2)).arr.to_list()
-    unnamed = (first == "") & (second == "")
-    return pl.select(pl.when(unnamed).then(pl.lit(pl.Series([[]], dtype=PLAYERS))).otherwise(pairs)).to_series()
+def _lists(values: _Values, rows: Ints, views: Bytes) -> pl.Series:
+    """The picked rows' values as a list column of their texts.
+
+    The rows left out must have no values (so that the values are those of the rows, in order).
+    """
+    offsets = np.zeros(rows.size + 1, dtype=np.int64)
+    np.cumsum(values.count[rows], out=offsets[1:])
+    require(int(offsets[-1]) == values.flat.size, "values on a board without a result")
+    return pl.Series(pa.LargeListArray.from_arrays(pa.array(offsets), texts(values.flat, views)))
+
+
+def _pairs(people: Names, first: int, second: int, rows: Ints) -> pl.Series:
+    """Each row's pair as `parsers.lin_board` names it: both players (`pn` positions `first`,
+    `second`), unless neither has a name."""
+    unnamed = (people.length[rows, first] == 0) & (people.length[rows, second] == 0)
+    players = people.of(rows[~unnamed], (first, second))
+    struct = pa.StructArray.from_arrays([players, pa.nulls(len(players), pa.string_view())],
+                                        names=["name", "federation_id"])
+    offsets = np.zeros(rows.size + 1, dtype=np.int64)
+    np.cumsum(np.where(unnamed, 0, 2), out=offsets[1:])
+    return pl.Series(pa.LargeListArray.from_arrays(pa.array(offsets), struct)).cast(PLAYERS)
 
 
 def _side_id(first: str, second: str, fallback: str) -> pl.Expr:
@@ -187,27 +224,26 @@ def _side_id(first: str, second: str, fallback: str) -> pl.Expr:
     return pl.when(unnamed).then(pl.lit(fallback)).otherwise(pl.concat_str(first, pl.lit("/"), second))
 
 
-def _result_frame(lines: pl.DataFrame, contracts: Contracts, taken: Ints, calls: Ints, cards: Ints) -> pl.DataFrame:
+def _result_frame(lines: pl.DataFrame, people: Names, contracts: Contracts, taken: Ints,
+                  calls: _Values, cards: _Values) -> pl.DataFrame:
     """One result per board with an auction; a passed-out board has no declarer, tricks or lead."""
-    contract = contracts.bid >= 0
-    frame = lines.with_columns(
-        pl.Series("contract", np.where(contract, 3 * contracts.bid + contracts.doubling, -1)),
-        pl.Series("declarer", np.where(contract, contracts.declarer, -1)),
-        pl.Series("tricks", taken),
-        pl.Series("lead", cards[:, 0]),
-        _lists(calls, CALL_NAMES).alias("auction"),
-        _lists(cards, CARD_NAMES).alias("play"),
-    ).filter(pl.Series(contracts.calls > 0))
+    rows = np.flatnonzero(contracts.calls > 0)
+    contract = contracts.bid[rows] >= 0
+    lead = cards.rows[rows, 0]
+    frame = lines[rows]
     return frame.select(
         "record", "line", pl.lit("").alias("section"), "board",
         (pl.col("record") + 1).cast(pl.String).alias("table_id"),
         pl.lit(None, dtype=pl.Int64).alias("round"), pl.lit(None, dtype=pl.String).alias("room"),
         _side_id("north", "south", "NS").alias("ns_id"), _side_id("east", "west", "EW").alias("ew_id"),
-        pl.col("contract").replace_strict(_CONTRACTS, return_dtype=pl.String),
-        pl.col("declarer").replace_strict(dict(enumerate(SEATS)), default=None, return_dtype=pl.String),
-        pl.when(pl.col("tricks") >= 0).then(pl.col("tricks")).alias("tricks"),
-        pl.col("lead").replace_strict(dict(enumerate(CARD_NAMES)), default=None, return_dtype=pl.String),
-        "auction", "play", pl.lit(encode_published({})).alias("published"),
-        _pairs(frame.get_column("north"), frame.get_column("south")).alias("ns_players"),
-        _pairs(frame.get_column("east"), frame.get_column("west")).alias("ew_players"),
+        pl.Series("contract", texts(np.where(contract, 3 * contracts.bid[rows] + contracts.doubling[rows] + 1, 0),
+                                       _CONTRACT_VIEWS)),
+        pl.Series("declarer", texts(contracts.declarer[rows], _SEAT_VIEWS, contract)),
+        pl.Series("tricks", pa.array(taken[rows], type=pa.int64(), mask=taken[rows] < 0)),
+        pl.Series("lead", texts(lead, _CARD_VIEWS, lead >= 0)),
+        _lists(calls, rows, _CALL_VIEWS).alias("auction"),
+        _lists(cards, rows, _CARD_VIEWS).alias("play"),
+        pl.lit(encode_published({})).alias("published"),
+        _pairs(people, _NORTH, _SOUTH, rows).alias("ns_players"),
+        _pairs(people, _EAST, _WEST, rows).alias("ew_players"),
     ).cast(RESULT_SCHEMA)

@@ -60,13 +60,20 @@ class Contracts:
 
 
 def _last(mask: Bools) -> Ints:
-    """For each column, the last column at or before it where `mask` holds (-1: none)."""
-    return np.maximum.accumulate(np.where(mask, np.arange(mask.shape[1]), -1), axis=1)
+    """For each call, the last call at or before it where `mask` holds (-1: none)."""
+    return np.maximum.accumulate(np.where(mask, np.arange(mask.shape[0])[:, None], -1), axis=0)
 
 
 def _before(last: Ints) -> Ints:
-    """`_last` shifted one column right: the last column strictly before each column."""
-    return np.concatenate([np.full((last.shape[0], 1), -1), last[:, :-1]], axis=1)
+    """`_last` shifted one call on: the last call strictly before each call."""
+    return np.concatenate([np.full((1, last.shape[1]), -1), last[:-1]], axis=0)
+
+
+def _at(calls: Ints, index: Ints) -> Ints:
+    """`calls[index[i, b], b]` for each board b (index -1 reads call 0: the caller masks it)."""
+    boards = calls.shape[1]
+    picked: Ints = np.take(calls.ravel(), np.maximum(index, 0) * boards + np.arange(boards))
+    return picked
 
 
 def read_auctions(calls: Ints, dealer: Ints) -> Contracts:
@@ -77,40 +84,40 @@ def read_auctions(calls: Ints, dealer: Ints) -> Contracts:
     one's own side's bid (Laws 18, 19), three passes after a bid or four passes in all. Declarer
     is the first player of the declaring side who named the final strain.
     """
-    boards, width = calls.shape
-    row = np.arange(boards)[:, None]
+    # One row per call and one column per board: auctions are short, and numpy is slow along short rows.
+    calls = np.ascontiguousarray(calls.T)
+    width = calls.shape[0]
     made = calls >= 0
     bid = made & (calls < PASS_CALL)
     last_bid, last_action = _last(bid), _last(made & (calls != PASS_CALL))
     bid_before, action_before = _before(last_bid), _before(last_action)
-    rank_before = np.where(bid_before >= 0, calls[row, bid_before], -1)
-    doubled_before = np.where(action_before > bid_before, calls[row, action_before] - PASS_CALL, 0)
-    side = np.arange(width) & 1
+    rank_before = np.where(bid_before >= 0, _at(calls, bid_before), -1)
+    doubled_before = np.where(action_before > bid_before, _at(calls, action_before) - PASS_CALL, 0)
+    side = (np.arange(width) & 1)[:, None]
     opponents_bid = (bid_before >= 0) & ((bid_before & 1) != side)
     own_bid = (bid_before >= 0) & ((bid_before & 1) == side)
     legal = np.where(bid, calls > rank_before, True)
     legal &= np.where(calls == DOUBLE_CALL, opponents_bid & (doubled_before == 0), True)
     legal &= np.where(calls == REDOUBLE_CALL, own_bid & (doubled_before == 1), True)
     require(bool(legal.all()), "an illegal call")
-    count = made.sum(axis=1)
+    count = np.count_nonzero(made, axis=0)
     _require_ends_last(calls, last_bid, last_action, count)
-    return _contracts(calls, dealer, last_bid[:, -1], last_action[:, -1], count)
+    return _contracts(calls, dealer, last_bid[-1], last_action[-1], count)
 
 
 def _require_ends_last(calls: Ints, last_bid: Ints, last_action: Ints, count: Ints) -> None:
     """Each auction ends exactly at its last call (never before it, and it does end)."""
-    passes = np.arange(calls.shape[1]) - last_action  # passes in a row up to each pass
+    passes = np.arange(calls.shape[0])[:, None] - last_action  # passes in a row up to each pass
     ends = (calls == PASS_CALL) & (((last_bid >= 0) & (passes == 3)) | (passes == 4))
-    at_last = ends[np.arange(calls.shape[0]), np.maximum(count - 1, 0)]
-    require(bool(((count == 0) | ((ends.sum(axis=1) == 1) & at_last)).all()),
+    at_last = _at(ends, (count - 1)[None, :])[0]
+    require(bool(((count == 0) | ((np.count_nonzero(ends, axis=0) == 1) & at_last)).all()),
             "an auction that does not end, or goes on after its end")
 
 
 def _contracts(calls: Ints, dealer: Ints, final: Ints, final_action: Ints, count: Ints) -> Contracts:
-    boards = np.arange(calls.shape[0])
-    bid = np.where(final >= 0, calls[boards, final], -1)
-    doubling = np.where(final_action > final, calls[boards, final_action] - PASS_CALL, 0)
-    side = np.arange(calls.shape[1]) & 1
-    named = (calls >= 0) & (calls < PASS_CALL) & (calls % 5 == (bid % 5)[:, None]) & (side == (final & 1)[:, None])
-    declarer = np.where(bid >= 0, (dealer + np.argmax(named, axis=1)) % 4, -1).astype(np.int8)
+    bid = np.where(final >= 0, _at(calls, final[None, :])[0], -1)
+    doubling = np.where(final_action > final, _at(calls, final_action[None, :])[0] - PASS_CALL, 0)
+    side = (np.arange(calls.shape[0]) & 1)[:, None]
+    named = (calls >= 0) & (calls < PASS_CALL) & (calls % 5 == bid % 5) & (side == (final & 1))
+    declarer = np.where(bid >= 0, (dealer + np.argmax(named, axis=0)) % 4, -1).astype(np.int8)
     return Contracts(bid=bid, doubling=doubling, declarer=declarer, calls=count)

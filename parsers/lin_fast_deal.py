@@ -8,12 +8,14 @@ within a suit (SA=0, S2=12, HA=13 ... C2=51), so that sorting card numbers gives
 from __future__ import annotations
 
 from dataclasses import dataclass
+from itertools import pairwise
 
 import numpy as np
 import polars as pl
+import pyarrow as pa
 
 from models.cards import RANKS
-from parsers.lin_fast_lex import Bytes, Ints, byte_table, require
+from parsers.lin_fast_lex import Bytes, Ints, lookup, require, translation
 
 SEATS: tuple[str, ...] = ("N", "E", "S", "W")
 """Seat letters by seat number."""
@@ -22,28 +24,23 @@ CARD_NAMES: tuple[str, ...] = tuple(suit + rank for suit in "SHDC" for rank in R
 
 
 # "10" is a ten: its '1' counts as the T and its '0' as nothing (the grammar lets '1' and '0' stand
-# only there).
-_RANK_OF = byte_table({rank: i for i, rank in enumerate(RANKS)} | {"1": RANKS.index("T")})
-
-
-def _card_table() -> Ints:
-    """Rank byte * 256 + suit byte (a packed `pc` value) -> card number (-1 for anything else)."""
-    out = np.full(1 << 16, -1, dtype=np.int8)
-    for number, name in enumerate(CARD_NAMES):
-        out[ord(name[1]) << 8 | ord(name[0])] = number
-    return out
-
-
-_CARD_OF = _card_table()
-# `md` lists the hands South, West, North, East.
-_HAND_SEAT = np.array([2, 3, 0, 1], dtype=np.int8)
+# only there). Any byte that is no rank reads as `_NO_RANK`, far enough past the 52 cards that it
+# lands in a spare column of `read_deals`'s table, whatever suit it follows.
+_NO_RANK = 64
+_ROW = 128  # columns of that table: 52 cards, then spare ones (at most 3 * 13 + _NO_RANK)
+_RANK_OF = bytes(RANKS.index(chr(byte)) if chr(byte) in RANKS else RANKS.index("T") if byte == ord("1") else _NO_RANK
+                 for byte in range(256))
+_IS_SUIT = bytes(int(chr(byte) in "SHDC") for byte in range(256))
+# A card `pc` value: its suit letter and its rank letter to numbers (255: not a suit, not a rank).
+_SUIT_NUMBER_OF = translation({suit: i for i, suit in enumerate("SHDC")})
+_RANK_NUMBER_OF = translation({rank: i for i, rank in enumerate(RANKS)})
 _EAST = 1
+MD_WIDTH = 1 + 16 + 52 + 4 + 3
+"""The longest `md` value of a deal: the dealer, 16 suit letters, 52 ranks (four of them `10`), 3 commas."""
+_THIRTEEN_EACH = int.from_bytes(bytes([13] * 4), "little")  # four 13s, one per byte
 # `N:<N> <E> <S> <W>`, each hand `S.H.D.C` in 16 characters: 69 characters in all.
 _PBN_WIDTH = 69
 _J = np.arange(52)
-# Where the j-th card of the deal in seat order goes, before the dots of the suits ahead of it:
-# seat k's hand starts at 2 + 17k.
-_PBN_PLACE = 2 + 17 * (_J // 13) + _J % 13
 _SUIT_OF_CARD = (_J // 13).astype(np.int8)
 _RANK_BYTE_OF_CARD = np.frombuffer(RANKS.encode() * 4, dtype=np.uint8)
 
@@ -56,6 +53,9 @@ class Deals:
     """Seat number of the dealer, per board."""
     holder: Ints
     """(boards, 52): seat number holding each card."""
+    place: Ints
+    """(boards, 52): how many cards of a lower number (a higher card, or a higher suit) the card's
+    holder has: its place in the hand as PBN writes it."""
 
 
 def read_deals(md: Bytes) -> Deals:
@@ -69,46 +69,69 @@ def read_deals(md: Bytes) -> Deals:
     dealer = ((md[:, 0] - ord("0") + 1) % 4).astype(np.int8)  # 1=S, 2=W, 3=N, 4=E
     # One row per character position, one column per board: each step below is a whole row at once.
     text = np.ascontiguousarray(md[:, 1:].T)
-    rank = _RANK_OF[text]
     # Every hand is written `S..H..D..C..`, so the suit letters seen so far say both the hand (four
-    # letters per hand) and the suit of the ranks that follow.
-    letters = np.empty_like(rank)
-    seen = np.full(boards, -1, dtype=np.int8)
-    for position, char in enumerate(text):
-        seen += (char == ord("S")) | (char == ord("H")) | (char == ord("D")) | (char == ord("C"))
-        letters[position] = seen
-    hand, is_rank = letters >> 2, rank >= 0
-    per_hand = np.stack([((hand == h) & is_rank).sum(axis=0) for h in range(4)])
-    fourth = np.where(seen == 15, 13, 0)  # 16 suit letters: the fourth hand is written out
-    require(bool((per_hand[:3] == 13).all() and (per_hand[3] == fourth).all()), "a hand without 13 cards")
-    card = np.where(is_rank, (letters & 3) * 13 + rank, 52)  # 52: not a card (a spare column)
-    holder = np.full((boards, 53), -1, dtype=np.int8)
-    holder.ravel()[(np.arange(boards) * 53 + card).ravel()] = (hand + 2 & 3).ravel()  # hands S, W, N, E
-    holder = holder[:, :52]
-    # A card dealt twice is written once: fewer cards are held than the hands list.
-    require(bool(((holder >= 0).sum(axis=1) == 39 + fourth).all()), "a card dealt twice")
-    holder = np.where(holder < 0, np.int8(_EAST), holder)  # the rest of the pack (when three hands are given)
-    return Deals(dealer=dealer, holder=holder)
+    # letters per hand) and the suit of the ranks that follow. (Counted row by row: numpy's
+    # running sums of bytes are slow, a row's sum with the one before is not.)
+    letters = lookup(text, _IS_SUIT)
+    for before, row in pairwise(letters):
+        row += before
+    letters -= 1  # (each row starts with its 'S': 0)
+    at = (letters & 3).astype(np.intp)
+    at *= 13
+    rank = lookup(text, _RANK_OF)
+    at += rank
+    at += np.arange(0, boards * _ROW, _ROW)
+    seat = letters >> 2
+    seat += 2
+    seat &= 3
+    table = np.full((boards, _ROW), -1, dtype=np.int8)
+    table.ravel()[at] = seat  # hands S, W, N, E
+    holder = table[:, :52]
+    listed = np.count_nonzero(rank < _NO_RANK, axis=0)
+    # A card dealt twice is written once: fewer cards are held than the hands list. (Sixteen suit
+    # letters: the fourth hand is written out.)
+    require(bool((listed == np.where(letters[-1] == 15, 52, 39)).all()
+                 and (np.count_nonzero(holder >= 0, axis=1) == listed).all()), "a card dealt twice, or too many")
+    holder = holder + (holder < 0) * np.int8(_EAST + 1)  # the rest of the pack (-1) to East
+    place = _places(holder)
+    return Deals(dealer=dealer, holder=holder, place=place)
 
 
-def card_numbers(packed: Ints) -> Ints:
-    """Card numbers of `pc` values packed by `Tokens.pairs` (canonical `SA` spelling per the grammar)."""
-    numbers = _CARD_OF[packed]
-    require(bool((numbers >= 0).all()), "a card that is not a card")
-    return numbers
+def _places(holder: Ints) -> Ints:
+    """Each card's place in its holder's hand (`Deals.place`); declines unless every hand has 13 cards.
+
+    One running count per row with each seat's count in its own byte: 1 << 8 * seat per card.
+    """
+    shift = holder.view(np.uint8) << 3
+    counts = np.left_shift(np.uint32(1), shift)
+    np.cumsum(counts, axis=1, out=counts)
+    require(bool((counts[:, -1] == _THIRTEEN_EACH).all()), "a hand without 13 cards")
+    counts >>= shift
+    counts &= 0xFF
+    counts -= 1
+    place: Ints = counts.astype(np.int8)
+    return place
 
 
-def pbn_deals(holder: Ints) -> pl.Series:
+def card_numbers(suit: Bytes, rank: Bytes) -> Ints:
+    """Card numbers of `pc` values, given their two letters (canonical `SA` spelling per the grammar)."""
+    suit, rank = lookup(suit, _SUIT_NUMBER_OF), lookup(rank, _RANK_NUMBER_OF)
+    require(bool((suit < 4).all() and (rank < 13).all()), "a card that is not a card")
+    suit *= 13
+    suit += rank
+    return suit.view(np.int8)
+
+
+def pbn_deals(deals: Deals) -> pl.Series:
     """Every deal as `Deal.to_pbn()` writes it: `N:` then the hands N, E, S, W as `S.H.D.C`, highest first."""
-    boards = holder.shape[0]
-    # Card numbers grouped by seat (N, E, S, W), in card order within a seat: 13 per seat. (A stable
-    # sort of int8 is a radix sort.)
-    order = np.argsort(holder, axis=1, kind="stable")
-    at = (np.arange(boards) * (_PBN_WIDTH + 1))[:, None] + _PBN_PLACE
-    at += _SUIT_OF_CARD[order]
-    text = np.full((boards, _PBN_WIDTH + 1), ord("."), dtype=np.uint8)
+    boards = deals.holder.shape[0]
+    text = np.full((boards, _PBN_WIDTH), ord("."), dtype=np.uint8)
     text[:, 0], text[:, 1] = ord("N"), ord(":")
     text[:, [18, 35, 52]] = ord(" ")
-    text[:, _PBN_WIDTH] = ord("\n")  # one deal per line, so that one `split` makes the strings
-    text.ravel()[at] = _RANK_BYTE_OF_CARD[order]
-    return pl.Series("deal", text.tobytes().decode("ascii").split("\n")[:-1])
+    # Seat k's hand starts at 2 + 17k; a card goes after the cards before it in that hand, and after
+    # the dots of the suits ahead of it.
+    at = (deals.holder * np.int8(17) + deals.place + _SUIT_OF_CARD).astype(np.intp)  # (at most 66: int8 will do)
+    at += np.arange(2, boards * _PBN_WIDTH, _PBN_WIDTH)[:, None]
+    text.ravel()[at] = _RANK_BYTE_OF_CARD
+    offsets = np.arange(0, (boards + 1) * _PBN_WIDTH, _PBN_WIDTH, dtype=np.int64)
+    return pl.Series("deal", pa.LargeStringArray.from_buffers(boards, pa.py_buffer(offsets), pa.py_buffer(text)))

@@ -20,8 +20,7 @@ _TRUMP_SUIT = np.array([3, 2, 1, 0, -1], dtype=np.int8)  # strain C, D, H, S, NT
 _TURN = np.tile(np.arange(4, dtype=np.int8), 13)  # place of each card in its trick
 # Per card number, with one more entry at index -1 so that padding (-1) reads something harmless.
 _SUIT_OF_CARD = np.append(np.arange(52) // 13, -1).astype(np.int8)
-_RANK_STRENGTH = np.append(12 - np.arange(52) % 13, 0).astype(np.int8)  # A=12 ... 2=0
-_WHEN = np.arange(52, dtype=np.int8)
+_WHEN = np.arange(52, dtype=np.int8)  # each place in the play
 
 
 def trump_suits(bid: Ints) -> Ints:
@@ -49,58 +48,66 @@ def replay(cards: Ints, holder: Ints, declarer: Ints, trump: Ints) -> Tricks:
     """
     boards = cards.shape[0]
     played = cards >= 0
-    everything = bool(played.all())  # the common case: no claim, so no padding to mask out
-    # Flat index of each played card in (board, card) tables such as `holder`, and its place in the play.
-    at = np.arange(boards)[:, None] * 52 + np.where(played, cards, 0)
-    if everything:
-        at, places = at.ravel(), np.tile(_WHEN, boards)
-    else:
-        at, places = at[played], np.broadcast_to(_WHEN, cards.shape)[played]
-    when = np.full(boards * 52, 52, dtype=np.int8)  # when each card is played; 52: never (still held)
-    when[at] = places
-    require(bool((when[at] == places).all()), "a card played twice")  # such a card keeps only one place
-    seat = np.full(cards.shape, -1, dtype=np.int8)
-    seat[played] = holder.ravel()[at]
-    suit = _SUIT_OF_CARD[cards]
+    count = np.count_nonzero(played, axis=1)
+    # Flat index of each played card in (board, card) tables of 53 columns: an unplayed place
+    # points at the 53rd, a spare.
+    at = (cards + ~played * np.int8(53)) + np.arange(0, boards * 53, 53)[:, None]
+    when = np.full(boards * 53, 52, dtype=np.int8)  # when each card is played; 52: never (still held)
+    when[at] = _WHEN
+    require(bool((~played | (when[at] == _WHEN)).all()), "a card played twice")  # such a card keeps only one place
+    table = np.full((boards, 53), -1, dtype=np.int8)
+    table[:, :52] = holder
+    seat = table.ravel()[at]
+    suit = cards // np.int8(13)  # (-1 stays -1: unplayed)
     led = np.repeat(suit[:, ::4], 4, axis=1)  # the suit of each trick's first card, at each of its places
-    winner = _winners(cards, played, seat, suit == trump[:, None], suit == led)
+    winner = _winners(cards, table, suit == trump[:, None], suit == led)
     leader = np.concatenate([((declarer + 1) & 3).astype(np.int8)[:, None], winner[:, :-1]], axis=1)
-    due = (np.repeat(leader, 4, axis=1) + _TURN) & 3
+    due = np.repeat(leader, 4, axis=1)
+    due += _TURN
+    due &= 3
     require(bool((~played | (seat == due)).all()), "a card played by a player who does not hold it, or out of turn")
     off_suit = np.flatnonzero(played & (suit != led))
-    require(not _revoked(when, holder, off_suit, seat.ravel()[off_suit], led.ravel()[off_suit]), "a revoke")
-    count = played.sum(axis=1)
+    require(not _revoked(when.reshape(boards, 53)[:, :52], holder, off_suit, seat.ravel()[off_suit],
+                         led.ravel()[off_suit]), "a revoke")
     complete = count // 4
     ours = ((winner & 1) == (declarer & 1)[:, None]) & (np.arange(13) < complete[:, None])
-    return Tricks(won=ours.sum(axis=1), complete=complete, cards=count)
+    return Tricks(won=np.count_nonzero(ours, axis=1), complete=complete, cards=count)
 
 
-def _winners(cards: Ints, played: Bools, seat: Ints, trumps: Bools, follows: Bools) -> Ints:
-    """(boards, 13): the seat of each trick's winning card.
+def _winners(cards: Ints, table: Ints, trumps: Bools, follows: Bools) -> Ints:
+    """(boards, 13): the seat of each trick's winning card (`table`: the holders, as in `replay`).
 
     Trumps beat the suit led, which beats discards, then rank: the order of `parsers.auction`'s
-    weights. The seat rides in the two low bits of the strength, so the strongest of the four
-    places also names its player; an unplayed place (seat -1) has key -1 and never wins.
+    weights. Card numbers go from the ace down within a suit, so the winner has the smallest key
+    card + 64 * (not a trump) + 64 * (neither a trump nor of the suit led), and the key names the
+    card, whose holder wins. An unplayed place (card -1, 255 as a byte) keeps key 255 and never
+    wins; a trick without a card reads the spare column (its winner leads nothing).
     """
-    strength = (trumps.astype(np.int16) << 5) + (follows.astype(np.int16) << 4) + _RANK_STRENGTH[cards] + 1
-    key = (strength * played << 2 | seat).reshape(-1, 13, 4)
-    best = np.maximum(np.maximum(key[:, :, 0], key[:, :, 1]), np.maximum(key[:, :, 2], key[:, :, 3]))
-    winner: Ints = (best & 3).astype(np.int8)
+    lower = ~trumps
+    key = (lower.view(np.uint8) + (lower & ~follows).view(np.uint8)) << 6
+    key |= cards.view(np.uint8)
+    places = key.reshape(-1, 13, 4)
+    best = np.minimum(np.minimum(places[:, :, 0], places[:, :, 1]), np.minimum(places[:, :, 2], places[:, :, 3]))
+    card = np.minimum(best & 63, 52)
+    winner: Ints = table.ravel()[card + np.arange(0, table.size, table.shape[1])[:, None]]
     return winner
 
 
 def _revoked(when: Ints, holder: Ints, off_suit: Ints, seat: Ints, led: Ints) -> bool:
     """Whether a player who did not follow suit still held a card of the suit led at that moment.
 
-    `when` is (board, card) flat; `off_suit` are the flat (board, place) positions of cards not of
+    `when` is (board, card); `off_suit` are the flat (board, place) positions of cards not of
     the suit led, with the `seat` that played each and the `led` suit.
     """
     boards = holder.shape[0]
-    # The last moment each seat holds a card of each suit, at 16 * board + 4 * seat + suit.
-    latest = np.full(boards * 16, -1, dtype=np.int8)
-    np.maximum.at(latest, (np.arange(boards)[:, None] * 16 + (holder << 2 | _SUIT_OF_CARD[:52])).ravel(), when)
+    # Cards by (rank, board, suit): the reductions below run over the 13 ranks, each a whole row.
+    later = np.ascontiguousarray((when + np.int8(1)).reshape(boards * 4, 13).T)  # 0: never held
+    held_by = np.ascontiguousarray(holder.reshape(boards * 4, 13).T)
+    # The last moment each seat holds a card of each suit (-1: none), at 16 * board + 4 * seat + suit.
+    latest = np.stack([np.max(later * (held_by == s), axis=0).reshape(boards, 4) for s in range(4)], axis=1)
+    latest -= 1
     board, place = np.divmod(off_suit, 52)
-    return bool((latest[board * 16 + (seat << 2 | led)] > place).any())
+    return bool((latest.ravel()[board * 16 + (seat << 2 | led)] > place).any())
 
 
 def declarer_tricks(contract: Bools, tricks: Tricks, claim: Ints) -> Ints:
