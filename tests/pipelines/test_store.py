@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import duckdb
+import polars as pl
 import pytest
 
 import pipelines.store as store_module
@@ -195,6 +196,9 @@ def test_a_session_shares_one_connection_for_reads_and_appends(store: EventStore
     assert store.head() == 3
 
 
+_SETTINGS = "SELECT current_setting('checkpoint_threshold'), current_setting('threads')"
+
+
 def _store_copied_without_its_wal(store: EventStore, tmp_path: Path) -> int:
     """How many events a copy of the `.duckdb` file alone holds (what a backup of the file would)."""
     copy = tmp_path / "copy.duckdb"
@@ -213,6 +217,36 @@ def test_a_large_append_is_in_the_database_file_as_soon_as_it_commits(
         assert _store_copied_without_its_wal(store, tmp_path) == 1  # small: in the WAL until the close
         store.append(_events(20), recorded_at=RECORDED_AT)
         assert _store_copied_without_its_wal(store, tmp_path) == 24
-        with store.reader() as con:  # the store's own setting is back to DuckDB's default
-            assert con.execute("SELECT current_setting('checkpoint_threshold')").fetchall() == [("16.0 MiB",)]
+        with duckdb.connect() as fresh:
+            defaults = fresh.execute(_SETTINGS).fetchall()
+        with store.reader() as con:  # the settings an append changes are back to DuckDB's defaults
+            assert con.execute(_SETTINGS).fetchall() == defaults == [("16.0 MiB", defaults[0][1])]
     assert store.verify().ok and store.head() == 24
+
+
+def _row_groups(store: EventStore) -> list[int]:
+    with store.reader() as con:
+        rows = con.execute("SELECT row_group_id, max(start + count) - min(start)"
+                           " FROM pragma_storage_info('events') WHERE column_name = 'position'"
+                           " GROUP BY ALL ORDER BY 1").fetchall()
+    return [int(count) for _, count in rows]
+
+
+def test_every_connection_keeps_the_store_in_small_row_groups(store: EventStore) -> None:
+    """A checkpoint rewrites the last row group with what was appended to it: small groups keep that cheap."""
+    events = event_frame(_events(1)).select(pl.all().repeat_by(20_000).explode())
+    store.append_frame(events, recorded_at=RECORDED_AT)
+    assert _row_groups(store) == [16_384, 3_616]
+    store.append_frame(events, recorded_at=RECORDED_AT)  # a second connection, after a reopen
+    assert _row_groups(store) == [16_384, 16_384, 7_232]
+    assert store.head() == 40_000 and store.verify().ok
+
+
+def test_new_positions_come_from_the_sequence_gaps_and_all() -> None:
+    with duckdb.connect() as con:
+        con.execute("CREATE SEQUENCE event_position START 1")
+        assert store_module._next_positions(con, 4).to_list() == [1, 2, 3, 4]
+        assert store_module._next_positions(con, 2).to_list() == [5, 6]
+    with duckdb.connect() as con:  # a sequence that leaves gaps: the positions are drawn one by one
+        con.execute("CREATE SEQUENCE event_position START 10 INCREMENT BY 3")
+        assert store_module._next_positions(con, 3).to_list() == [19, 22, 25]
