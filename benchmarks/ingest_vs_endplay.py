@@ -8,15 +8,15 @@ path declines (with positioned diagnostics). Figures only; nothing here is a pas
 from __future__ import annotations
 
 import argparse
+import gc
 import tempfile
 import time
 from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
-from functools import partial
 from pathlib import Path
 from typing import Any, TextIO, TypeVar
 
-from pipelines.ingest import IngestReport, ingest_file, parse_bytes, reader_function
+from pipelines.ingest import ingest_file, parse_bytes, reader_function
 from pipelines.store import EventStore
 
 T = TypeVar("T")
@@ -26,7 +26,7 @@ RECORDED_AT = datetime(2026, 11, 21, tzinfo=UTC)
 def compare(fmt: str, text: Callable[[int], str], peer: Callable[[TextIO], Iterable[Any]], target: float,
             description: str | None) -> None:
     """Write `text(boards)` to a file; time `ingest` of it (into a fresh store each time), endplay's
-    `peer` on it, and our two readers alone, best of `--runs` each, interleaved; print the figures."""
+    `peer` on it, and our two readers alone, best of `--runs` each after a warm-up; print the figures."""
     parser = argparse.ArgumentParser(description=description)
     parser.add_argument("--boards", type=int, default=10_000)
     parser.add_argument("--runs", type=int, default=3, help="runs of each side; the best counts")
@@ -39,15 +39,11 @@ def compare(fmt: str, text: Callable[[int], str], peer: Callable[[TextIO], Itera
         fast = reader_function(path.name, "loads_columnar")
         if fast(data, source=path.name) is None:
             raise SystemExit(f"the {fmt} fast path declined the benchmark file; fix the generator or the reader")
-        report: IngestReport | None = None
-        peer_boards = 0
-        for run in range(args.runs):
-            store = EventStore(Path(tmp) / f"bench{run}.duckdb")
-            report = _timed(times["ingest"], partial(ingest_file, store, path, recorded_at=RECORDED_AT))
-            peer_boards = _timed(times["peer"], lambda: _count(peer, path))
-            _timed(times["fast"], lambda: fast(data, source=path.name))
-            _timed(times["careful"], lambda: parse_bytes(data, path.name))
-    assert report is not None
+        stores = (EventStore(Path(tmp) / f"bench{run}.duckdb") for run in range(args.runs + 1))
+        report = _best_of(args.runs, times["ingest"], lambda: ingest_file(next(stores), path, recorded_at=RECORDED_AT))
+        peer_boards = _best_of(args.runs, times["peer"], lambda: _count(peer, path))
+        _best_of(args.runs, times["fast"], lambda: fast(data, source=path.name))
+        _best_of(args.runs, times["careful"], lambda: parse_bytes(data, path.name))
     best = {side: min(runs) for side, runs in times.items()}
     print(f"boards                            {args.boards:>10,}  ({report.events:,} events appended, "
           f"{report.quarantined} quarantined); best of {args.runs} runs each")
@@ -58,10 +54,16 @@ def compare(fmt: str, text: Callable[[int], str], peer: Callable[[TextIO], Itera
     print(f"ratio (target >= {target:g})             {best['peer'] / best['ingest']:>8.1f}x")
 
 
-def _timed(runs: list[float], work: Callable[[], T]) -> T:
-    started = time.perf_counter()
+def _best_of(count: int, runs: list[float], work: Callable[[], T]) -> T:
+    """Run `work` once untimed, then `count` times timed into `runs`, back to back: each side is
+    timed in its own steady state, not just after the other side has churned the heap and caches
+    (our ingest, short and multi-threaded, suffered most from that). Collection stays on."""
     result = work()
-    runs.append(time.perf_counter() - started)
+    for _ in range(count):
+        gc.collect()
+        started = time.perf_counter()
+        result = work()
+        runs.append(time.perf_counter() - started)
     return result
 
 

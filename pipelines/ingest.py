@@ -225,8 +225,21 @@ def fact_frame(store: EventStore, read: ColumnarFile, ctx: FileContext) -> pl.Da
     """The events a file's records become, in log order, as the columns `append_frame` takes.
 
     Tournament and session are registered once; then contestants, boards, results and artificial
-    scores. Boards and results are built column-wise (`boards_frame`, `results_frame`).
+    scores. Boards and results are built column-wise (`boards_frame`, `results_frame`) in a second
+    thread: polars builds them without holding the GIL while this one reads the store and
+    registers the contestants.
     """
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="payloads") as builder:
+        built = builder.submit(lambda: pl.concat([boards_frame(read.boards, ctx), results_frame(read.results, ctx)]))
+        header = _header(store, read, ctx)
+        artificial = [NewEvent(ctx.stream, "ArtificialScoreAwarded", artificial_payload(a, ctx),
+                               from_epoch_us(ctx.occurred_us)) for a in read.artificial]
+        facts = built.result()
+    return pl.concat([event_frame(header), facts, event_frame(artificial)])
+
+
+def _header(store: EventStore, read: ColumnarFile, ctx: FileContext) -> list[NewEvent]:
+    """Tournament and session (the first time they are seen) and the file's contestants."""
     occurred = from_epoch_us(ctx.occurred_us)
     meta = read.metadata
     header: list[NewEvent] = []
@@ -241,13 +254,8 @@ def fact_frame(store: EventStore, read: ColumnarFile, ctx: FileContext) -> pl.Da
             event_id=ctx.event_id, session_id=ctx.session_id, session_date=meta.event_date,
             scoring=scoring_method(meta.scoring, read), field_layout=_layout(meta.field_layout),
             title=meta.event_name), ctx.stream, occurred))
-    header += [_new(c, ctx.stream, occurred)
-               for c in _contestants(read, ctx.event_id, ctx.session_id, _layout(meta.field_layout))]
-    artificial = [NewEvent(ctx.stream, "ArtificialScoreAwarded", artificial_payload(a, ctx), occurred)
-                  for a in read.artificial]
-    frames = [event_frame(header), boards_frame(read.boards, ctx), results_frame(read.results, ctx),
-              event_frame(artificial)]
-    return pl.concat(frames)
+    return header + [_new(c, ctx.stream, occurred)
+                     for c in _contestants(read, ctx.event_id, ctx.session_id, _layout(meta.field_layout))]
 
 
 def _new(event: Any, stream: str, occurred: datetime) -> NewEvent:
