@@ -3,7 +3,9 @@
 - One board with at most one result, no event metadata and nothing published: a single-board LIN
   as BBO's hand viewer writes it (`pn|...|st||md|...|rh||ah|Board N|sv|...|mb|...|pc|...|mc|...`).
 - Anything else: a vugraph file with a `vg|` header, `rs|` (results as published), `mp|` (published
-  IMPs or percentages), an eight-name `pn|` and one `qx|o<N>`/`qx|c<N>` block per table.
+  IMPs or percentages) and one `qx|o<N>`/`qx|c<N>` block per table, each naming its four players
+  (`pn|`). BBO's archives also have a line naming all eight players of a match; other readers
+  (endplay) refuse a `pn|` of eight names, and the blocks say the same, so it is not written.
 
 Reading the output back with `parsers.lin` gives the same records (positions aside) for anything
 `parsers.lin` produced. What LIN cannot say is dropped: pair numbers other than the players' names,
@@ -176,7 +178,6 @@ def _vugraph(parsed: ParsedFile, blocks: list[Block]) -> str:
         header.append(f"rs|{','.join(rs)}|\n")
     if any(mp):
         header.append(f"mp|{','.join(mp)}|\n")
-    header.append(f"pn|{_lineup(blocks) if team else ',' * 7}|pg||\n")
     body = [_block(board, result, f"{'oc'[side]}{number},BOARD {_board_number(board, result)}") + "\n"
             for (number, side), (board, result) in zip(slots, blocks, strict=True)]
     return "".join(header + body)
@@ -205,17 +206,6 @@ def _teams(blocks: list[Block]) -> tuple[str, str]:
         if result is not None and result.room == "closed":
             return _clean(result.ew_id), _clean(result.ns_id)
     return "", ""
-
-
-def _lineup(blocks: list[Block]) -> str:
-    """Both rooms' players (open S, W, N, E then closed S, W, N, E) from the first board that has them."""
-    rooms: dict[str, str] = {}
-    for _, result in blocks:
-        if result is not None and result.room in _TEAM_ROOMS and result.room not in rooms:
-            north, south = _names(result.ns_players)
-            east, west = _names(result.ew_players)
-            rooms[result.room] = f"{south},{west},{north},{east}"
-    return f"{rooms.get('open', ',,,')},{rooms.get('closed', ',,,')}"
 
 
 def _number(value: float | str) -> str:
