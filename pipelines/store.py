@@ -434,9 +434,8 @@ ROW_GROUP_SIZE = 16_384
 
 Each checkpoint rewrites the table's last, partly filled row group with the rows appended to it.
 With the default a file's ingest into a grown store re-compressed up to 120k earlier events; with
-16k, at most 16k. A file of tens of thousands of events also fills whole row groups while it is
-inserted, which DuckDB writes to disk then (overlapping the hash chain) instead of at the commit.
-Scans are as fast. DuckDB takes the size when a database is attached, not from the file: every
+16k, at most 16k (50 appends of 20k events: 13.2 s against 6.2 s, and a fifth less file). Scans
+measured as fast. DuckDB takes the size when a database is attached, not from the file: every
 connection of this module attaches it so (`_attach`)."""
 
 
