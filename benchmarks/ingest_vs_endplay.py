@@ -29,7 +29,8 @@ def compare(fmt: str, text: Callable[[int], str], peer: Callable[[TextIO], Itera
     `peer` on it, and our two readers alone, best of `--runs` each after a warm-up; print the figures."""
     parser = argparse.ArgumentParser(description=description)
     parser.add_argument("--boards", type=int, default=10_000)
-    parser.add_argument("--runs", type=int, default=3, help="runs of each side; the best counts")
+    parser.add_argument("--runs", type=int, default=5,
+                        help="timed runs of each side (as timeit's repeat); the best counts")
     args = parser.parse_args()
     times: dict[str, list[float]] = {"ingest": [], "peer": [], "fast": [], "careful": []}
     with tempfile.TemporaryDirectory() as tmp:
