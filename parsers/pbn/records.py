@@ -106,9 +106,10 @@ class Builder:
                 "vulnerability": board.vulnerability, "deal": board.deal, "at": at}))
         if "ScoreTable" in tags.where:
             out = self._score_table(game, tags, board, out, issues)
+            report_unread_play(tags, issues)  # a traveller's rows have no play of their own
         elif not is_unknown(tags.values.get("Contract")) or ("Contract" not in tags.values and "Auction" in tags.where):
             out = self._own_result(game, tags, ctx, board, at, out, issues)
-        if "ScoreTable" in tags.where or (is_unknown(tags.values.get("Contract")) and "Auction" not in tags.where):
+        else:
             report_unread_play(tags, issues)  # the game has no contract of its own for the play
         if "TotalScoreTable" in tags.where:
             self._standings(game, tags, ctx, out)
