@@ -19,7 +19,7 @@ import logging
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from itertools import accumulate
@@ -344,14 +344,9 @@ class EventStore:
         # thread chains chunk k+1: the hash chain (sequential Python) and the insert overlap
         # instead of adding up. One connection, one transaction, used by one thread at a time:
         # each insert finishes before the next is handed over.
-        if _chunk_rows(frame.height) > _SINGLE_THREAD_CHUNK_ROWS:
+        single = _chunk_rows(frame.height) <= _SINGLE_THREAD_CHUNK_ROWS
+        with _setting(con, "threads", "1") if single else nullcontext():
             self._hash_and_insert(con, frame, prev_hash)
-        else:
-            con.execute("SET threads = 1")
-            try:
-                self._hash_and_insert(con, frame, prev_hash)
-            finally:
-                con.execute("RESET threads")
         return AppendResult(frame.height, int(positions[0]), int(positions[-1]))
 
     @staticmethod
@@ -522,14 +517,18 @@ def _commit(con: duckdb.DuckDBPyConnection, *, checkpoint: bool) -> None:
     written once, and the `.duckdb` file holds them on its own as soon as the append returns.
     Small appends keep the WAL: a checkpoint per event would cost more than it saves.
     """
-    if not checkpoint:
+    with _setting(con, "checkpoint_threshold", "'0B'") if checkpoint else nullcontext():
         con.execute("COMMIT")
-        return
-    con.execute("SET checkpoint_threshold = '0B'")
+
+
+@contextmanager
+def _setting(con: duckdb.DuckDBPyConnection, name: str, value: str) -> Iterator[None]:
+    """DuckDB setting `name` at `value` (SQL) for the block, then back to DuckDB's default."""
+    con.execute(f"SET {name} = {value}")
     try:
-        con.execute("COMMIT")
+        yield
     finally:
-        con.execute("RESET checkpoint_threshold")
+        con.execute(f"RESET {name}")
 
 
 def _next_positions(con: duckdb.DuckDBPyConnection, count: int) -> pl.Series:
