@@ -50,6 +50,7 @@ PENALTIES_SCHEMA: dict[str, pl.DataType] = {
     "session_id": pl.String(),
     "section": pl.String(),
     "contestant_id": pl.String(),
+    "direction": pl.String(),       # NS / EW in a two-field session; null = every standing of the id
     "amount": pl.Float64(),
     "unit": pl.String(),            # MP, %, IMP, VP
 }

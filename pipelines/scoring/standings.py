@@ -175,46 +175,60 @@ def totals(board: pl.DataFrame, layout: FieldLayout, value_ns: str, value_ew: st
 
 def deduct_penalties(standing: pl.DataFrame, penalties: pl.DataFrame | None, method: str) -> pl.DataFrame:
     """Deduct penalties (Laws 90/91) in the session's unit; a '%' penalty in matchpoints lowers
-    the percentage by that much and the score by that share of the contestant's tops."""
+    the percentage by that much and the score by that share of the contestant's tops.
+
+    A penalty names its contestant's section and, in a two-field session, its direction; one
+    recorded without them (section '', no direction) applies to every standing its id names.
+    A penalty in a unit the session does not score is left out, with a warning (the director's
+    command refuses it; one already in the log must not stop the rest being scored).
+    """
     if penalties is None or penalties.height == 0:
         return standing
-    penalties = conform(penalties, PENALTIES_SCHEMA)
-    _check_units(penalties, standing, method)
-    summed = (
-        penalties.group_by("event_id", "session_id", "section", "contestant_id", "unit")
-        .agg(pl.col("amount").sum())
-        .pivot(on="unit", index=["event_id", "session_id", "section", "contestant_id"], values="amount")
+    penalties = _in_session_units(conform(penalties, PENALTIES_SCHEMA), standing, method)
+    if penalties.height == 0:
+        return standing
+    indexed = standing.with_row_index("_standing")
+    named = (
+        indexed.select("_standing", "event_id", "session_id", "section", "direction", "contestant_id")
+        .join(penalties.rename({"section": "_p_section", "direction": "_p_direction"}),
+              on=["event_id", "session_id", "contestant_id"], how="inner")
+        .filter(((pl.col("_p_section") == pl.col("section")) | (pl.col("_p_section") == ""))
+                & (pl.col("_p_direction").is_null() | (pl.col("_p_direction") == pl.col("direction"))))
     )
-    joined = standing.join(summed, on=["event_id", "session_id", "section", "contestant_id"],
-                           how="left", nulls_equal=True, maintain_order="left")
-    deduction = pl.lit(0.0)
-    for unit in ("MP", "IMP", "VP"):
-        if unit in joined.columns:
-            deduction = deduction + pl.col(unit).fill_null(0.0)
-    if "%" in joined.columns:
-        deduction = deduction + pl.col("%").fill_null(0.0) / 100.0 * pl.col("_top").fill_null(0.0)
+    # Summed in log order (penalties keep it), so totals are the same bits on every replay.
+    per_standing = named.group_by("_standing", maintain_order=True).agg(
+        _points=pl.col("amount").filter(pl.col("unit") != "%").sum(),
+        _percent=pl.col("amount").filter(pl.col("unit") == "%").sum(),
+    )
+    joined = indexed.join(per_standing, on="_standing", how="left", maintain_order="left")
+    deduction = pl.col("_points").fill_null(0.0)
+    if "_top" in joined.columns:
+        deduction = deduction + pl.col("_percent").fill_null(0.0) / 100.0 * pl.col("_top").fill_null(0.0)
     joined = joined.with_columns(score=pl.col("score") - deduction)
     if method == "MP":
         joined = joined.with_columns(
             percentage=pl.when(pl.col("_top") > 0).then(pl.col("score") / pl.col("_top") * 100.0)
         )
-    return joined.drop([c for c in ("MP", "IMP", "VP", "%") if c in joined.columns])
+    return joined.drop("_standing", "_points", "_percent")
 
 
-_UNITS = {"MP": ("MP", "%"), "BUTLER": ("IMP",), "CROSS_IMP": ("IMP",), "IMP_TEAMS": ("IMP",),
-          "VP_TEAMS": ("VP",), "TOTAL": ()}
+PENALTY_UNITS: dict[str, tuple[str, ...]] = {
+    "MP": ("MP", "%"), "BUTLER": ("IMP",), "CROSS_IMP": ("IMP",), "IMP_TEAMS": ("IMP",), "VP_TEAMS": ("VP",),
+    "TOTAL": (),
+}
+"""Scoring method -> the units a penalty in its sessions may be given in."""
 
 
-def _check_units(penalties: pl.DataFrame, standing: pl.DataFrame, method: str) -> None:
+def _in_session_units(penalties: pl.DataFrame, standing: pl.DataFrame, method: str) -> pl.DataFrame:
+    """The penalties of `standing`'s sessions given in a unit `method` scores; any other is logged."""
     here = penalties.join(standing.select("event_id", "session_id").unique(),
-                          on=["event_id", "session_id"], how="semi")
-    wrong = here.filter(~pl.col("unit").is_in(list(_UNITS[method])))
-    if wrong.height:
-        first = wrong.row(0, named=True)
-        raise ValueError(
-            f"penalty in unit {first['unit']!r} for {first['contestant_id']} in session "
-            f"{first['session_id']}: a {method} session deducts only {_UNITS[method] or 'nothing'}"
-        )
+                          on=["event_id", "session_id"], how="semi", maintain_order="left")
+    fits = pl.col("unit").is_in(list(PENALTY_UNITS[method]))
+    for wrong in here.filter(~fits).iter_rows(named=True):  # a handful at most: the command refuses them
+        log.warning("penalty of %g %s to %s in %s/%s left out: a %s session deducts only %s",
+                    wrong["amount"], wrong["unit"], wrong["contestant_id"], wrong["event_id"],
+                    wrong["session_id"], method, " or ".join(PENALTY_UNITS[method]) or "nothing")
+    return here.filter(fits)
 
 
 def rank(standing: pl.DataFrame, key: pl.Expr) -> pl.DataFrame:

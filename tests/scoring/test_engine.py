@@ -129,9 +129,14 @@ def test_matchpoint_penalty_in_mps_and_in_percent() -> None:
     assert (n1(in_pct)["score"], n1(in_pct)["percentage"]) == (2.0, 25.0)
 
 
-def test_penalty_in_a_foreign_unit_is_refused() -> None:
-    with pytest.raises(ValueError, match="deducts only"):
-        score(results(traveller([420, 170])), sessions(), {}, penalty("N1", 1.0, "VP"))
+def test_penalty_in_a_foreign_unit_is_left_out_and_the_rest_scored(caplog: pytest.LogCaptureFixture) -> None:
+    rows = results(traveller([420, 170]))
+    _, plain = score(rows, sessions(), {})
+    both = pl.concat([penalty("N1", 1.0, "VP"), penalty("N1", 0.5, "MP")])
+    _, penalised = score(rows, sessions(), {}, both)
+    n1 = pl.col("contestant_id") == "N1"
+    assert penalised.filter(n1)["score"].to_list() == [plain.filter(n1)["score"][0] - 0.5]
+    assert "a MP session deducts only MP or %" in caplog.text
 
 
 def test_multi_session_carry_over() -> None:
