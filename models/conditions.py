@@ -199,6 +199,9 @@ class TeamRules(BaseModel):
     knockout_averaging: bool = False
     """Law 86B / 12C4: when the two teams' adjusted scores on a board do not balance, each is computed
     separately and the average awarded to both (knockout play)."""
+    boards_per_match: int | None = Field(default=None, ge=1)
+    """Scheduled length of a match in boards: the VP scale it is converted on (Law 78D), however many
+    boards could be compared. None = the boards the match has in the log (played in either room)."""
 
 
 class CarryOver(BaseModel):

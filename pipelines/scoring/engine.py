@@ -57,9 +57,11 @@ BOARD_SCORE_EXTRA_COLUMNS: dict[str, pl.DataType] = {
     "datum": pl.Float64(),
     "points_ns": pl.Float64(),
     "points_ew": pl.Float64(),
+    "board_rule": pl.String(),
 }
 """Columns board scores carry beyond `frames.BOARD_SCORES_SCHEMA`: the team match a row belongs to,
-the Butler datum, and total points (Law 78C, weighted scores included)."""
+the Butler datum, total points (Law 78C, weighted scores included) and the rule that gave a board
+its value when it is not a plain comparison."""
 
 BOARD_ORDER = ["event_id", "session_id", "section", "board", "table_id"]
 """Board scores are sorted on these (then on input order)."""
@@ -74,6 +76,7 @@ VALUE_SCHEMA: dict[str, pl.DataType] = {
     ROW: pl.UInt32(), "mp_ns": pl.Float64(), "mp_ew": pl.Float64(), "top": pl.Float64(),
     "pct_ns": pl.Float64(), "pct_ew": pl.Float64(), "imp_ns": pl.Float64(), "imp_ew": pl.Float64(),
     "match_id": pl.String(), "datum": pl.Float64(), "points_ns": pl.Float64(), "points_ew": pl.Float64(),
+    "board_rule": pl.String(),
 }
 """What each method returns per input row (columns it does not produce are null)."""
 

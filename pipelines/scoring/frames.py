@@ -80,6 +80,7 @@ BOARD_SCORES_SCHEMA: dict[str, pl.DataType] = {
     "datum": pl.Float64(),          # Butler: the board's datum
     "points_ns": pl.Float64(),      # total points (Law 78C), weighted scores included
     "points_ew": pl.Float64(),
+    "board_rule": pl.String(),      # team play: the rule that gave a board its value (e.g. one room only)
 }
 """Output: one row per table result. Columns a method does not produce are null."""
 
