@@ -78,11 +78,12 @@ def _conditions_by_event(raw: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]
     for event_id, payload in raw.items():
         settings = dict(payload)
         tag, program = settings.pop("scoring_tag", None), settings.pop("program", None)
+        tie_breaks = settings.pop("tie_breaks", ()) if tag is not None or program is not None else ()
         if settings:
             conditions[event_id] = ConditionsOfContest.model_validate(settings)
             continue
         try:
-            conditions[event_id] = conditions_from_file(tag, program)
+            conditions[event_id] = conditions_from_file(tag, program, tie_breaks)
         except UnsupportedScoringError as exc:
             log.warning("%s: %s; scored under the Laws' defaults until conditions are registered",
                         event_id, exc)

@@ -243,3 +243,38 @@ def test_the_audit_calls_a_correction_before_publication_an_ordinary_fix(store_f
         "early": ("before publication", "applied", "ordinary fix before publication"),
         "inside": ("inside correction period", "applied", "Law 79C1: raised within the correction period"),
     }
+
+
+# --- 6. tie-breaks: applied where the organiser's file states them, ties shown otherwise ----------------
+
+def published_standings(name: str) -> list[dict[str, str]]:
+    """The TotalScoreTable rows of a corpus file, cell by cell, as the organiser published them."""
+    from parsers.pbn import iter_games
+    from parsers.pbn.scoretables import table_rows
+
+    games = [g for g in iter_games((CORPUS / "pbn" / name).read_bytes()) if "TotalScoreTable" in g.tables]
+    return [dict(row.cells) for row in table_rows(games[0].tables["TotalScoreTable"])]
+
+
+def test_a_published_tie_break_splits_the_tied_pairs_as_the_organiser_did(store_file: Path, tmp_path: Path) -> None:
+    name = "ffb_dn1_finale_2022_seance1.pbn"
+    run("ingest", str(CORPUS / "pbn" / name))
+    _, standings = scored(tmp_path / "out")
+    published = {int(row["PairId"]): (int(row["Rank"]), row["Tiebreak"]) for row in published_standings(name)}
+    ours = {c: (r, t) for c, r, t in standings.select("contestant_id", "rank", "tied").iter_rows()}
+    assert {c: rank for c, (rank, _) in published.items()} == {c: rank for c, (rank, _) in ours.items()}
+    assert not any(tied for _, tied in ours.values())
+    # Pairs 44 and 1 tie on 593.2; they met on boards 1-2 (44.1 to 39.9 MPs): Tiebreak 2 and 0.
+    assert standing(standings, 44)["score"] == standing(standings, 1)["score"]
+    assert (published[44], published[1]) == ((31, "2"), (32, "0"))
+
+
+def test_ties_are_shown_where_the_file_states_no_tie_break(store_file: Path, tmp_path: Path) -> None:
+    name = "ffb_dn1_finale_2022_seance5.pbn"
+    run("ingest", str(CORPUS / "pbn" / name))
+    _, standings = scored(tmp_path / "out")
+    published = {int(row["PairId"]): (int(row["SessionRank"]), row["SessionRankTie"] not in ("-", ""))
+                 for row in published_standings(name)}
+    ours = {c: (r, t) for c, r, t in standings.select("contestant_id", "rank", "tied").iter_rows()}
+    assert ours == published
+    assert sorted(c for c, (_, tied) in ours.items() if tied) == [21, 22, 30, 40]

@@ -43,6 +43,7 @@ from pipelines.scoring.standings import (
     adjust_artificial,
     artificial_shares,
     conform_standings,
+    encounters,
     pairs_standings,
     sort_standings,
     team_standings,
@@ -259,8 +260,9 @@ def _score_pairs(
     unit_top = pl.col("top") if group.method == "MP" else pl.lit(1.0)
     summed = totals(board, group.layout, value_ns, value_ew, unit_top, with_percentage=group.method == "MP")
     per_board = group.method == "BUTLER" and rules.butler.rank_by == "per_board"
+    met = encounters(board, group.layout, value_ns, value_ew) if "head_to_head_mp" in rules.tie_breaks else None
     standing = pairs_standings(summed, group.method, penalties, rank_per_board=per_board,
-                               average_unplayed=rules.unplayed_boards == "session_average")
+                               average_unplayed=rules.unplayed_boards == "session_average", met=met)
     display = rules.matchpoints.display_basis
     if group.method == "MP" and display not in (None, rules.matchpoints.factoring_basis):
         shown = rules.model_copy(update={"matchpoints": rules.matchpoints.model_copy(

@@ -231,18 +231,60 @@ def _in_session_units(penalties: pl.DataFrame, standing: pl.DataFrame, method: s
     return here.filter(fits)
 
 
-def rank(standing: pl.DataFrame, key: pl.Expr) -> pl.DataFrame:
-    """Rank within each section and direction on `key` (higher is better).
+def rank(standing: pl.DataFrame, key: pl.Expr, encounters: pl.DataFrame | None = None) -> pl.DataFrame:
+    """Rank within each section and direction on `key` (higher is better), then, when the
+    conditions ask for it, on the direct encounters among the contestants tied on `key`
+    (`encounters`, see `head_to_head_points`).
 
-    Tied contestants share the best place of their group (`rank` = the group's minimum) and are
-    flagged `tied`. A contestant with no key (nothing scored) ranks last.
+    Tied contestants (equal on every key) share the best place of their group (`rank` = the
+    group's minimum) and are flagged `tied`. A contestant with no key (nothing scored) ranks last.
     """
     rounded = key.round(RANK_DECIMALS).fill_null(float("-inf")).fill_nan(float("-inf"))
-    ranked = standing.with_columns(_key=rounded).with_columns(
-        rank=pl.col("_key").rank("min", descending=True).over(RANK_PARTITION).cast(pl.Int64),
-        tied=(pl.len().over([*RANK_PARTITION, "_key"]) > 1),
+    ranked = standing.with_columns(_key=rounded)
+    keys = ["_key"]
+    if encounters is not None:
+        ranked = ranked.with_columns(_h2h=head_to_head_points(ranked, encounters))
+        keys.append("_h2h")
+    ranked = ranked.with_columns(
+        rank=pl.struct(keys).rank("min", descending=True).over(RANK_PARTITION).cast(pl.Int64),
+        tied=(pl.len().over([*RANK_PARTITION, *keys]) > 1),
     )
-    return ranked.drop("_key")
+    return ranked.drop(keys)
+
+
+def encounters(board: pl.DataFrame, layout: FieldLayout, value_ns: str, value_ew: str) -> pl.DataFrame:
+    """Each contestant's total against each opponent it met, and the opponent's: one row per
+    (section, contestant, opponent), both with their direction (for the pairs tie-break)."""
+    sides = [
+        board.select("_sess", direction=_direction(me, layout), me=pl.col(mine_id),
+                     them_direction=_direction(them, layout), them=pl.col(their_id),
+                     mine=pl.col(mine), theirs=pl.col(theirs))
+        for me, them, mine_id, their_id, mine, theirs in (("NS", "EW", "ns_id", "ew_id", value_ns, value_ew),
+                                                           ("EW", "NS", "ew_id", "ns_id", value_ew, value_ns))
+    ]
+    return (
+        pl.concat(sides).drop_nulls(["me", "them"])
+        .group_by("_sess", "direction", "me", "them_direction", "them", maintain_order=True)
+        .agg(pl.col("mine", "theirs").sum())
+    )
+
+
+def head_to_head_points(ranked: pl.DataFrame, met: pl.DataFrame) -> pl.Series:
+    """Per standings row: 2 points for each contestant tied with it on `_key` that it beat over the
+    boards they played against each other, 1 for each it drew with (Magic Contest's `Tiebreak`)."""
+    tied = ranked.select("_sess", "direction", me="contestant_id", _k_me="_key")
+    among = (
+        met.join(tied, on=["_sess", "direction", "me"])
+        .join(tied.rename({"direction": "them_direction", "me": "them", "_k_me": "_k_them"}),
+              on=["_sess", "them_direction", "them"])
+        .filter((pl.col("direction") == pl.col("them_direction")) & (pl.col("_k_me") == pl.col("_k_them")))
+    )
+    margin = (pl.col("mine") - pl.col("theirs")).round(RANK_DECIMALS)
+    points = among.group_by("_sess", "direction", "me").agg(
+        _points=pl.when(margin > 0).then(2).when(margin == 0).then(1).otherwise(0).sum().cast(pl.Float64))
+    joined = ranked.join(points, left_on=["_sess", "direction", "contestant_id"],
+                         right_on=["_sess", "direction", "me"], how="left", maintain_order="left")
+    return joined.get_column("_points").fill_null(0.0)
 
 
 def sort_standings(standing: pl.DataFrame) -> pl.DataFrame:
@@ -251,12 +293,13 @@ def sort_standings(standing: pl.DataFrame) -> pl.DataFrame:
 
 
 def pairs_standings(standing: pl.DataFrame, method: str, penalties: pl.DataFrame | None,
-                    rank_per_board: bool = False, average_unplayed: bool = False) -> pl.DataFrame:
+                    rank_per_board: bool = False, average_unplayed: bool = False,
+                    met: pl.DataFrame | None = None) -> pl.DataFrame:
     """Standings of a pairs method from its `totals`: unplayed boards, penalties, ranks.
 
     With `average_unplayed` a contestant who played fewer boards than the most anyone played in
     its section and direction has its total scaled up to that many boards (its own average on the
-    others).
+    others). With `met` (`encounters`), ties are broken on the direct encounters among the tied.
     """
     if average_unplayed:
         most = pl.col("boards").max().over(RANK_PARTITION).cast(pl.Float64)
@@ -269,7 +312,7 @@ def pairs_standings(standing: pl.DataFrame, method: str, penalties: pl.DataFrame
         key = pl.col("score") / pl.col("boards").cast(pl.Float64)
     else:
         key = pl.col("score")
-    return rank(standing, key)
+    return rank(standing, key, met)
 
 
 def artificial_shares(method: str, artificial: ArtificialScores) -> tuple[float, float]:
@@ -327,7 +370,9 @@ def rank_with_tie_breaks(
 
 
 def _tie_break(work: pl.DataFrame, matches: pl.DataFrame, rule: str) -> pl.Series:
-    """One tie-break key per standings row (higher is better)."""
+    """One tie-break key per standings row (higher is better); the pairs criterion breaks nothing."""
+    if rule == "head_to_head_mp":
+        return pl.Series([0.0] * work.height, dtype=pl.Float64)
     if rule == "imp_quotient":
         quotient = (
             pl.when(pl.col("imps_against") > 0).then(pl.col("imps_for") / pl.col("imps_against"))
