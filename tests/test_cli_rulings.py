@@ -278,3 +278,23 @@ def test_ties_are_shown_where_the_file_states_no_tie_break(store_file: Path, tmp
     ours = {c: (r, t) for c, r, t in standings.select("contestant_id", "rank", "tied").iter_rows()}
     assert ours == published
     assert sorted(c for c, (_, tied) in ours.items() if tied) == [21, 22, 30, 40]
+
+
+def test_a_stored_penalty_in_a_foreign_unit_breaks_nothing(store_file: Path, tmp_path: Path) -> None:
+    # Written past the command (an older version of it accepted one): scoring leaves it out and says so.
+    from datetime import UTC, datetime
+
+    from models.events import PenaltyAwarded, event_payload, session_stream
+    from pipelines.store import EventStore, NewEvent
+
+    run("ingest", str(SAMPLE_DATA / "club_championship_traveller.csv"))
+    _, before = scored(tmp_path / "before")
+    at = datetime(2026, 11, 21, 21, 30, tzinfo=UTC)
+    bad = PenaltyAwarded(event_id="club-championship-2026", session_id="1", contestant_id="7", section="A",
+                         direction="NS", amount=1, unit="IMP", reason="slow play")
+    EventStore(store_file).append(
+        [NewEvent(session_stream("club-championship-2026", "1"), bad.type, event_payload(bad), at)], recorded_at=at)
+    _, after = scored(tmp_path / "after")
+    assert after.equals(before)
+    run("audit", *SAMPLE, "--out", str(tmp_path / "audit"))
+    run("diff-published")
