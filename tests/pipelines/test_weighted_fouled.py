@@ -91,3 +91,19 @@ def test_fouled_groups_must_name_the_tables_that_played(board: EventStore) -> No
     with pytest.raises(DirectorError, match="unknown: \\['9'\\]"):
         record_fouled_board(board, "e", "s", 1, at=AT, section="A", reason="x",
                             groups={"a": ["1", "9"], "b": ["2"]})
+
+
+def test_a_weighted_score_stored_without_its_pairs_keeps_the_tables_pairs(board: EventStore) -> None:
+    # Events recorded before WeightedScoreAwarded named the pairs: replay takes them from the table.
+    from models.events import WeightedScoreAwarded, event_payload, session_stream
+    from pipelines.store import NewEvent
+
+    old = WeightedScoreAwarded(event_id="e", session_id="s", section="A", board=1, table_id="2",
+                               ns_components=(WeightedComponent(contract="4S", declarer="N", tricks=10, weight=1),),
+                               requested_at=AT)
+    payload = {k: v for k, v in event_payload(old).items() if k not in ("ns_id", "ew_id")}
+    board.append([NewEvent(session_stream("e", "s"), old.type, payload, AT)], recorded_at=AT)
+    scores = score_store(board)
+    row = scores.board_scores.filter(pl.col("table_id") == "2").row(0, named=True)
+    assert (row["ns_id"], row["ew_id"], row["mp_ns"], row["mp_ew"]) == ("2", "2", 5.0, 3.0)
+    assert scores.standings.filter(pl.col("contestant_id") == "2")["boards"].to_list() == [1, 1]
