@@ -136,10 +136,6 @@ def top_standings(edition: ScoredEdition, limit: int = 5) -> pl.DataFrame:
     )
 
 
-__all__ = ["ScoredEdition", "export_csv", "score_projection",
-           "score_store", "top_standings", "write_views"]
-
-
 def session_method(projection: Projection, event_id: str, session_id: str) -> str:
     """The method a session is scored by: its conditions of contest, else its schedule."""
     from models.conditions import ConditionsOfContest
@@ -148,3 +144,8 @@ def session_method(projection: Projection, event_id: str, session_id: str) -> st
         (pl.col("event_id") == event_id) & (pl.col("session_id") == session_id)).get_column("scoring")
     rules = _conditions_by_event(projection.conditions).get(event_id) or ConditionsOfContest()
     return str(rules.session_method(session_id, scheduled[0] if scheduled.len() else None))
+
+
+__all__ = ["ScoredEdition", "export_csv", "score_projection",
+           "score_store", "session_method", "top_standings", "write_views"]
+

@@ -191,11 +191,11 @@ def deduct_penalties(standing: pl.DataFrame, penalties: pl.DataFrame | None, met
     named = (
         indexed.select("_standing", "event_id", "session_id", "section", "direction", "contestant_id")
         .join(penalties.rename({"section": "_p_section", "direction": "_p_direction"}),
-              on=["event_id", "session_id", "contestant_id"], how="inner")
+              on=["event_id", "session_id", "contestant_id"], how="inner", maintain_order="left_right")
         .filter(((pl.col("_p_section") == pl.col("section")) | (pl.col("_p_section") == ""))
                 & (pl.col("_p_direction").is_null() | (pl.col("_p_direction") == pl.col("direction"))))
     )
-    # Summed in log order (penalties keep it), so totals are the same bits on every replay.
+    # Each contestant's penalties summed in log order, so totals are the same bits on every replay.
     per_standing = named.group_by("_standing", maintain_order=True).agg(
         _points=pl.col("amount").filter(pl.col("unit") != "%").sum(),
         _percent=pl.col("amount").filter(pl.col("unit") == "%").sum(),
