@@ -207,14 +207,16 @@ def _penalised(standings: pl.DataFrame, event_id: str, session_id: str, contesta
         found = found.filter(pl.col("section") == section)
     if direction is not None:
         found = found.filter(pl.col("direction") == direction)
-    seen = "; ".join(f"{d} {contestant_id} in section {s!r}" if d != "ALL" else f"{contestant_id} in section {s!r}"
-                     for s, d in standings.select("section", "direction").sort("section", "direction").rows())
+    def named(rows: pl.DataFrame) -> str:
+        return "; ".join(f"{d} {contestant_id} in section {s!r}" if d != "ALL" else f"{contestant_id} in section {s!r}"
+                         for s, d in rows.select("section", "direction").sort("section", "direction").rows())
+
     if found.is_empty():
         raise DirectorError(f"no contestant {contestant_id!r} in {event_id}/{session_id} as named; "
-                            f"the id names: {seen}")
+                            f"the id names: {named(standings)}")
     if found.height > 1:
-        raise DirectorError(f"contestant {contestant_id!r} is ambiguous in {event_id}/{session_id} ({seen}); "
-                            "say which with --direction and, across sections, --section")
+        raise DirectorError(f"contestant {contestant_id!r} is ambiguous in {event_id}/{session_id} "
+                            f"({named(found)}); say which with --direction and, across sections, --section")
     row = found.row(0, named=True)
     return {"section": row["section"], "direction": None if row["direction"] == "ALL" else row["direction"]}
 

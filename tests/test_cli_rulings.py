@@ -298,3 +298,25 @@ def test_a_stored_penalty_in_a_foreign_unit_breaks_nothing(store_file: Path, tmp
     assert after.equals(before)
     run("audit", *SAMPLE, "--out", str(tmp_path / "audit"))
     run("diff-published")
+
+
+def test_a_penalty_to_an_id_in_two_sections_needs_its_section(store_file: Path, tmp_path: Path) -> None:
+    lines = ["event,session,board,section,table,ns,ew,contract,declarer,result,lead"]
+    for section in ("A", "B"):
+        for board in (1, 2):
+            lines += [f"two,1,{board},{section},1,1,1,3NT,N,9,", f"two,1,{board},{section},2,2,2,3NT,N,8,"]
+    traveller = tmp_path / "two_sections.csv"
+    traveller.write_text("\n".join(lines) + "\n")
+    run("ingest", str(traveller))
+    _, before = scored(tmp_path / "before")
+    penalty = ["penalty", "--event", "two", "--session", "1", "--contestant", "1", "--direction", "NS",
+               "--amount", "1", "--unit", "MP", "--reason", "late", "--at", "2026-11-21T21:26+01:00"]
+    ambiguous = runner.invoke(app, penalty)
+    assert ambiguous.exit_code == 1
+    assert "NS 1 in section 'A'; NS 1 in section 'B'" in ambiguous.output and "--section" in ambiguous.output
+    run(*penalty, "--section", "B")
+    _, after = scored(tmp_path / "after")
+    ns1 = (pl.col("contestant_id") == 1) & (pl.col("direction") == "NS")
+    changed = after.filter(ns1).select("section", "score").rows()
+    assert changed == [("A", before.filter(ns1 & (pl.col("section") == "A"))["score"][0]),
+                       ("B", before.filter(ns1 & (pl.col("section") == "B"))["score"][0] - 1)]

@@ -194,3 +194,12 @@ def test_team_penalty_in_vps() -> None:
     a_vp, _ = wbf_victory_points(6, 1)
     assert standings.filter(pl.col("contestant_id") == "A")["score"].item() == pytest.approx(a_vp - 1)
     assert standings.filter(pl.col("contestant_id") == "A")["vp"].item() == a_vp
+
+
+def test_the_issue_match_ten_imps_on_four_scheduled_boards_is_15_to_5() -> None:
+    # 4 boards scheduled, board 4 played in one room: 10 IMPs on the WBF 4-board scale is 15.00-5.00
+    # (scoring-notes §1); on the 3 compared boards it would have been 15.58-4.42.
+    rows = [*match([(420, -50), (100, 100), (100, 100)]), room(4, "A", "B", 100)]
+    _, standings = scored(rows, "VP_TEAMS")
+    assert standings.sort("contestant_id").select("contestant_id", "score", "vp", "boards").rows() == [
+        ("A", 15.0, 15.0, 4), ("B", 5.0, 5.0, 4)]
