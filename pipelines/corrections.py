@@ -8,7 +8,8 @@
 - A correction raised before the session's (first) publication applies: fixing a score before
   publication is an ordinary fix, and the audit says so, even once the session has been published.
 - A director's ruling (artificial or weighted score) requested after publication + the Law 92B
-  period is rejected the same way; rulings with no request time (from files) stand.
+  period is rejected the same way; rulings with no request time (from files) stand. Of the rulings
+  that stand for one table, the latest given replaces the earlier ones.
 - A session is `provisional` while its period is open at the as-of time, `final` after.
 
 Every decision depends on `occurred_at` (when things happened), never on the order in which the
@@ -100,7 +101,7 @@ def decide_rulings(rulings: pl.DataFrame, windows: pl.DataFrame) -> pl.DataFrame
     no_request_time = pl.col("requested_us").is_null()
     unpublished = pl.col("published_us").is_null() | (pl.col("requested_us") < pl.col("published_us"))
     inside = pl.col("requested_us") < pl.col("appeal_deadline_us")
-    return framed.with_columns(
+    decided = framed.with_columns(
         window=pl.when(no_request_time).then(pl.lit("recorded with the results"))
         .when(unpublished).then(pl.lit("before publication"))
         .when(inside).then(pl.lit("inside ruling period"))
@@ -111,6 +112,22 @@ def decide_rulings(rulings: pl.DataFrame, windows: pl.DataFrame) -> pl.DataFrame
         .when(inside).then(pl.lit("Law 92B: ruling requested within the period"))
         .otherwise(pl.lit("Law 92B: period for requesting a ruling had expired")),
     )
+    return _latest_ruling_stands(decided)
+
+
+def _latest_ruling_stands(decided: pl.DataFrame) -> pl.DataFrame:
+    """A table has one adjusted score: of the rulings that stand for it (an artificial score and a
+    weighted one, say), the latest given replaces the earlier ones."""
+    standing = (
+        decided.filter(pl.col("applied")).sort(["occurred_us", "position"])
+        .unique(_TABLE, keep="last", maintain_order=True).select("position", _latest=pl.lit(True))
+    )
+    superseded = pl.col("applied") & pl.col("_latest").is_null()
+    return decided.join(standing, on="position", how="left", maintain_order="left").with_columns(
+        applied=pl.col("applied") & ~superseded,
+        rule=pl.when(superseded).then(pl.lit("superseded by a later ruling for the same table"))
+        .otherwise(pl.col("rule")),
+    ).drop("_latest")
 
 
 def apply_corrections(results: pl.DataFrame, decided: pl.DataFrame) -> pl.DataFrame:

@@ -134,8 +134,10 @@ def replay(store: EventStore, *, up_to: int | None = None, as_of_us: int | None 
     with store.reader() as con:
         clock = as_of_us if as_of_us is not None else _log_clock(con, position)
         read = _Reader(con, position, upcasters, clock)
-        artificial = _latest_per_table(read.frame("ArtificialScoreAwarded", _ARTIFICIAL_FIELDS))
-        weighted = _latest_per_table(read.frame("WeightedScoreAwarded", _WEIGHTED_FIELDS))
+        # Every ruling is kept: which one stands for a table is decided with the others (a late,
+        # rejected ruling must not erase the one before it), in `decide_rulings`.
+        artificial = read.frame("ArtificialScoreAwarded", _ARTIFICIAL_FIELDS)
+        weighted = read.frame("WeightedScoreAwarded", _WEIGHTED_FIELDS)
         fouled = read.frame("BoardFouled", _FOULED_FIELDS)
         boards = read.frame("BoardDealt", _BOARD_FIELDS)
         sessions = read.frame("SessionScheduled", _SESSION_FIELDS)
