@@ -91,3 +91,15 @@ def test_a_mistyped_step_refuses_the_whole_timeline(tmp_path: Path, store: Event
     with pytest.raises(ValidationError, match="publsh"):
         run_timeline(store, timeline)
     assert store.head() == 0
+
+
+def test_the_directors_artificial_score_stays_in_its_match(weekend: tuple[EventStore, list[StepOutcome]]) -> None:
+    store, _ = weekend
+    edition = score_store(store)
+    swiss = edition.standings.filter(pl.col("event_id") == "swiss-teams-2026")
+    assert swiss.height == 8 and set(swiss["boards"]) == {24}  # four 6-board matches each, no phantom match
+    assert swiss["vp"].sum() == pytest.approx(4 * 4 * 20)  # 16 matches of 20 VPs
+    board = edition.board_scores.filter((pl.col("event_id") == "swiss-teams-2026") & (pl.col("board") == 9)
+                                        & pl.col("table_id").str.starts_with("1-"))
+    assert sorted(board["imp_ns"].to_list()) == [-3.0, 3.0]  # Law 12C2(b): +3 / -3 IMPs for the match
+    assert board["match_id"].n_unique() == 1
