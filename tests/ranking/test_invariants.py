@@ -25,6 +25,7 @@ from tests.ranking.test_presets import placed
 
 PRESETS = {name: load_rules(name) for name in preset_names()}
 SBU = load_rules("sbu")
+PURE_SETTINGS = settings(deadline=None)  # the first call compiles polars expressions: no per-example deadline
 EVENTS_SETTINGS = settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 
 
@@ -42,6 +43,7 @@ field_shapes = st.tuples(st.sampled_from(sorted(PRESETS)), st.floats(min_value=1
                          st.integers(min_value=1, max_value=7), st.sampled_from([1, 2, 4]))
 
 
+@PURE_SETTINGS
 @given(shape=field_shapes, field=st.integers(min_value=1, max_value=300), data=st.data())
 def test_awards_never_increase_with_a_worse_place(shape: Shape, field: int, data: st.DataObject) -> None:
     name, tables, sessions, seats = shape
@@ -51,6 +53,7 @@ def test_awards_never_increase_with_a_worse_place(shape: Shape, field: int, data
     assert all(better >= worse for better, worse in pairwise(awards))
 
 
+@PURE_SETTINGS
 @given(shape=field_shapes, groups=st.lists(st.integers(min_value=1, max_value=6), min_size=1, max_size=40))
 def test_tied_places_get_equal_awards(shape: Shape, groups: list[int]) -> None:
     ranks: list[int] = []
@@ -64,6 +67,7 @@ def test_tied_places_get_equal_awards(shape: Shape, groups: list[int]) -> None:
     assert all(len(values) == 1 for values in by_rank.values())
 
 
+@PURE_SETTINGS
 @given(name=st.sampled_from(sorted(PRESETS)), earned=st.dates(date(2000, 1, 1), date(2030, 12, 31)),
        first=st.dates(date(2000, 1, 1), date(2035, 12, 31)), later=st.integers(min_value=0, max_value=4000),
        data=st.data())
