@@ -118,16 +118,23 @@ def player_awards(awards: pl.DataFrame, units: Units, players: pl.DataFrame, sta
 
 
 def _present_players(sessions: pl.DataFrame, players: pl.DataFrame) -> pl.DataFrame:
-    """Matched players registered for a contestant in a session of the unit (or for the event)."""
+    """Matched players registered for a contestant in a session of the unit (or for the event).
+
+    Session registrations join on the session too: contestant ids repeat from session to session
+    of an event, and joining on the id alone would multiply every row by the event's sessions.
+    """
     matched = players.filter(pl.col("player_id").is_not_null()).select(
         "event_id", "section", "contestant_id", "player_name", "original_id", "player_id",
         _reg_session="session_id", _reg_direction="direction")
+    keys = ["event_id", "section", "contestant_id"]
+    by_session = sessions.join(matched.filter(pl.col("_reg_session") != ""),
+                               left_on=[*keys, "session_id"], right_on=[*keys, "_reg_session"])
+    by_event = sessions.join(matched.filter(pl.col("_reg_session") == "").drop("_reg_session"), on=keys)
     direction_fits = (pl.col("_reg_direction").is_null() | (pl.col("direction") == "ALL")
                       | (pl.col("_reg_direction") == pl.col("direction")))
-    session_fits = (pl.col("_reg_session") == "") | (pl.col("_reg_session") == pl.col("session_id"))
     return (
-        sessions.join(matched, on=["event_id", "section", "contestant_id"])
-        .filter(direction_fits & session_fits)
+        pl.concat([by_session, by_event], how="diagonal")
+        .filter(direction_fits)
         .unique([*UNIT_KEYS, "session_id", "contestant_id", "player_name"], keep="first", maintain_order=True)
     )
 

@@ -7,6 +7,7 @@ and its canonical output (`output_bytes`) is the same bytes every time it is reb
 from __future__ import annotations
 
 import hashlib
+import logging
 from dataclasses import dataclass
 from datetime import date, datetime
 
@@ -27,6 +28,8 @@ from pipelines.ranking.players import contestant_players, resolve_players, unmat
 from pipelines.ranking.standings_source import read_standings
 from pipelines.ranking.units import ranking_units
 from pipelines.store import EventStore, to_epoch_us
+
+log = logging.getLogger(__name__)
 
 RANKING_COLUMNS = ["place", "player_id", "name", "club", "region", "gender", "birth_year", "points", "awards"]
 """The published ranking, one row per player with points."""
@@ -79,6 +82,7 @@ def compute_edition(store: EventStore, rules: RuleSet, *, as_of: datetime, up_to
     snapshot = read_standings(store, up_to=position, as_of_us=as_of_us)
     inputs = read_inputs(store, up_to=position, as_of_us=as_of_us)
     units = ranking_units(snapshot, inputs.tournaments)
+    _warn_unknown_categories(inputs.tournaments, rules)
     players = resolve_players(contestant_players(inputs.contestants), inputs, rules.federation)
     contestant = unit_awards(units, inputs, rules)
     per_player = player_awards(contestant, units, players, snapshot.standings, rules)
@@ -93,6 +97,14 @@ def compute_edition(store: EventStore, rules: RuleSet, *, as_of: datetime, up_to
         corrections=_applied_corrections(snapshot.corrections),
         merges=inputs.merges.select("kept_id", "merged_id", "reason"),
     )
+
+
+def _warn_unknown_categories(tournaments: pl.DataFrame, rules: RuleSet) -> None:
+    unknown = tournaments.filter(pl.col("category").is_not_null() & ~pl.col("category").is_in(list(rules.categories)))
+    if unknown.height:
+        listed = ", ".join(f"{e} ({c})" for e, c in unknown.select("event_id", "category").head(10).iter_rows())
+        log.warning("%d tournament(s) have a category %s %s does not know, ranked as %r: %s", unknown.height,
+                    rules.name, rules.version, rules.default_category, listed)
 
 
 def _canonical_awards(awards: pl.DataFrame) -> pl.DataFrame:

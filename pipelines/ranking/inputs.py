@@ -57,18 +57,15 @@ class RankingInputs:
 def read_inputs(store: EventStore, *, up_to: int, as_of_us: int) -> RankingInputs:
     """The ranking's inputs from events at positions <= `up_to` that happened by `as_of_us`."""
     if not store.exists():
-        con = duckdb.connect()
-        try:
-            return _read_all(con, up_to, as_of_us, has_events=False)
-        finally:
-            con.close()
+        with duckdb.connect() as con:  # no log yet: every frame empty, with its columns
+            return _read_all(con, up_to, as_of_us)
     with store.reader() as con:
-        return _read_all(con, up_to, as_of_us, has_events=True)
+        return _read_all(con, up_to, as_of_us)
 
 
-def _read_all(con: duckdb.DuckDBPyConnection, up_to: int, as_of_us: int, *, has_events: bool) -> RankingInputs:
+def _read_all(con: duckdb.DuckDBPyConnection, up_to: int, as_of_us: int) -> RankingInputs:
     def read(event_type: str, fields: dict[str, pl.DataType]) -> pl.DataFrame:
-        return payload_frame(con, event_type, fields, up_to=up_to, as_of_us=as_of_us, has_events=has_events)
+        return payload_frame(con, event_type, fields, up_to=up_to, as_of_us=as_of_us)
 
     return RankingInputs(
         members=latest(read("MemberRegistered", MEMBER_FIELDS), ["federation_id"]),
@@ -81,10 +78,10 @@ def _read_all(con: duckdb.DuckDBPyConnection, up_to: int, as_of_us: int, *, has_
 
 
 def payload_frame(con: duckdb.DuckDBPyConnection, event_type: str, fields: dict[str, pl.DataType], *,
-                  up_to: int, as_of_us: int, has_events: bool = True) -> pl.DataFrame:
+                  up_to: int, as_of_us: int) -> pl.DataFrame:
     """`position`, `occurred_us` and the payload `fields` of every `event_type` event in range."""
     schema = {"position": pl.Int64(), "occurred_us": pl.Int64(), **fields}
-    if not has_events or not _has_events(con):
+    if not _has_events(con):
         return pl.DataFrame(schema=schema)
     raw = con.sql(
         "SELECT position, epoch_us(occurred_at) AS occurred_us, payload::VARCHAR AS payload FROM events"

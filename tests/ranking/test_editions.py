@@ -173,3 +173,34 @@ def test_decay_is_itemised_in_the_diff_and_the_statement(store: EventStore, tmp_
     assert statement.player_id == "1071" and statement.place == 1
     assert statement.awards.select("place", "field", "base_award", "age_years", "decay", "points").rows() == [
         (1, 13, 800.0, 2, pytest.approx(0.7225), 578.0)]
+
+
+def test_sub_rankings_place_players_within_gender_age_band_and_region(store: EventStore, tmp_path: Path) -> None:
+    build_session(store, tmp_path)
+    pzbs = load_rules("pzbs-3").model_copy(update={"federation": "SBU"})
+    edition = compute_edition(store, pzbs, as_of=NEXT_DAY)
+    # PZBS: 13 pairs, P = 26, WK 4.92 each, regional weight 3: PZ = ceil(14.76 + 1.3) = 17; total / 100.
+    assert points(edition.ranking)["1071"] == 0.17
+    subs = edition.sub_rankings
+    assert set(subs["grouping"]) == {"gender", "age_band", "region"}
+    women = subs.filter((pl.col("grouping") == "gender") & (pl.col("group") == "F"))
+    assert women.filter(pl.col("place") == 1)["player_id"].to_list() == ["1071", "2031"]  # tied: both first
+    assert women.height == edition.ranking.filter(pl.col("gender") == "F").height
+    seniors = subs.filter(pl.col("group") == "senior")  # born 1951-1963: 63 and over in 2026
+    assert seniors.height == edition.ranking.height and subs.filter(pl.col("group") == "junior").is_empty()
+    north = subs.filter(pl.col("group") == "North").sort("place", "player_id")
+    assert north.select("place", "player_id").rows()[:2] == [(1, "1071"), (1, "1072")]
+
+
+def test_a_category_the_rules_do_not_know_is_ranked_as_the_default_and_said(
+        store: EventStore, tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    from models.conditions import ConditionsOfContest
+    from pipelines.director import register_tournament
+
+    build_session(store, tmp_path)
+    register_tournament(store, EVENT, "Club Championship", at=datetime(2026, 11, 20, tzinfo=CET),
+                        conditions=ConditionsOfContest(), category="galactic")
+    with caplog.at_level("WARNING"):
+        edition = compute_edition(store, SBU, as_of=NEXT_DAY)
+    assert "club-championship-2026 (galactic)" in caplog.text and "ranked as 'club'" in caplog.text
+    assert points(edition.ranking)["1071"] == 60.0
