@@ -109,6 +109,8 @@ class BandedCurve(BaseModel):
     """Smallest award."""
     floor_to_share: float = Field(default=1.0, ge=0, le=1)
     """Places up to this share of the field get at least `floor` (1.0 = every place)."""
+    online_floor: float | None = Field(default=None, ge=0)
+    """Smallest award in online events (PZBS rule 3.1: 0, no floor); None = `floor`."""
 
     @model_validator(mode="after")
     def _increasing(self) -> Self:
@@ -173,6 +175,9 @@ class EventWeight(BaseModel):
     """Online events are worth min(1, boards / this) (PZBS rule 3.1)."""
     online_rounding: RoundingRule = RoundingRule(mode="ceil")
     """Rounding after the online factor (PZBS: up to a whole point)."""
+    online_scales: Literal["award", "first_place"] = "award"
+    """What the online factor multiplies: each award, or (banded curves) first place before the
+    curve is drawn from it (PZBS rule 3.1: PZ × min(1, boards / 27), rounded up)."""
     min_field: int = Field(default=1, ge=1)
     """Rankings with fewer contestants than this earn nothing."""
     session_weights: tuple[float, ...] = ()
@@ -314,6 +319,8 @@ class RuleSet(BaseModel):
 
     @model_validator(mode="after")
     def _default_category_known(self) -> Self:
+        if self.weight.online_scales == "first_place" and not isinstance(self.curve, BandedCurve):
+            raise ValueError("weight.online_scales = 'first_place' needs a banded curve")
         if self.default_category not in self.categories:
             raise ValueError(f"default_category {self.default_category!r} is not among the categories "
                              f"{sorted(self.categories)}")

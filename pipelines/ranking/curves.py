@@ -131,8 +131,10 @@ def pzbs_first_place(players: pl.Expr, sum_wk: pl.Expr, weight: pl.Expr) -> pl.E
 def _banded(curve: BandedCurve, place: pl.Expr) -> pl.Expr:
     field = pl.col("field").cast(pl.Float64)
     players = field * pl.col("seats").cast(pl.Float64)
-    first = (pzbs_first_place(players, pl.col("sum_wk"), pl.col("base")) if curve.first_place == "pzbs"
-             else pl.col("base"))
+    unscaled = (pzbs_first_place(players, pl.col("sum_wk"), pl.col("base")) if curve.first_place == "pzbs"
+                else pl.col("base"))
+    scaled = pl.col("first_scale")  # set by `place_awards`
+    first = pl.when(scaled < 1).then(round_expr(unscaled * scaled, curve.rounding)).otherwise(unscaled)
     x = (place - 1).cast(pl.Float64)
     shape: pl.Expr = pl.lit(curve.breakpoints[-1][1])  # past the last breakpoint
     for (x0, y0), (x1, y1) in reversed(list(pairwise(curve.breakpoints))):
@@ -140,7 +142,9 @@ def _banded(curve: BandedCurve, place: pl.Expr) -> pl.Expr:
         between = y0 + (y1 - y0) * (x - start) / (end - start)
         shape = pl.when(x < end).then(between).otherwise(shape)
     award = round_expr(first * shape, curve.rounding)
-    floored = pl.when(x < curve.floor_to_share * field).then(pl.max_horizontal(award, pl.lit(curve.floor)))
+    online_floor = curve.floor if curve.online_floor is None else curve.online_floor
+    least = pl.when(pl.col("online")).then(pl.lit(online_floor)).otherwise(pl.lit(curve.floor))
+    floored = pl.when(x < curve.floor_to_share * field).then(pl.max_horizontal(award, least))
     return floored.otherwise(award)
 
 
@@ -172,7 +176,9 @@ def place_awards(placed: pl.DataFrame, rules: RuleSet) -> pl.DataFrame:
     """
     group = ["unit", "rank"]
     distinct_place = pl.col("rank") + pl.int_range(pl.len()).over(group)
-    raw = placed.with_columns(_raw=award_at_place(rules.curve, distinct_place))
+    first_scale = online_factor(rules) if rules.weight.online_scales == "first_place" else pl.lit(1.0)
+    raw = placed.with_columns(first_scale=first_scale).with_columns(
+        _raw=award_at_place(rules.curve, distinct_place))
     tied = pl.len().over(group) > 1
     shared = round_rule(pl.col("_raw").mean().over(group), rules.ties.rounding)
     return raw.with_columns(
@@ -184,8 +190,14 @@ def place_awards(placed: pl.DataFrame, rules: RuleSet) -> pl.DataFrame:
     )
 
 
+def online_factor(rules: RuleSet) -> pl.Expr:
+    """min(1, boards / online_boards) for online events, 1 for the others."""
+    boards = (pl.col("boards").cast(pl.Float64) / rules.weight.online_boards).clip(upper_bound=1.0)
+    return pl.when(pl.col("online")).then(boards).otherwise(1.0)
+
+
 def event_weight(rules: RuleSet) -> pl.Expr:
-    """Category weight × sessions weight × team factor × online factor."""
+    """Category weight × sessions weight × team factor × online factor (unless it scaled first place)."""
     weight = rules.weight
     factor = pl.col("category_weight")
     if weight.session_weights:
@@ -194,13 +206,17 @@ def event_weight(rules: RuleSet) -> pl.Expr:
             {i + 1: w for i, w in enumerate(weight.session_weights)}, return_dtype=pl.Float64)
     if weight.team_factor != 1.0:
         factor = factor * pl.when(pl.col("seats") >= 4).then(weight.team_factor).otherwise(1.0)
-    online = (pl.col("boards").cast(pl.Float64) / weight.online_boards).clip(upper_bound=1.0)
-    return factor * pl.when(pl.col("online")).then(online).otherwise(1.0)
+    if weight.online_scales == "first_place":
+        return factor
+    return factor * online_factor(rules)
 
 
 def weighted_award(rules: RuleSet, award: pl.Expr, weight: pl.Expr) -> pl.Expr:
-    """An award times its weight; online awards rounded as the rule set says."""
+    """An award times its weight; online awards rounded as the rule set says (when the online
+    factor is in the weight)."""
     weighted = award * weight
+    if rules.weight.online_scales == "first_place":
+        return weighted
     return pl.when(pl.col("online")).then(round_rule(weighted, rules.weight.online_rounding)).otherwise(weighted)
 
 

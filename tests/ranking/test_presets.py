@@ -42,7 +42,7 @@ def awards(rules: RuleSet, ranks: list[int], **columns: Any) -> list[float]:
 
 def test_every_preset_loads_and_names_its_version() -> None:
     names = preset_names()
-    assert {"sbu", "wbf", "abf", "pzbs-3", "pzbs-4", "acbl"} <= set(names)
+    assert {"sbu", "wbf", "abf", "pzbs-3", "pzbs-3.1", "pzbs-4", "acbl"} <= set(names)
     for name in names:
         rules = load_rules(name)
         assert rules.version and rules.source and len(rules.content_hash()) == 64
@@ -114,11 +114,19 @@ def test_pzbs_rule_4_adds_a_quarter_for_teams_only() -> None:
     assert teams4 == [a * 1.25 for a in teams3]
 
 
-def test_pzbs_online_scales_by_boards_over_27_rounded_up() -> None:
-    rules = load_rules("pzbs-3")
-    full = awards(rules, list(range(1, 126)), seats=2, sum_wk=1230.0)
+def test_pzbs_online_scales_first_place_by_boards_over_27_and_drops_the_floor() -> None:
+    rules = load_rules("pzbs-3.1")
     online = awards(rules, list(range(1, 126)), category="online", seats=2, sum_wk=1230.0, boards=18)
-    assert online == [math.ceil(round(a * 18 / 27, 9)) for a in full]
+    # Weight 3: PZ = ceil(4.92 x 3 + 12.5) = 28, online ceil(28 x 18 / 27) = 19;
+    # f through (0, 19), (2.5, 17.1), (25, 3.8), (62.5, 0).
+    assert online[:4] == [19, 19, 18, 17]
+    assert online[58] == 1 and online[62] == 1 and online[63:] == [0] * 62  # no 1-point floor online
+    offline = awards(rules, list(range(1, 126)), category="national", seats=2, sum_wk=1230.0, boards=18)
+    assert offline == awards(load_rules("pzbs-3"), list(range(1, 126)), category="national", seats=2,
+                             sum_wk=1230.0, boards=18)
+    full_length = awards(rules, list(range(1, 126)), category="online", seats=2, sum_wk=1230.0, boards=27)
+    assert full_length[0] == 28 and full_length[-1] == 0
+    assert "online" not in load_rules("pzbs-3").categories
 
 
 def test_ebu_scale_f_as_an_explicit_table() -> None:
