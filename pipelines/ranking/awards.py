@@ -42,9 +42,7 @@ def unit_awards(units: Units, inputs: RankingInputs, rules: RuleSet) -> pl.DataF
         unit=pl.concat_str(UNIT_KEYS, separator="\x1f"),
         sum_wk=_sum_wk(rules),
     )
-    scored = place_awards(curve_input.select(*PLACED_SCHEMA, *[c for c in curve_input.columns
-                                                                if c not in PLACED_SCHEMA]).cast(PLACED_SCHEMA),  # type: ignore[arg-type]
-                          rules)
+    scored = place_awards(curve_input.cast(pl.Schema(PLACED_SCHEMA)), rules)
     return scored.with_columns(award=weighted_award(rules, pl.col("place_award"), pl.col("weight"))).rename(
         {"place_award": "base_award"})
 

@@ -204,3 +204,15 @@ def test_a_category_the_rules_do_not_know_is_ranked_as_the_default_and_said(
         edition = compute_edition(store, SBU, as_of=NEXT_DAY)
     assert "club-championship-2026 (galactic)" in caplog.text and "ranked as 'club'" in caplog.text
     assert points(edition.ranking)["1071"] == 60.0
+
+
+def test_the_scheduled_publication_is_idempotent(store: EventStore, tmp_path: Path) -> None:
+    from pipelines.ranking.tasks import publish_ranking
+
+    build_session(store, tmp_path)
+    head = store.head()
+    first = publish_ranking(str(store.path), "sbu", NEXT_DAY.isoformat(), "2026-11", position=head)
+    assert publish_ranking(str(store.path), "sbu", NEXT_DAY.isoformat(), "2026-11", position=head) == first
+    assert store.head() == first and len(published_editions(store)) == 1
+    with pytest.raises(EditionError, match="other rules"):
+        publish_ranking(str(store.path), "wbf", NEXT_DAY.isoformat(), "2026-11", position=head)
