@@ -36,6 +36,8 @@ RANKING_COLUMNS = ["place", "player_id", "name", "club", "region", "gender", "bi
 SUB_RANKING_COLUMNS = ["grouping", "group", "place", "player_id", "points"]
 """Sub-rankings in long form: one row per player per group the player belongs to."""
 _CSV_FLOAT_PRECISION = 6
+_EXACT_DECIMALS = 6
+"""Points kept to this many decimals when summed, when the rule set does not round them."""
 
 
 @dataclass(frozen=True)
@@ -119,8 +121,12 @@ def _canonical_awards(awards: pl.DataFrame) -> pl.DataFrame:
 
 def rank_players(awards: pl.DataFrame, members: pl.DataFrame, rules: RuleSet) -> pl.DataFrame:
     """Players with points, by place; tied players share the best place."""
-    totals = awards.group_by("player_id").agg(_sum=pl.col("points").sum(), awards=pl.len().cast(pl.Int64))
-    points = round_rule(pl.col("_sum") / rules.points_divisor, rules.points_rounding)
+    # Points are summed as whole units of their last published decimal: an integer sum does not
+    # depend on the order the rows are added in, so every rebuild gives the same total to the bit.
+    unit = 10.0 ** (rules.points_rounding.decimals if rules.points_rounding.mode != "none" else _EXACT_DECIMALS)
+    totals = awards.group_by("player_id").agg(
+        _units=(pl.col("points") * unit).round().cast(pl.Int64).sum(), awards=pl.len().cast(pl.Int64))
+    points = round_rule(pl.col("_units") / unit / rules.points_divisor, rules.points_rounding)
     details = members.select(player_id="federation_id", name="name", club="club", region="region",
                              gender="gender", birth_year="birth_year")
     return (

@@ -59,11 +59,13 @@ def resolve_players(players: pl.DataFrame, inputs: RankingInputs, federation: st
         .group_by("_norm").agg(_name_member=pl.col("federation_id").first(), _namesakes=pl.len())
     )
     links = inputs.links.select("event_id", "player_name", _link_member="federation_id")
+    # A federation's players are the same few names week after week: normalise each name once.
+    names = players.select("player_name").unique().with_columns(_norm=normalised_name(pl.col("player_name")))
     found = (
-        players.with_columns(_norm=normalised_name(pl.col("player_name")))
-        .join(links, on=["event_id", "player_name"], how="left")
-        .join(by_id, on="file_id", how="left")
-        .join(by_name, on="_norm", how="left")
+        players.join(names, on="player_name", how="left", nulls_equal=True, maintain_order="left")
+        .join(links, on=["event_id", "player_name"], how="left", maintain_order="left")
+        .join(by_id, on="file_id", how="left", maintain_order="left")
+        .join(by_name, on="_norm", how="left", maintain_order="left")
     )
     unique_name = pl.when(pl.col("_namesakes") == 1).then(pl.col("_name_member"))
     resolved = found.with_columns(
