@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import date, datetime
 from pathlib import Path
 
 import polars as pl
@@ -173,6 +173,8 @@ def test_decay_is_itemised_in_the_diff_and_the_statement(store: EventStore, tmp_
     assert statement.player_id == "1071" and statement.place == 1
     assert statement.awards.select("place", "field", "base_award", "age_years", "decay", "points").rows() == [
         (1, 13, 800.0, 2, pytest.approx(0.7225), 578.0)]
+    # What expires next: on the third anniversary the award falls to 800 x 0.85^3.
+    assert statement.awards.select("decays_on", "points_then").rows() == [(date(2029, 11, 21), 491.3)]
 
 
 def test_sub_rankings_place_players_within_gender_age_band_and_region(store: EventStore, tmp_path: Path) -> None:
