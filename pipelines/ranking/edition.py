@@ -114,8 +114,8 @@ def _canonical_awards(awards: pl.DataFrame) -> pl.DataFrame:
         awards.rename({"unit_session": "session_id", "rank": "place"})
         .with_columns(corrections=pl.col("corrections").fill_null(""))
         .select(AWARD_COLUMNS)
-        .sort(["player_id", "award_date", "event_id", "session_id", "section", "direction", "contestant_id",
-               "original_id", "player_name"], nulls_last=True)
+        .sort(["player_id", "event_id", "session_id", "section", "direction", "contestant_id", "original_id",
+               "player_name"])
     )
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import duckdb
+import orjson
 import polars as pl
 
 from pipelines.store import EventStore
@@ -79,20 +80,44 @@ def _read_all(con: duckdb.DuckDBPyConnection, up_to: int, as_of_us: int) -> Rank
 
 def payload_frame(con: duckdb.DuckDBPyConnection, event_type: str, fields: dict[str, pl.DataType], *,
                   up_to: int, as_of_us: int) -> pl.DataFrame:
-    """`position`, `occurred_us` and the payload `fields` of every `event_type` event in range."""
-    schema = {"position": pl.Int64(), "occurred_us": pl.Int64(), **fields}
+    """`position`, `occurred_us` and the payload `fields` of every `event_type` event in range.
+
+    DuckDB extracts the fields (`payload->>'$.name'`, `from_json` for nested values): at a decade's
+    scale that is several times faster than handing JSON text to polars to decode.
+    """
+    schema = pl.Schema({"position": pl.Int64(), "occurred_us": pl.Int64(), **fields})
     if not _has_events(con):
         return pl.DataFrame(schema=schema)
-    raw = con.sql(
-        "SELECT position, epoch_us(occurred_at) AS occurred_us, payload::VARCHAR AS payload FROM events"
-        " WHERE type = ? AND position <= ? AND epoch_us(occurred_at) <= ? ORDER BY position",
+    columns = ", ".join(_extract(name, dtype) for name, dtype in fields.items())
+    frame: pl.DataFrame = con.sql(
+        f"SELECT position, epoch_us(occurred_at) AS occurred_us, {columns} FROM events"
+        " WHERE type = ? AND position <= ? AND epoch_us(occurred_at) <= ?",
         params=[event_type, up_to, as_of_us],
     ).pl()
-    if raw.is_empty():
+    if not frame.height:
         return pl.DataFrame(schema=schema)
-    decoded = raw.with_columns(pl.col("payload").str.json_decode(pl.Struct(fields)))
-    frame: pl.DataFrame = decoded.select("position", "occurred_us", pl.col("payload").struct.unnest())
-    return frame.cast(pl.Schema(schema))
+    # DuckDB scans in insertion order, which is log order; sorting in SQL would cost more than this check.
+    return (frame if frame["position"].is_sorted() else frame.sort("position")).cast(schema)
+
+
+def _extract(name: str, dtype: pl.DataType) -> str:
+    """SQL reading payload field `name` as `dtype` (names are ours, never user input)."""
+    if isinstance(dtype, pl.Struct | pl.List):
+        return f"from_json(payload->'$.{name}', '{orjson.dumps(_json_structure(dtype)).decode()}') AS {name}"
+    return f"TRY_CAST(payload->>'$.{name}' AS {_SQL_TYPES[type(dtype)]}) AS {name}"
+
+
+def _json_structure(dtype: pl.DataType) -> object:
+    """DuckDB's `from_json` structure for a polars type."""
+    if isinstance(dtype, pl.Struct):
+        return {field.name: _json_structure(field.dtype) for field in dtype.fields}  # type: ignore[arg-type]
+    if isinstance(dtype, pl.List):
+        return [_json_structure(dtype.inner)]  # type: ignore[arg-type]
+    return _SQL_TYPES[type(dtype)]
+
+
+_SQL_TYPES: dict[type[pl.DataType], str] = {pl.String: "VARCHAR", pl.Int64: "BIGINT", pl.Float64: "DOUBLE",
+                                            pl.Boolean: "BOOLEAN"}
 
 
 def latest(frame: pl.DataFrame, keys: list[str]) -> pl.DataFrame:
