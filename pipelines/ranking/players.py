@@ -32,16 +32,10 @@ def normalised_name(name: pl.Expr) -> pl.Expr:
 
 
 def contestant_players(contestants: pl.DataFrame) -> pl.DataFrame:
-    """One row per player of each registered contestant: its key, seat order, name and file id."""
-    exploded = (
-        contestants.with_columns(pl.col("players").list.eval(pl.element().struct.with_fields(
-            seat=pl.int_range(pl.len()))))
-        .explode("players")
-        .filter(pl.col("players").is_not_null())
-    )
+    """One row per player of each registered contestant: its key, name and file id."""
+    exploded = contestants.explode("players").filter(pl.col("players").is_not_null())
     return exploded.select(
         *PLAYER_KEYS, "kind",
-        seat=pl.col("players").struct.field("seat").cast(pl.Int64),
         player_name=pl.col("players").struct.field("name"),
         file_id=pl.col("players").struct.field("federation_id"),
     ).with_columns(session_id=pl.col("session_id").fill_null(""), section=pl.col("section").fill_null(""))
