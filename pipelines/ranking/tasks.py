@@ -6,15 +6,17 @@ import logging
 from datetime import UTC, datetime
 
 from pipelines.ranking.edition import compute_edition
-from pipelines.ranking.publish import EditionError, publish_edition, published_editions
+from pipelines.ranking.publish import EditionError, default_label, publish_edition, published_editions
 from pipelines.ranking.rules import load_rules
 from pipelines.store import EventStore
 
 log = logging.getLogger(__name__)
 
 
-def publish_ranking(store_path: str, rules: str, as_of: str, label: str, position: int | None = None) -> int:
-    """Publish the edition `label` of `rules` as of `as_of` (ISO time with zone) at `position`.
+def publish_ranking(store_path: str, rules: str, as_of: str, label: str | None = None,
+                    position: int | None = None) -> int:
+    """Publish the edition `label` (default `name-version@as-of`) of `rules` as of `as_of` (ISO
+    time with zone) at log position `position` (default: the log's head when it runs).
 
     Idempotent: when `label` is already published with the same rule set, as-of time and position,
     nothing is appended and the publication's log position is returned; a different edition under
@@ -23,6 +25,7 @@ def publish_ranking(store_path: str, rules: str, as_of: str, label: str, positio
     """
     store = EventStore(store_path)
     rule_set, moment = load_rules(rules), datetime.fromisoformat(as_of)
+    label = label or default_label(rule_set, moment)
     existing = published_editions(store).get(label)
     if existing is not None:
         event = existing.event
