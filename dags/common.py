@@ -72,6 +72,11 @@ def run_time(context_run: Any) -> datetime:
     return context_run.run_after  # type: ignore[no-any-return]
 
 
+def scheduled_time(context_run: Any) -> datetime:
+    """The time a scheduled run stands for (its data interval end), else the run's own time."""
+    return context_run.data_interval_end or context_run.run_after  # type: ignore[no-any-return]
+
+
 DEFAULT_ARGS: dict[str, Any] = {
     "owner": "bridgeledger",
     "retries": 4,

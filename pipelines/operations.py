@@ -34,6 +34,8 @@ log = logging.getLogger(__name__)
 
 STORE_ENV = "BRIDGELEDGER_STORE"
 """Environment variable naming the store when no setting does."""
+RULES_ENV = "BRIDGELEDGER_RANKING_RULES"
+"""Environment variable naming the ranking rule set (a TOML file or a preset) when no setting does."""
 
 _PARTIAL_SUFFIXES = (".part", ".tmp", ".crdownload")
 
@@ -55,6 +57,8 @@ class Settings:
     outdir: Path
     site: Path
     notifications: Path
+    ranking_rules: str | None = None
+    """The ranking rule set: a TOML file (absolute) or a preset name; None = not configured."""
 
     @property
     def processed(self) -> Path:
@@ -87,6 +91,7 @@ def resolve_settings(configured: Mapping[str, str] | None, env: Mapping[str, str
         outdir=_absolute("outdir", given.get("outdir") or str(home / "outputs")),
         site=_absolute("site", given.get("site") or str(home / "site")),
         notifications=_absolute("notifications", given.get("notifications") or str(home / "notifications.jsonl")),
+        ranking_rules=given.get("ranking_rules") or environment.get(RULES_ENV) or None,
     )
 
 
@@ -195,6 +200,17 @@ def close_due(settings: Settings, *, at: datetime) -> list[str]:
 
     existing_store(settings)
     return close_due_periods(str(settings.store), at.isoformat(), str(settings.outdir))
+
+
+def publish_ranking_edition(settings: Settings, *, as_of: datetime) -> int:
+    """Publish the ranking edition as of `as_of` by the configured rule set (idempotent); return the
+    publication's log position."""
+    from pipelines.ranking.tasks import publish_ranking
+
+    if not settings.ranking_rules:
+        raise SettingsError(f"no ranking rule set configured: set 'ranking_rules' or {RULES_ENV}")
+    existing_store(settings)
+    return publish_ranking(str(settings.store), settings.ranking_rules, as_of.isoformat())
 
 
 def write_failure_notice(settings: Settings, *, dag_id: str, task_id: str, run_id: str, at: datetime,

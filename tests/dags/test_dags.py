@@ -93,9 +93,10 @@ def test_dagbag_has_no_import_errors_and_every_dag_is_operable(airflow_home: Pat
     """, _airflow_env(airflow_home))
     assert result.returncode == 0, result.stderr[-3000:]
     assert "ERRORS {}" in result.stdout
-    assert "DAGS ['close_correction_periods', 'ingest_inbox', 'score_and_publish', 'score_session']" in result.stdout
+    assert ("DAGS ['close_correction_periods', 'ingest_inbox', 'publish_ranking', 'score_and_publish', "
+            "'score_session']") in result.stdout
     dags = [line.split()[1:] for line in result.stdout.splitlines() if line.startswith("DAG ")]
-    assert len(dags) == 4
+    assert len(dags) == 5
     assert all(d[1:] == ["True", "False", "4", "True", "notify_failure"] for d in dags), dags
 
 
@@ -189,3 +190,19 @@ def test_score_session_runs_end_to_end(airflow_home: Path, tmp_path: Path) -> No
     assert "STATE success" in result.stdout, result.stdout[-3000:] + result.stderr[-3000:]
     assert (Path(settings["outdir"]) / "standings.csv").read_text().count("\n") == 27  # header + 13 NS + 13 EW
     assert EventStore(settings["store"]).head() > 0
+
+
+def test_publish_ranking_publishes_once_per_interval(airflow_home: Path, tmp_path: Path) -> None:
+    from tests.ranking.scenario import build_session
+
+    settings = {**_settings(tmp_path), "ranking_rules": "sbu"}
+    store = EventStore(settings["store"])
+    build_session(store, tmp_path)
+    when = 'logical_date=pendulum.datetime(2026, 12, 1, 6, 0, tz="UTC")'
+    result = _test_run("publish_ranking", _airflow_env(airflow_home, settings), when)
+    assert "STATE success" in result.stdout, result.stdout[-3000:] + result.stderr[-3000:]
+    [published] = store.read(types=["RankingPublished"])
+    assert published.payload["rule_set"] == "sbu" and published.payload["edition"].startswith("sbu-1@2026-12-01")
+    rerun = _test_run("publish_ranking", _airflow_env(airflow_home, settings), when)
+    assert "STATE success" in rerun.stdout, rerun.stdout[-3000:] + rerun.stderr[-3000:]
+    assert len(store.read(types=["RankingPublished"])) == 1  # idempotent

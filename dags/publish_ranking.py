@@ -1,0 +1,37 @@
+"""
+### publish_ranking
+
+Monthly (06:00 UTC on the 1st): the federation ranking edition as of the run's scheduled time is
+computed from final results only and published (`RankingPublished`), named after the rule set and
+that time, so a rerun of the same run finds it published and appends nothing. A run triggered by
+hand publishes the edition as of its own time. The rule set is the `ranking_rules` setting (a
+TOML file or a preset name such as `sbu`).
+
+Settings: the `bridgeledger` Variable (JSON with `store`, `ranking_rules`, ...) or
+`BRIDGELEDGER_STORE` and `BRIDGELEDGER_RANKING_RULES`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from airflow.sdk import dag, task
+
+from dags.common import DEFAULT_ARGS, START, STORE_POOL, call, scheduled_time, settings
+
+
+@dag(dag_id="publish_ranking", schedule="0 6 1 * *", start_date=START, catchup=False, max_active_runs=1,
+     is_paused_upon_creation=False, default_args=DEFAULT_ARGS, doc_md=__doc__, tags=["bridgeledger", "ranking"])
+def publish_ranking() -> None:
+    """Compute and publish the ranking edition as of the run's scheduled time."""
+
+    @task(pool=STORE_POOL)
+    def publish(dag_run: Any = None) -> int:
+        from pipelines.operations import publish_ranking_edition
+
+        return call(lambda: publish_ranking_edition(settings(), as_of=scheduled_time(dag_run)))
+
+    publish()
+
+
+publish_ranking()
