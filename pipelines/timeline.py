@@ -40,6 +40,8 @@ class RegisterStep(_Step):
     action: Literal["register"]
     event: str = Field(min_length=1)
     name: str | None = None
+    category: str | None = None
+    """The event's ranking category (club, national, ...), which the ranking rule set weighs."""
 
 
 class IngestStep(_Step):
@@ -160,7 +162,8 @@ def _register(store: EventStore, step: RegisterStep, folder: Path, recorded_at: 
     from pipelines.director import register_tournament
 
     conditions = ConditionsOfContest.from_toml(folder / "conditions" / f"{step.event}.toml")
-    register_tournament(store, step.event, step.name or step.event, at=step.at, conditions=conditions)
+    register_tournament(store, step.event, step.name or step.event, at=step.at, conditions=conditions,
+                        category=step.category)
     return f"registered {step.event}"
 
 

@@ -173,13 +173,20 @@ HILLSIDE = "hillside-pairs-2026-11-20"
 def riverside_csv(deals: dict[int, dict[str, list[str]]], pairs: list[Pair], rng: random.Random) -> str:
     """Riverside's club evening as our CSV traveller: 7 tables, NS 1-7 and EW 8-14, 14 boards."""
     rows = play(deals, 7, 2, rng)
-    lines = ["event,session,board,section,table,ns,ew,contract,declarer,result,lead,score"]
+    by_number = {pair.number: pair for pair in pairs}
+    lines = ["event,session,board,section,table,ns,ew,contract,declarer,result,lead,score,ns_players,ew_players"]
     for row in rows:
         ew = str(int(row.ew) + 7)
         result = "" if row.contract == "PASS" else row.tricks
         lines.append(f"{RIVERSIDE},1,{row.board},A,{row.table},{row.ns},{ew},{row.contract},"
-                     f"{row.declarer},{result},{row.lead},{ns_score(row)}")
+                     f"{row.declarer},{result},{row.lead},{ns_score(row)},"
+                     f"{_csv_players(by_number[row.ns])},{_csv_players(by_number[ew])}")
     return "\n".join(lines) + "\n"
+
+
+def _csv_players(pair: Pair) -> str:
+    """The CSV's player cell: names with their federation ids in brackets, `;`-separated."""
+    return "; ".join(f"{p.name} [{p.federation_id}]" for p in pair.players)
 
 
 def hillside_usebio(deals: dict[int, dict[str, list[str]]], pairs: list[Pair], rng: random.Random) -> str:
@@ -392,6 +399,47 @@ scale = "wbf_2013"
 """,
 }
 
+RANKING_RULES = """# The National Bridge Federation's ranking rules (a sample federation's own rule set).
+name = "nbf"
+version = "2026"
+effective_from = 2026-01-01
+federation = "NBF"
+source = "NBF ranking regulations 2026 (sample): linear awards to the top third, national events x5."
+default_category = "club"
+
+[curve]
+kind = "linear"
+award_to = 0.333333333333          # a third of each ranking (section and direction) scores
+awards_rounding = "ceil"
+
+[categories.club]
+base = 20
+award_kind = "club"
+[categories.national]
+base = 100
+award_kind = "national"
+
+[ties.rounding]
+mode = "half_up"
+decimals = 2
+
+[teams]
+min_board_share = 0.5              # a team member scores after playing half the boards
+below = "nothing"
+
+[decay.club]                       # club points count fully for a year, half in the second
+kind = "steps"
+factors = [1.0, 0.5]
+[decay.national]
+kind = "steps"
+factors = [1.0, 0.75, 0.5, 0.25]
+
+[points_rounding]
+mode = "half_up"
+decimals = 2
+"""
+"""The sample federation's ranking rule set (models.ranking_rules)."""
+
 EVENT_NAMES = {RIVERSIDE: "Riverside Friday Pairs", HILLSIDE: "Hillside Friday Pairs",
                NATIONAL: NATIONAL_NAME, SWISS: SWISS_NAME}
 
@@ -412,13 +460,13 @@ def timeline(national: dict[tuple[int, str], list[Table]]) -> str:
     inside = next(r for r in national[(1, "A")] if r.board == 3 and r.contract != "PASS")
     late = next(r for r in national[(2, "B")] if r.board == 18 and r.contract != "PASS")
     steps = [
-        ("2026-11-20T22:15:00+01:00", "register", {"event": RIVERSIDE, "name": EVENT_NAMES[RIVERSIDE]}),
+        _register("2026-11-20T22:15:00+01:00", RIVERSIDE, "club"),
         ("2026-11-20T22:15:00+01:00", "ingest", {"path": "friday/riverside_pairs.csv"}),
         ("2026-11-20T22:20:00+01:00", "publish", {"event": RIVERSIDE, "session": "1"}),
-        ("2026-11-20T22:30:00+01:00", "register", {"event": HILLSIDE, "name": EVENT_NAMES[HILLSIDE]}),
+        _register("2026-11-20T22:30:00+01:00", HILLSIDE, "club"),
         ("2026-11-20T22:30:00+01:00", "ingest", {"path": "friday/hillside_pairs.xml"}),
         ("2026-11-20T22:35:00+01:00", "publish", {"event": HILLSIDE, "session": "1"}),
-        ("2026-11-21T09:00:00+01:00", "register", {"event": NATIONAL, "name": EVENT_NAMES[NATIONAL]}),
+        _register("2026-11-21T09:00:00+01:00", NATIONAL, "national"),
         _national_file("2026-11-21T09:00:00+01:00", "national_pairs_s1_hands.pbn", "1"),
         _national_file("2026-11-21T13:45:00+01:00", "national_pairs_s1_A.pbn", "1"),
         _national_file("2026-11-21T13:45:00+01:00", "national_pairs_s1_B.pbn", "1"),
@@ -446,7 +494,7 @@ def timeline(national: dict[tuple[int, str], list[Table]]) -> str:
         ("2026-11-22T10:00:00+01:00", "correct", {
             "event": RIVERSIDE, "session": "1", "section": "A", "board": 5, "table": "3", "tricks": 8,
             "id": "riv-1", "by": "NS pair 3", "reason": "remembered on Sunday morning"}),
-        ("2026-11-22T10:00:00+01:00", "register", {"event": SWISS, "name": EVENT_NAMES[SWISS]}),
+        _register("2026-11-22T10:00:00+01:00", SWISS, "national"),
     ]
     for rnd in range(1, ROUNDS + 1):
         at = f"2026-11-22T{10 + rnd * 1:02d}:{30 if rnd % 2 else 45}:00+01:00"
@@ -460,6 +508,10 @@ def timeline(national: dict[tuple[int, str], list[Table]]) -> str:
             "requested_at": "2026-11-22T15:05:00+01:00"}),
     ]
     return "".join(_toml_step(at, action, args) for at, action, args in steps)
+
+
+def _register(at: str, event: str, category: str) -> tuple[str, str, dict[str, object]]:
+    return at, "register", {"event": event, "name": EVENT_NAMES[event], "category": category}
 
 
 def _national_file(at: str, name: str, session: str) -> tuple[str, str, dict[str, object]]:
@@ -519,6 +571,7 @@ def main(out: Path = OUT) -> None:
                   swiss_match(rnd, table, teams[home], teams[visitors], swiss_deals, rng))
 
     write(out / "broken" / "harbour_pairs.csv", BROKEN_CSV)
+    write(out / "ranking_rules.toml", RANKING_RULES)
     write(out / "timeline.toml", "# The weekend in the order it happens; `bridgeledger demo` replays it.\n\n"
           + timeline(played))
 

@@ -103,3 +103,14 @@ def test_the_directors_artificial_score_stays_in_its_match(weekend: tuple[EventS
                                         & pl.col("table_id").str.starts_with("1-"))
     assert sorted(board["imp_ns"].to_list()) == [-3.0, 3.0]  # Law 12C2(b): +3 / -3 IMPs for the match
     assert board["match_id"].n_unique() == 1
+
+
+def test_a_team_is_registered_with_everyone_who_sat_for_it(weekend: tuple[EventStore, list[StepOutcome]]) -> None:
+    store, _ = weekend
+    teams: dict[str, set[str]] = {}
+    for event in store.read(types=["ContestantRegistered"]):
+        if event.payload["event_id"] == "swiss-teams-2026":
+            teams.setdefault(event.payload["contestant_id"], set()).update(p["name"] for p in event.payload["players"])
+    assert len(teams) == 8 and all(len(players) == 4 for players in teams.values())  # both rooms' pairs
+    riverside = (WEEKEND / "sunday" / "swiss_round1_match1.pbn").read_text()
+    assert all(f'"{name}"' in riverside for name in teams["Riverside Rapids"])
