@@ -42,7 +42,12 @@ def event_page(event: EventInfo, standings: pl.DataFrame) -> bytes:
 
 
 def _overall(event: EventInfo, standings: pl.DataFrame, words: dict[str, str] | Any) -> list[Row]:
-    """Running totals after the last session, as `carry_over` says; empty when scores do not carry over."""
+    """Totals after the last session, as `carry_over` says; empty when scores do not carry over.
+
+    A contestant is its id within its section and direction (pair 1 NS is not pair 1 EW in a
+    Mitchell), so the total is summed here per (section, direction, contestant) from each session's
+    score: the last session's score plus `fraction` of the earlier ones'.
+    """
     carry = event.conditions.carry_over
     if carry.mode != "cumulative":
         return []
@@ -51,13 +56,15 @@ def _overall(event: EventInfo, standings: pl.DataFrame, words: dict[str, str] | 
     groups: dict[tuple[str, str], dict[str, Row]] = {}
     for row in mine.iter_rows(named=True):  # contestants x sessions: hundreds at most
         entry = groups.setdefault((row["section"], row["direction"]), {}).setdefault(
-            row["contestant_id"], {"contestant": row["contestant_id"], "scores": {}, "total": None, "last": -1})
+            row["contestant_id"], {"contestant": row["contestant_id"], "scores": {}})
         entry["scores"][row["session_id"]] = row["score"]
-        at = order.index(row["session_id"]) if row["session_id"] in order else len(order)
-        if at >= entry["last"]:
-            entry["last"], entry["total"] = at, row["cumulative_score"]
+    for entries in groups.values():
+        for entry in entries.values():
+            played = [entry["scores"][s] for s in order if entry["scores"].get(s) is not None]
+            entry["total"] = played[-1] + carry.fraction * sum(played[:-1]) if played else None
     return [_ranked(section, direction, list(entries.values()), order, words)
-            for (section, direction), entries in sorted(groups.items(), key=lambda g: (natural_key(g[0][0]), g[0][1]))]
+            for (section, direction), entries in sorted(groups.items(),
+                                                        key=lambda g: (natural_key(g[0][0]), g[0][1] != "NS"))]
 
 
 def _ranked(section: str, direction: str, entries: list[Row], order: list[str], words: Any) -> Row:

@@ -20,6 +20,7 @@ ENGLISH: dict[str, str] = {
     "downloads": "Downloads", "audit": "Corrections and rulings (audit)", "standings": "Standings",
     "overall": "Overall standings", "carry_over": "Carried over", "total": "Total", "matches": "Matches",
     "vp": "VP", "imps_for": "IMPs for", "imps_against": "IMPs against", "vp_table": "VP table",
+    "imp_table": "IMP margins, team against team",
     "adjusted": "adjusted", "weighted": "weighted", "corrected": "corrected", "artificial_note":
     "artificial adjusted score (Law 12C2)", "weighted_note": "weighted score (Law 12C1(c))",
     "corrected_note": "corrected after publication (see the audit)", "passed": "Passed out",

@@ -38,7 +38,7 @@ def match_rows(data: SessionData, names: Names) -> list[Row]:
 
 
 def vp_table(matches: list[Row]) -> Row:
-    """Teams against teams: the VPs (or IMP margin, without VPs) each scored against each."""
+    """Teams against teams: the VPs (or, in IMP teams without VPs, the IMP margin) each scored against each."""
     teams = sorted({r["team"] for r in matches} | {r["opponent"] for r in matches}, key=natural_key)
     scored: dict[tuple[str, str], float] = {}
     for r in matches:
@@ -46,4 +46,4 @@ def vp_table(matches: list[Row]) -> Row:
     rows = [{"team": team,
              "cells": ["—" if team == other else fmt(scored.get((team, other))) for other in teams],
              "total": fmt(sum(v for (t, _), v in scored.items() if t == team))} for team in teams]
-    return {"teams": teams, "rows": rows}
+    return {"teams": teams, "rows": rows, "vp": any(r["vp"] for r in matches)}

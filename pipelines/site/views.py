@@ -194,9 +194,10 @@ def _table_row(row: Row, kind_row: Row, lead: str, corrected: bool, names: Names
     return {
         "table": row["table_id"], "section": section, "board": row["board"],
         "ns": row["ns_id"], "ew": row["ew_id"],
-        "ns_names": names.players(section, row["ns_id"], "NS"), "ew_names": names.players(section, row["ew_id"], "EW"),
-        "ns_href": card_page(section, names.card_direction(section, row["ns_id"], "NS"), row["ns_id"]),
-        "ew_href": card_page(section, names.card_direction(section, row["ew_id"], "EW"), row["ew_id"]),
+        "ns_names": names.players(section, row["ns_id"] or "", "NS"),
+        "ew_names": names.players(section, row["ew_id"] or "", "EW"),
+        "ns_href": _card_link(names, section, row["ns_id"], "NS"),
+        "ew_href": _card_link(names, section, row["ew_id"], "EW"),
         "contract": contract_parts(row["contract"]), "declarer": row["declarer"] or "", "lead": lead,
         "tricks": "" if row["tricks"] is None else row["tricks"], "result": result_text(row["contract"], row["tricks"]),
         "score_ns": fmt(score) if score is not None and score >= 0 else "",
@@ -210,6 +211,13 @@ def _table_row(row: Row, kind_row: Row, lead: str, corrected: bool, names: Names
         "points_ns_raw": row["points_ns"], "points_ew_raw": row["points_ew"], "top": row["top"],
         "match_id": row["match_id"],
     }
+
+
+def _card_link(names: Names, section: str, contestant: str | None, side: str) -> str:
+    """The score card of the pair that sat `side`; none when the row does not say who (a ruling's row)."""
+    if contestant is None:
+        return ""
+    return card_page(section, names.card_direction(section, contestant, side), contestant)
 
 
 def hand_diagram(deal_pbn: str | None) -> Row | None:

@@ -4,6 +4,7 @@ boards without a deal show none, and a machine without the solver says so."""
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -126,3 +127,42 @@ def test_site_csv_neutralises_a_formula_in_a_correction(sample_site: SampleSite,
     row = next(line for line in audit.splitlines() if "HYPERLINK" in line)
     assert "\"'=HYPERLINK(" in row  # the id, quoted by the CSV writer, starts with the apostrophe
     assert ",'@evil," in row and ",'=1+2," in row
+
+
+def test_event_page_carries_scores_over_as_the_conditions_say(two_sessions: EventStore, tmp_path: Path) -> None:
+    from models.conditions import ConditionsOfContest
+    from pipelines.director import register_tournament
+
+    rules = ConditionsOfContest.from_toml(SAMPLE_DATA / "club_championship_conditions.toml")
+    register_tournament(two_sessions, EVENT, "Club Championship 2026", at=PLAYED + timedelta(days=1),
+                        conditions=rules.model_copy(update={"carry_over": rules.carry_over.model_copy(
+                            update={"mode": "cumulative", "fraction": 0.5})}))
+    build_site(two_sessions, tmp_path / "site")
+    html = (tmp_path / "site" / f"e-{EVENT}" / "index.html").read_text()
+    overall = html.split('<table class="standings overall">')[1:]
+    assert len(overall) == 2 and "Section <bdi>A</bdi> · NS" in overall[0]
+    body = overall[0].split("<tbody>")[1]
+    pair_one = next(row for row in re.findall(r"<tr>(.*?)</tr>", body, re.S) if "<bdi>1</bdi>" in row)
+    cells = re.findall(r'<td class="num[^"]*">([^<]*)</td>', pair_one)
+    session_one, session_two, total = (float(c) for c in cells[1:4])
+    assert (session_one, session_two) == (341.08, 342.08)  # pair 1 NS; 1 EW scored 326.92 and 325.92
+    assert total == pytest.approx(342.0833 + 0.5 * 341.0833, abs=0.006)
+
+
+def test_adjusted_and_weighted_scores_are_shown_as_such(sample_site: SampleSite, tmp_path: Path) -> None:
+    from models.events import WeightedComponent
+    from pipelines.director import award_weighted
+
+    shutil.copy(sample_site.store.path, tmp_path / "events.duckdb")
+    store = EventStore(tmp_path / "events.duckdb")
+    award_weighted(store, TableRef(EVENT, SESSION, 3, "2", "A"), at=PUBLISHED + timedelta(minutes=20),
+                   requested_at=PUBLISHED + timedelta(minutes=15), director="TD", reason="UI",
+                   ns_components=[WeightedComponent(contract="4S", declarer="N", tricks=10, weight=0.7),
+                                  WeightedComponent(contract="4S", declarer="N", tricks=9, weight=0.3)])
+    build_site(store, tmp_path / "site")
+    weighted = (tmp_path / "site" / SESSION_DIR / "board-A-3.html").read_text()
+    assert '<tr id="t-2" class="weighted">' in weighted  # (the ruling's row names no pairs: see the report)
+    assert "weighted score (Law 12C1(c)): NS 70% × 420 + 30% × -50" in weighted  # NS not vulnerable on board 3
+    artificial = (tmp_path / "site" / SESSION_DIR / "board-A-7.html").read_text()
+    assert '<tr id="t-5" class="adjusted">' in artificial
+    assert "artificial adjusted score (Law 12C2): NS A+, EW A-" in artificial
