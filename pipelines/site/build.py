@@ -56,7 +56,9 @@ def build_site(store: EventStore, outdir: str | Path, *, event_id: str | None = 
         write_session(report, edition, data, report.analysis)
     for event in chosen:
         _write(report, {f"{event_dir(event.event_id)}/index.html": event_page(event, edition.standings)})
-    _write(report, {"index.html": index_page(every_event, _site_language(every_event)), STYLESHEET: stylesheet()})
+    # With --event, the index also lists the events the folder already has pages for, and no others.
+    listed = [e for e in every_event if e in chosen or (report.outdir / event_dir(e.event_id) / "index.html").is_file()]
+    _write(report, {"index.html": index_page(listed, _site_language(listed)), STYLESHEET: stylesheet()})
     log.info("site: %d file(s) written, %d unchanged, %d session(s)", len(report.written), report.unchanged,
              report.sessions)
     return report

@@ -166,3 +166,16 @@ def test_adjusted_and_weighted_scores_are_shown_as_such(sample_site: SampleSite,
     artificial = (tmp_path / "site" / SESSION_DIR / "board-A-7.html").read_text()
     assert '<tr id="t-5" class="adjusted">' in artificial
     assert "artificial adjusted score (Law 12C2): NS A+, EW A-" in artificial
+
+
+def test_session_download_is_pbn_with_our_scores(sample_site: SampleSite) -> None:
+    from parsers.pbn import loads
+
+    parsed = loads((sample_site.site / SESSION_DIR / "session.pbn").read_bytes())
+    assert parsed.errors == ()
+    assert len(parsed.boards) == 26 and len(parsed.results) + len(parsed.artificial) == 338
+    totals = {(c.direction, c.contestant_id): c.published for c in parsed.contestants}
+    assert totals[("NS", "7")]["rank"] == 1 and totals[("NS", "7")]["percentage"] == 59.19
+    standings = (sample_site.site / SESSION_DIR / "standings.csv").read_text().splitlines()
+    assert standings[0].startswith("event_id,session_id,section,direction,contestant_id,rank")
+    assert len(standings) == 27
