@@ -10,7 +10,6 @@ from pipelines.site.paths import board_page, card_page
 from pipelines.site.views import Names, columns_for, fmt, place_text
 
 Row = dict[str, Any]
-_VALUE = {"mp": "mp", "imp": "imp", "points": "points"}
 
 
 def score_cards(data: SessionData, names: Names, tables: Mapping[tuple[str, int], list[Row]]) -> list[Row]:
@@ -50,7 +49,7 @@ def _running(played: list[tuple[str, Row]], names: Names, unit: str) -> list[Row
     rows = []
     for side, row in played:
         own, other = ("ns", "ew") if side == "NS" else ("ew", "ns")
-        value = row[f"{_VALUE[unit]}_{own}_raw"]
+        value = row[f"{unit}_{own}_raw"]
         once = (row["board"], row["match_id"]) if row["match_id"] is not None else (row["board"], row["table"])
         if value is not None and once not in counted:
             counted.add(once)

@@ -126,8 +126,6 @@ def _board_files(data: SessionData, key: tuple[str, int], rows: list[Row], analy
 
 def _card_files(card: Row, shared: Row) -> dict[str, bytes]:
     words = shared["words"]
-    for row in card["rows"]:
-        row["percent_text"] = row["percent"]
     title = f"{shared['contestant_label']} {card['contestant']}"
     files: dict[str, bytes] = {}
     rows = card["rows"]

@@ -14,7 +14,7 @@ from typing import Any
 from parsers.records import ContestantRecord
 from pipelines.site.analysis import SEATS, STRAINS, DoubleDummy, canonical_deal
 from pipelines.site.gather import SessionData, natural_key
-from pipelines.site.paths import board_page, card_page
+from pipelines.site.paths import card_page
 
 _CONTRACT = re.compile(r"^([1-7])(NT|[SHDC])(X{0,2})$")
 Row = dict[str, Any]
@@ -254,7 +254,3 @@ def _par_parts(text: str) -> Row:
     contract, seats, result = text.split(" ")
     return {"contract": contract_parts(contract), "seats": seats, "result": result}
 
-
-def board_link(section: str, board: int) -> str:
-    """The traveller page of a board."""
-    return board_page(section, board)

@@ -140,3 +140,35 @@ def test_published_time_is_the_events_not_the_builds(sample_site: SampleSite) ->
     assert isinstance(PUBLISHED, datetime)
     page = (sample_site.site / SESSION_DIR / "index.html").read_text()
     assert "2026-11-21T21:00+01:00" in page
+
+
+def test_served_by_a_web_server_it_asks_nothing_of_anyone_else(sample_site: SampleSite, browser: Any) -> None:
+    import functools
+    import threading
+    from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+
+    class Quiet(SimpleHTTPRequestHandler):
+        def log_message(self, format: str, *args: Any) -> None:  # the base class names it `format`
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Quiet, directory=str(sample_site.site)))
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        origin = f"http://127.0.0.1:{server.server_address[1]}/"
+        context = browser.new_context()
+        page = context.new_page()
+        requests: list[str] = []
+        errors: list[str] = []
+        page.on("request", lambda request: requests.append(request.url))
+        page.on("console", lambda message: errors.append(message.text) if message.type == "error" else None)
+        for path in ("index.html", f"{SESSION_DIR}/index.html", f"{SESSION_DIR}/board-A-2.html",
+                     f"{SESSION_DIR}/card-A-ew-12.html"):
+            response = page.goto(origin + path)
+            assert response is not None and response.status == 200
+        assert errors == [] and requests and all(url.startswith(origin) for url in requests)
+        assert any(url.endswith(".svg") for url in requests) and any(url.endswith("site.css") for url in requests)
+        context.close()
+    finally:
+        server.shutdown()
+        server.server_close()
