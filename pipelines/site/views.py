@@ -89,15 +89,21 @@ class Names:
         record = self.record(section, contestant, direction)
         if record is None:
             return ""
-        names = " – ".join(p.name for p in record.players if p.name)
-        if record.name and names:
-            return f"{record.name}: {names}"
-        return record.name or names
+        players = [p.name for p in record.players if p.name]
+        names = " – ".join(players)
+        if record.name and players and _squeezed(record.name) != _squeezed("".join(players)):
+            return f"{record.name}: {names}"  # a team's or pair's own name, then its players
+        return names or record.name or ""
 
     def card_direction(self, section: str, contestant: str, side: str) -> str:
         """The standings direction a contestant's card is filed under when it sat `side`."""
         known = self.directions.get((section, contestant), frozenset())
         return side if side in known or "ALL" not in known else "ALL"
+
+
+def _squeezed(text: str) -> str:
+    """A name cell without its separators, to tell `A - B` from the players A and B."""
+    return re.sub(r"[\s;,\-–]+", "", text)
 
 
 def fmt(value: float | int | None, decimals: int = 2) -> str:

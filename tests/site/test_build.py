@@ -179,3 +179,20 @@ def test_session_download_is_pbn_with_our_scores(sample_site: SampleSite) -> Non
     standings = (sample_site.site / SESSION_DIR / "standings.csv").read_text().splitlines()
     assert standings[0].startswith("event_id,session_id,section,direction,contestant_id,rank")
     assert len(standings) == 27
+
+
+def test_language_and_time_zone_come_from_the_conditions(sample_site: SampleSite, tmp_path: Path) -> None:
+    from models.conditions import ConditionsOfContest
+    from pipelines.director import register_tournament
+
+    shutil.copy(sample_site.store.path, tmp_path / "events.duckdb")
+    store = EventStore(tmp_path / "events.duckdb")
+    rules = ConditionsOfContest.from_toml(SAMPLE_DATA / "club_championship_conditions.toml")
+    register_tournament(store, EVENT, "Mistrzostwa Klubu 2026", at=PLAYED,
+                        conditions=rules.model_copy(update={"language": "pl", "timezone": "Asia/Tokyo"}))
+    build_site(store, tmp_path / "site")
+    page = (tmp_path / "site" / SESSION_DIR / "index.html").read_text()
+    assert '<html lang="pl">' in page and "<h2>Klasyfikacja</h2>" in page
+    assert '<time datetime="2026-11-22T05:30+09:00">2026-11-22 05:30 JST</time>' in page  # 21:30 CET
+    with pytest.raises(ValueError, match="unknown time zone"):
+        ConditionsOfContest.model_validate({"timezone": "Mars/Olympus"})
