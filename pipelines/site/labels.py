@@ -24,7 +24,8 @@ ENGLISH: dict[str, str] = {
     "adjusted": "adjusted", "weighted": "weighted", "corrected": "corrected", "artificial_note":
     "artificial adjusted score (Law 12C2)", "weighted_note": "weighted score (Law 12C1(c))",
     "corrected_note": "corrected after publication (see the audit)", "passed": "Passed out",
-    "log_position": "Log position", "as_of": "as of", "no_events": "No events yet.",
+    "log_position": "Scored from the event log up to this session's latest fact, position",
+    "as_of": "as of", "no_events": "No events yet.",
     "running_plot": "Running percentage through the session", "distribution_plot": "Scores on this board",
     "datum": "Datum", "tie": "tied", "method": "Scoring", "sitting": "Sat", "none": "None", "both": "All",
     "penalty": "penalty", "no_carry": "Each session is ranked on its own (no carry-over).", "date": "Date",
