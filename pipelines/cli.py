@@ -426,8 +426,8 @@ def site(out: Annotated[Path, typer.Option(help="Folder to write the site into")
     except (ValueError, StoreError) as exc:
         errors.print(f"[red]error[/red] {exc}")
         raise typer.Exit(1) from exc
-    console.print(f"{len(report.written)} file(s) written, {report.unchanged} unchanged, "
-                  f"{report.sessions} session(s)\nindex: {report.index}")
+    console.print(f"{len(report.written)} file(s) written, {report.unchanged} unchanged, {report.sessions} "
+                  f"session(s), {report.rendered} rendered (the others had not changed)\nindex: {report.index}")
 
 
 @app.command("diff-published")

@@ -20,6 +20,7 @@ from pipelines.director import TableRef, publish_scores, request_correction
 from pipelines.ingest import IngestOptions, ingest_file
 from pipelines.site import analysis, build_site
 from pipelines.site.analysis import DoubleDummy, ensure_analysis
+from pipelines.site.build import MANIFEST
 from pipelines.store import EventStore
 from tests.site.conftest import REPO, SESSION_DIR, SampleSite
 
@@ -43,12 +44,22 @@ def _files(site: Path) -> dict[str, bytes]:
     return {str(p.relative_to(site)): p.read_bytes() for p in sorted(site.rglob("*")) if p.is_file()}
 
 
+def test_a_stale_or_foreign_manifest_renders_everything_again(two_sessions: EventStore, tmp_path: Path) -> None:
+    site = tmp_path / "site"
+    build_site(two_sessions, site)
+    (site / SESSION_DIR / "board-A-1.html").unlink()  # a file gone: its session is rendered again
+    (site / MANIFEST).write_text("not json")
+    report = build_site(two_sessions, site)
+    assert report.rendered == 2 and f"{SESSION_DIR}/board-A-1.html" in report.written
+
+
 def test_same_edition_same_bytes_in_another_process(two_sessions: EventStore, tmp_path: Path) -> None:
     build_site(two_sessions, tmp_path / "first")
     env = {**os.environ, "PYTHONPATH": str(REPO)}
     subprocess.run([sys.executable, "-m", "pipelines.cli", "site", "--store", str(two_sessions.path),
                     "--out", str(tmp_path / "second")], check=True, env=env, capture_output=True)
     first, second = _files(tmp_path / "first"), _files(tmp_path / "second")
+    assert MANIFEST in first
     assert len(first) > 200 and first.keys() == second.keys()
     assert [name for name in first if first[name] != second[name]] == []
     svg = first[f"{SESSION_DIR}/plots/board-A-1.svg"].decode()
@@ -57,13 +68,16 @@ def test_same_edition_same_bytes_in_another_process(two_sessions: EventStore, tm
 
 def test_a_correction_rewrites_only_the_touched_sessions_pages(two_sessions: EventStore, tmp_path: Path) -> None:
     site = tmp_path / "site"
-    build_site(two_sessions, site)
-    assert build_site(two_sessions, site).written == []  # nothing changed, nothing rewritten
+    assert build_site(two_sessions, site).rendered == 2
+    again = build_site(two_sessions, site)
+    assert (again.written, again.rendered) == ([], 0)  # nothing changed: nothing rendered or rewritten
     request_correction(two_sessions, TableRef(EVENT, "2", 3, "5", "A"), at=PLAYED + timedelta(days=1, hours=2),
                        correction_id="s2-fix", requested_by="NS 5", reason="ten tricks", tricks=10)
-    written = build_site(two_sessions, site).written
+    report = build_site(two_sessions, site)
+    written = report.written
     session_two = f"e-{EVENT}/s-2/"
-    assert written and all(w.startswith(session_two) or w in ("index.html", f"e-{EVENT}/index.html")
+    assert report.rendered == 1
+    assert written and all(w.startswith(session_two) or w in ("index.html", f"e-{EVENT}/index.html", MANIFEST)
                            for w in written)
     assert f"{session_two}board-A-3.html" in written and f"{session_two}audit.csv" in written
     assert not any(w.startswith(f"{SESSION_DIR}/") for w in written)
