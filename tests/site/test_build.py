@@ -175,7 +175,9 @@ def test_adjusted_and_weighted_scores_are_shown_as_such(sample_site: SampleSite,
                                   WeightedComponent(contract="4S", declarer="N", tricks=9, weight=0.3)])
     build_site(store, tmp_path / "site")
     weighted = (tmp_path / "site" / SESSION_DIR / "board-A-3.html").read_text()
-    assert '<tr id="t-2" class="weighted">' in weighted  # (the ruling's row names no pairs: see the report)
+    assert '<tr id="t-2" class="weighted">' in weighted
+    row = weighted.split('<tr id="t-2" class="weighted">')[1].split("</tr>")[0]
+    assert 'href="card-A-ns-2.html"' in row and 'href="card-A-ew-2.html"' in row  # the table's pairs
     assert "weighted score (Law 12C1(c)): NS 70% × 420 + 30% × -50" in weighted  # NS not vulnerable on board 3
     artificial = (tmp_path / "site" / SESSION_DIR / "board-A-7.html").read_text()
     assert '<tr id="t-5" class="adjusted">' in artificial
