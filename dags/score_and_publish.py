@@ -4,7 +4,8 @@
 Runs when `ingest_inbox` updates the `bridgeledger_sessions` asset. Sessions with results and no
 publication yet are published at the run's time (`run_after`), which opens their Law 79C
 correction period as their conditions of contest say; then the log is scored at its head, the
-analyst views refreshed and the standings written to the outputs folder. The run writes through
+analyst views refreshed, the standings written to the outputs folder, new deals analysed (double
+dummy, once per deal) and the results site rewritten where its pages changed. The run writes through
 the one-slot `bridgeledger_store` pool; a busy store is retried with back-off.
 
 Settings: the `bridgeledger` Variable (JSON with `store`, `outdir`, ...) or `BRIDGELEDGER_STORE`.
@@ -22,7 +23,7 @@ from dags.common import DEFAULT_ARGS, SESSIONS, START, STORE_POOL, call, run_tim
 @dag(dag_id="score_and_publish", schedule=[SESSIONS], start_date=START, catchup=False, max_active_runs=1,
      is_paused_upon_creation=False, default_args=DEFAULT_ARGS, doc_md=__doc__, tags=["bridgeledger", "law-79c"])
 def score_and_publish() -> None:
-    """Publish new sessions, then score and write the outputs."""
+    """Publish new sessions, then score, write the outputs and the results site."""
 
     @task(pool=STORE_POOL)
     def publish(dag_run: Any = None) -> list[str]:
@@ -36,7 +37,13 @@ def score_and_publish() -> None:
 
         return call(lambda: score_head(settings()))
 
-    score(publish())
+    @task(pool=STORE_POOL)
+    def site(outputs: dict[str, str]) -> str:
+        from pipelines.operations import write_site
+
+        return call(lambda: write_site(settings()))
+
+    site(score(publish()))
 
 
 score_and_publish()

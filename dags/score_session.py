@@ -24,7 +24,7 @@ from dags.common import DEFAULT_ARGS, START, STORE_POOL, call, settings
          "strict": Param(False, type="boolean", description="Refuse a whole file on any error"),
      })
 def score_session() -> None:
-    """Ingest -> score at that position -> verify."""
+    """Ingest -> analyse new deals -> score at that position -> verify; publish the results site."""
 
     @task(pool=STORE_POOL)
     def ingest(params: dict[str, object] | None = None) -> int:
@@ -46,7 +46,21 @@ def score_session() -> None:
 
         return call(lambda: verify_store(str(settings().store)))
 
-    verify(score(ingest()))
+    @task(pool=STORE_POOL)
+    def analyse(position: int) -> int:
+        from pipelines.tasks import analyse_new_deals
+
+        return call(lambda: analyse_new_deals(str(settings().store), position))
+
+    @task(pool=STORE_POOL)
+    def site(position: int) -> str:
+        from pipelines.tasks import publish_site
+
+        return call(lambda: publish_site(str(settings().store), position, str(settings().site)))
+
+    position = analyse(ingest())
+    verify(score(position))
+    site(position)
 
 
 score_session()

@@ -132,12 +132,14 @@ def _show_movement(store: EventStore, old: str, new: str, summary: DemoSummary) 
 def _write_outputs(store: EventStore, workdir: Path, summary: DemoSummary) -> None:
     from pipelines.audit import write_audit
     from pipelines.projections import export_csv, score_store, write_views
+    from pipelines.site import build_site
 
     edition = score_store(store)
     write_views(store, edition)
     outputs = workdir / "outputs"
     paths = export_csv(edition, outputs)
     audit = write_audit(edition, "national-pairs-2026", "2", outputs)
+    site = build_site(store, outputs / "site", edition=edition)
     summary.lines.append(f"scored {edition.board_scores.height} table results in "
                          f"{edition.standings.select('event_id', 'session_id').unique().height} sessions "
                          f"at log position {edition.position}")
@@ -146,3 +148,5 @@ def _write_outputs(store: EventStore, workdir: Path, summary: DemoSummary) -> No
                              f"{row['table_id']}: {row['decision']} ({row['rule']})")
     summary.lines.extend(f"{name}: {path}" for name, path in paths.items())
     summary.lines.append(f"audit: {outputs / audit.html_name}")
+    summary.lines.append(f"results site: {len(site.written)} file(s) for {site.sessions} session(s); "
+                         f"open {site.index.resolve()}")

@@ -194,6 +194,16 @@ def score_head(settings: Settings) -> dict[str, str]:
     return score_at(str(settings.store), existing_store(settings).head(), str(settings.outdir))
 
 
+def write_site(settings: Settings) -> str:
+    """Analyse the deals not yet analysed, then write the results site at the log's head; return
+    the index page's path (pages whose bytes did not change are left alone)."""
+    from pipelines.tasks import analyse_new_deals, publish_site
+
+    head = existing_store(settings).head()
+    analyse_new_deals(str(settings.store), head)
+    return publish_site(str(settings.store), head, str(settings.site))
+
+
 def close_due(settings: Settings, *, at: datetime) -> list[str]:
     """Record the end of every correction period that ended by `at`; the store must exist."""
     from pipelines.tasks import close_due_periods

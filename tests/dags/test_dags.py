@@ -77,7 +77,7 @@ def airflow_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def _settings(root: Path) -> dict[str, str]:
     return {"store": str(root / "store.duckdb"), "inbox": str(root / "inbox"), "outdir": str(root / "out"),
-            "notifications": str(root / "notifications.jsonl")}
+            "site": str(root / "site"), "notifications": str(root / "notifications.jsonl")}
 
 
 def test_dagbag_has_no_import_errors_and_every_dag_is_operable(airflow_home: Path) -> None:
@@ -147,6 +147,9 @@ def test_score_and_publish_opens_the_correction_period(airflow_home: Path, tmp_p
     assert published.occurred_at == datetime.fromisoformat(run_after)  # the run's own time
     standings = pl.read_csv(Path(settings["outdir"]) / "standings.csv")
     assert standings.height == 26
+    session_page = Path(settings["site"]) / "e-club-championship-2026" / "s-1" / "index.html"
+    assert session_page.read_text().count('<td class="num place">') == 26  # the site: 13 NS + 13 EW pairs
+    assert "provisional until" in session_page.read_text()
     rerun = _test_run("score_and_publish", _airflow_env(airflow_home, settings))
     assert "STATE success" in rerun.stdout
     assert len(store.read(types=["ScoresPublished"])) == 1  # a session is published once
