@@ -58,7 +58,7 @@ def run_demo(workdir: Path, *, now: datetime, weekend: Path = WEEKEND) -> DemoSu
     _close_periods(store, workdir, summary)
     monday = _publish_ranking(store, weekend, MONDAY, "nbf-2026-11-23", summary)
     _show_movement(store, saturday, monday, summary)
-    _write_outputs(store, workdir, summary)
+    _write_outputs(store, workdir, weekend, summary)
     report = store.verify()
     summary.ok = summary.ok and report.ok
     summary.lines.append(f"verify: {report.events} events, hash chain "
@@ -129,16 +129,20 @@ def _show_movement(store: EventStore, old: str, new: str, summary: DemoSummary) 
                                                                           "points")
 
 
-def _write_outputs(store: EventStore, workdir: Path, summary: DemoSummary) -> None:
+def _write_outputs(store: EventStore, workdir: Path, weekend: Path, summary: DemoSummary) -> None:
     from pipelines.audit import write_audit
     from pipelines.projections import export_csv, score_store, write_views
     from pipelines.site import build_site
+    from pipelines.site.analysis import seed_from_file
 
     edition = score_store(store)
     write_views(store, edition)
     outputs = workdir / "outputs"
     paths = export_csv(edition, outputs)
     audit = write_audit(edition, "national-pairs-2026", "2", outputs)
+    kept = weekend / "double_dummy.json"
+    if kept.exists():  # endplay's analyses of the weekend's deals, kept so the demo need not solve them
+        summary.lines.append(f"double-dummy cache seeded with {seed_from_file(store, kept)} analysed deals")
     site = build_site(store, outputs / "site", edition=edition)
     summary.lines.append(f"scored {edition.board_scores.height} table results in "
                          f"{edition.standings.select('event_id', 'session_id').unique().height} sessions "

@@ -18,6 +18,9 @@ its clubs and organisers would send it in:
   corrections inside and outside the Law 79C period, a late approval, a director's artificial
   score, a fouled board), which the demo replays.
 - `broken/`: a traveller that arrives broken.
+- `double_dummy.json`: endplay's double-dummy analysis of every deal, written by
+  `python sample_data/make_weekend.py --analyse` (needs endplay, the [dds] extra); the demo seeds the
+  results site's cache from it instead of running the solver for a minute on every run.
 
 Deals are random with a fixed seed; each table's contract and tricks follow the hands' strength
 with some noise (`make_sample.table_result`), so the travellers look like real play. Scores written
@@ -576,6 +579,36 @@ def main(out: Path = OUT) -> None:
           + timeline(played))
 
 
+def analyse(out: Path = OUT) -> int:
+    """Solve every deal of the weekend's files (endplay) and keep the analyses in double_dummy.json."""
+    from pipelines.site.analysis import canonical_deal, solve, solver_version, write_analyses_file
+
+    deals = sorted({d for path in sorted(out.rglob("*.pbn")) for d in _pbn_deals(path.read_text())}
+                   | set(_usebio_deals((out / "friday" / "hillside_pairs.xml").read_text())))
+    canonical = sorted({c for c in map(canonical_deal, deals) if c})
+    write_analyses_file(out / "double_dummy.json", solve(canonical), solver_version() or "endplay")
+    return len(canonical)
+
+
+def _pbn_deals(text: str) -> list[str]:
+    return [line.split('"')[1] for line in text.splitlines() if line.startswith("[Deal ")]
+
+
+def _usebio_deals(text: str) -> list[str]:
+    """The Hillside hand record's deals as PBN strings (`N:` first), from its HAND elements."""
+    import re
+
+    deals = []
+    for board in re.findall(r"<BOARD>(.*?)</BOARD>", text.split("<HANDSET>")[1], flags=re.S):
+        hands = {}
+        for direction, clubs, diamonds, hearts, spades in re.findall(
+                r"<DIRECTION>(\w+)</DIRECTION>\s*<CLUBS>(\w*)</CLUBS>\s*<DIAMONDS>(\w*)</DIAMONDS>\s*"
+                r"<HEARTS>(\w*)</HEARTS>\s*<SPADES>(\w*)</SPADES>", board):
+            hands[direction[0]] = f"{spades}.{hearts}.{diamonds}.{clubs}"
+        deals.append("N:" + " ".join(hands[s] for s in SEATS))
+    return deals
+
+
 def _rows_of(traveller: str) -> list[Table]:
     """The table results a section's traveller text holds (what the timeline's corrections name)."""
     rows, board = [], 0
@@ -590,3 +623,5 @@ def _rows_of(traveller: str) -> list[Table]:
 
 if __name__ == "__main__":
     main()
+    if "--analyse" in sys.argv[1:]:
+        print(f"double-dummy analysis of {analyse()} deals written")
