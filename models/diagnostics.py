@@ -4,7 +4,11 @@ from __future__ import annotations
 
 from enum import StrEnum
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+
+MAX_MESSAGE = 300
+"""Characters of a diagnostic's message kept; the rest is summarised by its length."""
 
 
 class Severity(StrEnum):
@@ -34,6 +38,15 @@ class Diagnostic(BaseModel):
     """What is wrong and what was expected, in words a club scorer understands."""
     record: int | None = None
     """0-based index of the record (game, board, row) the finding belongs to, if any."""
+
+    @field_validator("message")
+    @classmethod
+    def _bounded(cls, message: str) -> str:
+        # A message quotes what it found; a hostile file's 5,000-digit "number" must not become a
+        # 5 kB diagnostic (kept in the log forever), so the quote is cut, saying by how much.
+        if len(message) <= MAX_MESSAGE:
+            return message
+        return f"{message[:MAX_MESSAGE]}... ({len(message) - MAX_MESSAGE} more characters)"
 
     def __str__(self) -> str:
         return f"{self.source}:{self.line}:{self.column}: {self.severity.value}: {self.message} [{self.code}]"
