@@ -139,7 +139,7 @@ class _Reader:
         elif not blocks and not self.tokens.skips:
             self.rep.report(_WARNING, "lin.file.empty", "the file contains no LIN data")
         boards, results, quarantined = self._assemble(contexts, outcomes)
-        diagnostics = sorted(self.rep.diagnostics, key=lambda d: (d.line, d.column))
+        diagnostics = sorted(self.rep.diagnostics + self.rep.unlisted(), key=lambda d: (d.line, d.column))
         return ParsedFile(source=self.rep.source, format="lin", parser_version=PARSER_VERSION,
                           metadata=self._metadata(header), boards=tuple(boards), results=tuple(results),
                           diagnostics=tuple(diagnostics), quarantined=quarantined)

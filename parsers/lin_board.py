@@ -138,7 +138,8 @@ class _Block:
                                 f"heading says board {number} but the slot (qx) says {self.ctx.slot_number}; "
                                 "the heading is used", key="ah")
                 return number
-            self.report(_WARNING, "lin.ah.bad-heading", f"heading {heading.strip()[:40]!r} carries no board number from 1 to 999999999",
+            self.report(_WARNING, "lin.ah.bad-heading",
+                        f"heading {heading.strip()[:40]!r} carries no board number from 1 to 999999999",
                         key="ah")
         if self.ctx.slot_number is not None and self.ctx.slot_number >= 1:
             return self.ctx.slot_number

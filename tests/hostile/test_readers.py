@@ -7,6 +7,7 @@ the same checks `scripts/fuzz_readers.py` runs at length.
 
 from __future__ import annotations
 
+import contextlib
 import re
 from pathlib import Path
 
@@ -86,10 +87,8 @@ def test_hostile_board_numbers_are_positioned_diagnostics(suffix: str, number: s
 def test_a_hostile_board_does_not_stop_a_multi_file_ingest(tmp_path: Path, suffix: str) -> None:
     store = EventStore(tmp_path / "events.duckdb")
     hostile = with_board(suffix, "1" + "0" * 30)
-    try:
+    with contextlib.suppress(IngestRejected):  # refused whole with its diagnostics is fine; a crash is not
         ingest_bytes(store, hostile, source=f"hostile{suffix}", recorded_at=RECORDED_AT)
-    except IngestRejected:
-        pass  # refused whole with its diagnostics is fine; a crash is not
     report = ingest_bytes(store, SEEDS[".csv"], source="after.csv", recorded_at=RECORDED_AT)
     assert report.events > 0
 
@@ -140,7 +139,36 @@ def test_fuzzed_files_never_escape_a_reader(suffix: str, edits: list[tuple[int, 
 @given(suffix=st.sampled_from(sorted(SEEDS)), edits=MUTATION)
 def test_fuzzed_files_never_escape_ingest(tmp_path: Path, suffix: str, edits: list[tuple[int, bytes, int]]) -> None:
     store = EventStore(tmp_path / f"fuzz-{abs(hash((suffix, tuple(edits))))}.duckdb")
-    try:
+    with contextlib.suppress(IngestRejected):
         ingest_bytes(store, _mutate(SEEDS[suffix], edits), source=f"fuzz{suffix}", recorded_at=RECORDED_AT)
-    except IngestRejected:
-        pass
+
+
+def test_a_run_of_separators_is_summarised_not_listed(tmp_path: Path) -> None:
+    data = SEEDS[".lin"] + b"|" * 200_000
+    report = ingest_bytes(EventStore(tmp_path / "events.duckdb"), data, source="pipes.lin", recorded_at=RECORDED_AT)
+    assert report.events > 0
+    assert len(report.diagnostics) <= 60
+    [more] = [d for d in report.diagnostics if d.code == "diagnostics.more"]
+    assert "199950 more [lin.syntax.stray-separator]" in more.message
+    assert more.line >= 1
+
+
+def test_diagnostics_are_capped_per_code_for_every_reader() -> None:
+    rows = "".join(f"e,1,{n},A,1,1,2,3NT,N,nine\n" for n in range(1, 400))
+    parsed = parse_bytes(("event,session,board,section,table,ns,ew,contract,declarer,result\n" + rows).encode(),
+                         "many.csv")
+    assert parsed.quarantined == 399
+    assert [d.code for d in parsed.diagnostics].count("csv.row.result") == 50
+    [more] = [d for d in parsed.diagnostics if d.code == "diagnostics.more"]
+    assert (more.line, more.message) == (52, "349 more [csv.row.result] from here to line 400 are not listed")
+
+
+@pytest.mark.parametrize("suffix", sorted(SEEDS))
+def test_every_format_has_a_size_limit(suffix: str) -> None:
+    from pipelines.ingest import MAX_BYTES
+
+    data = SEEDS[suffix] + b" " * (MAX_BYTES[suffix] - len(SEEDS[suffix]) + 1)
+    for read in (parse_bytes, read_columnar):
+        parsed = read(data, f"huge{suffix}")
+        assert [d.code for d in parsed.diagnostics] == ["ingest.format"]
+        assert "bytes are read" in parsed.diagnostics[0].message
