@@ -13,6 +13,7 @@ from pathlib import Path
 import polars as pl
 from jinja2 import Environment, select_autoescape
 
+from pipelines.neutralise import safe_file_name, spreadsheet_safe
 from pipelines.projections import ScoredEdition, score_results
 
 _TABLE = ["event_id", "session_id", "section", "board", "table_id"]
@@ -136,9 +137,9 @@ def write_audit(edition: ScoredEdition, event_id: str, session_id: str, outdir: 
     rows = audit_rows(edition, event_id, session_id)
     out = Path(outdir)
     out.mkdir(parents=True, exist_ok=True)
-    stem = f"audit_{event_id}_{session_id}"
+    stem = f"audit_{safe_file_name(event_id)}_{safe_file_name(session_id)}"
     csv_path, html_path = out / f"{stem}.csv", out / f"{stem}.html"
-    rows.write_csv(csv_path, float_precision=2)
+    spreadsheet_safe(rows).write_csv(csv_path, float_precision=2)
     windows = edition.projection.windows.filter(
         (pl.col("event_id") == event_id) & (pl.col("session_id") == session_id))
     env = Environment(autoescape=select_autoescape(default=True, default_for_string=True))

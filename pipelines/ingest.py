@@ -152,7 +152,13 @@ def ingest_file(store: EventStore, path: str | Path, *, recorded_at: datetime,
     """Read, validate and append one file in one transaction; a second time is a no-op."""
     path = Path(path)
     data = path.read_bytes()
-    return ingest_bytes(store, data, source=path.name, recorded_at=recorded_at, options=options)
+    return ingest_bytes(store, data, source=display_name(path), recorded_at=recorded_at, options=options)
+
+
+def display_name(path: Path) -> str:
+    """A file's name as text that can be stored and shown: bytes of a name that are not UTF-8
+    (held by Python as lone surrogates, which JSON cannot encode) become U+FFFD."""
+    return path.name.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
 
 
 def ingest_bytes(store: EventStore, data: bytes, *, source: str, recorded_at: datetime,
@@ -252,6 +258,8 @@ def fact_frame(store: EventStore, read: ColumnarFile, ctx: FileContext) -> pl.Da
 
 def _header(store: EventStore, read: ColumnarFile, ctx: FileContext) -> list[NewEvent]:
     """Tournament and session (the first time they are seen) and the file's contestants."""
+    if not read.has_records and not read.contestants:
+        return []  # a file with nothing in it is recorded as ingested, but registers no phantom session
     occurred = from_epoch_us(ctx.occurred_us)
     meta = read.metadata
     header: list[NewEvent] = []
