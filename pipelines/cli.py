@@ -131,20 +131,35 @@ def score(
     """Replay the log, score every session, and refresh the analyst views."""
     from pipelines.projections import export_csv, score_store, top_standings, write_views
     from pipelines.store import to_epoch_us
+    from pipelines.vetting import collecting
 
     as_of_us = to_epoch_us(parse_time(as_of)) if as_of else None
     event_store = existing_store(store)
     try:
-        edition = score_store(event_store, up_to=position, as_of_us=as_of_us)
+        with collecting() as left_out:
+            edition = score_store(event_store, up_to=position, as_of_us=as_of_us)
         write_views(event_store, edition)
     except StoreError as exc:
         errors.print(f"[red]error[/red] {_shown(str(exc))}")
         raise typer.Exit(1) from exc
     console.print(f"scored {edition.board_scores.height} results at log position {edition.position}")
+    _print_left_out(left_out.lines())
     if out:
         for name, path in export_csv(edition, out).items():
             console.print(f"  {name}: {_shown(str(path))}")
+        if left_out.parts:
+            from pipelines.neutralise import spreadsheet_safe
+
+            spreadsheet_safe(left_out.events).write_csv(out / "left_out.csv")
+            console.print(f"  left_out: {_shown(str(out / 'left_out.csv'))}")
     _print_frame(top_standings(edition, limit=3), "leaders")
+
+
+def _print_left_out(lines: list[str]) -> None:
+    if lines:
+        errors.print(f"[yellow]{len(lines)} event(s) in the log cannot be used and were left out:[/yellow]")
+    for line in lines:
+        errors.print(f"  {_shown(line)}")
 
 
 def _director_call(action: Callable[[], int]) -> None:
@@ -359,9 +374,10 @@ def audit(event: EventOpt, session: SessionOpt,
           store: StoreOption = None) -> None:
     """Every correction and ruling of a session: before/after, who/when/why, applied or rejected."""
     from models.events import session_stream
-    from pipelines.audit import write_audit
+    from pipelines.audit import recorded_times, write_audit
     from pipelines.projections import score_store
     from pipelines.store import to_epoch_us
+    from pipelines.vetting import collecting
 
     as_of_us = to_epoch_us(parse_time(as_of)) if as_of else None
     event_store = existing_store(store)
@@ -370,12 +386,16 @@ def audit(event: EventOpt, session: SessionOpt,
             errors.print(f"[red]error[/red] there is no session {_shown(event)}/{_shown(session)} in the log; "
                          "nothing was written")
             raise typer.Exit(1)
-        edition = score_store(event_store, as_of_us=as_of_us)
+        with collecting() as left_out:
+            edition = score_store(event_store, as_of_us=as_of_us)
+        recorded = recorded_times(event_store)
     except StoreError as exc:
         errors.print(f"[red]error[/red] {_shown(str(exc))}")
         raise typer.Exit(1) from exc
-    report = write_audit(edition, event, session, out)
-    _print_frame(report.rows.select("kind", "id", "board", "table_id", "raised_at", "decision", "rule"),
+    _print_left_out(left_out.lines())
+    report = write_audit(edition, event, session, out, recorded=recorded, left_out=left_out.events)
+    _print_frame(report.rows.select("kind", "id", "board", "table_id", "raised_at", "recorded_at", "back_dated",
+                                    "decision", "rule"),
                  "audit")
     console.print(f"csv: {_shown(str(report.csv_path))}\nhtml: {_shown(str(report.html_path))}")
 
