@@ -172,3 +172,16 @@ def test_every_format_has_a_size_limit(suffix: str) -> None:
         parsed = read(data, f"huge{suffix}")
         assert [d.code for d in parsed.diagnostics] == ["ingest.format"]
         assert "bytes are read" in parsed.diagnostics[0].message
+
+
+@pytest.mark.parametrize("suffix", [".pbn", ".lin"])
+@pytest.mark.parametrize("number", [*HOSTILE_NUMBERS, "0", "999999999", "1000000000"])
+def test_fast_paths_decline_or_agree_on_hostile_numbers(suffix: str, number: str) -> None:
+    from parsers import lin, pbn
+    from parsers.columnar import assert_same, columnar_from_parsed
+
+    reader = pbn if suffix == ".pbn" else lin
+    data = with_board(suffix, number)
+    fast = reader.loads_columnar(data, source=f"t{suffix}")
+    if fast is not None:
+        assert_same(fast, columnar_from_parsed(reader.loads(data, source=f"t{suffix}")))
