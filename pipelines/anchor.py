@@ -53,8 +53,13 @@ def write_anchor(store_path: Path, head: Head) -> None:
         return
     target = anchor_path(store_path)
     temporary = target.with_name(target.name + ".tmp")
-    temporary.write_text(json.dumps({"position": head.position, "hash": head.hash}) + "\n", encoding="utf-8")
-    os.replace(temporary, target)  # atomic: a reader sees the old head or the new one, never half
+    try:
+        temporary.write_text(json.dumps({"position": head.position, "hash": head.hash}) + "\n", encoding="utf-8")
+        os.replace(temporary, target)  # atomic: a reader sees the old head or the new one, never half
+    except OSError as exc:
+        # The events are committed by now; failing the append would misreport them as lost.
+        log.warning("could not write the anchor %s (%s); verify cannot check the log's end past position %d",
+                    target, exc, head.position)
 
 
 def read_anchor(store_path: Path) -> Head | None:

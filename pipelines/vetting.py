@@ -14,6 +14,7 @@ the event catalogue (`models.events`), so anything the catalogue accepts passes.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -23,6 +24,8 @@ import polars as pl
 
 from models.events import EARLIEST, LATEST, MAX_AWARD, MAX_PENALTY, MAX_PERIOD_MINUTES
 from parsers.numbers import MAX_WHOLE
+
+log = logging.getLogger(__name__)
 
 _EPOCH_US = 1_000_000
 EARLIEST_US = int(EARLIEST.timestamp()) * _EPOCH_US
@@ -164,4 +167,7 @@ def vetted(event_type: str, frame: pl.DataFrame) -> pl.DataFrame:
     collector = _COLLECTOR.get()
     if collector is not None:
         collector.parts.append(bad)
+    else:  # nobody is collecting (a scheduled job): the task's log says it
+        log.warning("%d %s event(s) left out of replay: %s", bad.height, event_type,
+                    "; ".join(f"position {p}: {r}" for p, r in bad.head(5).select("position", "reason").iter_rows()))
     return frame.filter(~pl.col("position").is_in(bad["position"].implode()))
