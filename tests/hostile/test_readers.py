@@ -185,3 +185,19 @@ def test_fast_paths_decline_or_agree_on_hostile_numbers(suffix: str, number: str
     fast = reader.loads_columnar(data, source=f"t{suffix}")
     if fast is not None:
         assert_same(fast, columnar_from_parsed(reader.loads(data, source=f"t{suffix}")))
+
+
+SMALL_FILES = [SAMPLE_DATA / "club_championship_traveller.csv", SAMPLE_DATA / "club_championship_handrecord.pbn",
+               *sorted((CORPUS / "pbn").glob("*.pbn"), key=lambda p: p.stat().st_size)[:2],
+               *sorted((CORPUS / "usebio").glob("*.xml"), key=lambda p: p.stat().st_size)[:2],
+               *sorted((CORPUS / "lin").glob("*.lin"), key=lambda p: p.stat().st_size)[:2]]
+
+
+@pytest.mark.parametrize("path", SMALL_FILES, ids=lambda p: p.name)
+def test_any_number_in_a_file_replaced_by_a_hostile_one_is_read_whole(path: Path) -> None:
+    text = path.read_bytes().decode("utf-8", "surrogateescape")
+    numbers = list(re.finditer(r"[0-9]+", text[:20_000]))
+    for found in numbers[:: max(1, len(numbers) // 12)][:12]:
+        for hostile in ("9" * 5000, "1" + "0" * 30, "\u00b2", "\u0661\u0662", str(2**63)):
+            changed = text[:found.start()] + hostile + text[found.end():]
+            assert_read_whole(changed.encode("utf-8", "surrogateescape"), f"numbers{path.suffix}")
