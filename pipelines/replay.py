@@ -36,7 +36,7 @@ from pipelines.scoring.frames import (
     conform,
 )
 from pipelines.store import UPCASTERS, EventStore, UpcasterRegistry, to_epoch_us
-from pipelines.vetting import vetted
+from pipelines.vetting import unreadable_time_sql, vetted
 
 _RESULT_FIELDS: dict[str, str] = {
     "event_id": "VARCHAR", "session_id": "VARCHAR", "section": "VARCHAR", "board": "BIGINT",
@@ -298,7 +298,7 @@ def _frame_sql(fields: Mapping[str, str]) -> str:
     """
     struct = ", ".join(f'"{name}": {_struct_type(sql)}' for name, sql in fields.items())
     columns = ", ".join(
-        f"epoch_us(CAST(p.{name} AS TIMESTAMPTZ)) AS {name}" if sql == "TIME_US" else f"p.{name} AS {name}"
+        f"{unreadable_time_sql(f'p.{name}')} AS {name}" if sql == "TIME_US" else f"p.{name} AS {name}"
         for name, sql in fields.items()
     )
     return (

@@ -15,11 +15,13 @@ the event catalogue (`models.events`), so anything the catalogue accepts passes.
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
+from typing import Any
 
+import orjson
 import polars as pl
 
 from models.events import EARLIEST, LATEST, MAX_AWARD, MAX_PENALTY, MAX_PERIOD_MINUTES
@@ -35,8 +37,25 @@ LEFT_OUT_SCHEMA = {"position": pl.Int64, "type": pl.String, "event_id": pl.Strin
                    "reason": pl.String}
 """What is reported of each event left out."""
 
+CONTRACTS = ["PASS", *(f"{level}{strain}{doubling}" for level in range(1, 8) for strain in ("C", "D", "H", "S", "NT")
+                       for doubling in ("", "X", "XX"))]
+"""Every contract as the log writes it."""
+
 _IDS = ("event_id", "session_id", "table_id", "contestant_id", "correction_id")
 _TIMES = ("occurred_us", "requested_at")
+
+
+UNREADABLE_TIME_US = -(2**63) + 1
+"""What a stored time that is not one becomes in replay's frames: far outside any bound, so that
+vetting leaves its event out (`unreadable_time_sql`)."""
+
+
+def unreadable_time_sql(field: str) -> str:
+    """SQL for a payload's ISO time `field` in epoch microseconds: NULL when absent, and
+    `UNREADABLE_TIME_US` when it is no time DuckDB can read (`garbage`, the year 294276), instead
+    of an error that would stop the whole replay."""
+    return (f"CASE WHEN {field} IS NULL THEN NULL"
+            f" ELSE coalesce(epoch_us(TRY_CAST({field} AS TIMESTAMPTZ)), {UNREADABLE_TIME_US}) END")
 
 
 def _outside(column: str, low: float, high: float, *, floating: bool = False) -> pl.Expr:
@@ -57,10 +76,16 @@ def _checks(frame: pl.DataFrame) -> list[tuple[pl.Expr, pl.Expr]]:
     for name in _TIMES:
         if name in columns:
             checks.append((_outside(name, EARLIEST_US, LATEST_US - 1),
-                           pl.lit(f"{name.removesuffix('_us')} is outside {EARLIEST.year}-{LATEST.year - 1}")))
+                           pl.lit(f"{name.removesuffix('_us')} is no time within {EARLIEST.year}-{LATEST.year - 1}")))
     if "board" in columns:
         checks.append((pl.col("board").is_null() | _outside("board", 1, MAX_WHOLE),
                        pl.format("board {} is not a number from 1 to {}", pl.col("board"), pl.lit(MAX_WHOLE))))
+    if "contract" in columns:
+        checks.append((~pl.col("contract").is_in(CONTRACTS).fill_null(True),
+                       pl.format("contract {} is not a bid (1C to 7NTXX) or PASS", pl.col("contract"))))
+    if "declarer" in columns:
+        checks.append((~pl.col("declarer").is_in(["N", "E", "S", "W"]).fill_null(True),
+                       pl.format("declarer {} is not N, E, S or W", pl.col("declarer"))))
     if "tricks" in columns:
         checks.append((_outside("tricks", 0, 13), pl.format("{} tricks is not 0 to 13", pl.col("tricks"))))
     if "correction_period_minutes" in columns:
@@ -86,12 +111,55 @@ def _checks(frame: pl.DataFrame) -> list[tuple[pl.Expr, pl.Expr]]:
             tricks = pl.col(side).list.eval(pl.element().struct.field("tricks"))
             bad = bad | tricks.list.eval((pl.element() < 0) | (pl.element() > 13)).list.any().fill_null(False)
             checks.append((bad, pl.lit(f"an outcome in {side} has a weight outside (0, 1] or tricks outside 0-13")))
+    if "groups" in columns:
+        checks.append((~pl.col("_groups_ok"), pl.lit("groups is not a map of version labels to lists of tables")))
     if "conditions" in columns:
+        checks.append((~pl.col("_conditions_ok"), pl.lit("conditions are not valid conditions of contest")))
         for period in ("correction_period_minutes", "appeal_period_minutes"):
             value = pl.col("conditions").str.json_path_match(f"$.{period}").cast(pl.Float64, strict=False)
             checks.append((value.is_not_null() & (value.is_nan() | (value < 0) | (value > MAX_PERIOD_MINUTES)),
                            pl.lit(f"the conditions' {period} is outside 0-{MAX_PERIOD_MINUTES}")))
     return checks
+
+
+def _with_json_checks(frame: pl.DataFrame) -> pl.DataFrame:
+    """`frame` with `_groups_ok` / `_conditions_ok` flags when it has those JSON columns."""
+    if "groups" in frame.columns:
+        frame = frame.with_columns(_each(frame["groups"], _groups_ok).alias("_groups_ok"))
+    if "conditions" in frame.columns:
+        frame = frame.with_columns(_each(frame["conditions"], _conditions_ok).alias("_conditions_ok"))
+    return frame
+
+
+def _each(column: pl.Series, valid: Callable[[Any], bool]) -> pl.Series:
+    """Whether each JSON value of `column` is `valid`.
+
+    Only for event types that come a handful per event (fouled boards, registrations): their JSON
+    maps are checked one by one, as replay reads them one by one.
+    """
+    flags = []
+    for text in column.to_list():
+        try:
+            flags.append(text is None or valid(orjson.loads(text)))
+        except (orjson.JSONDecodeError, ValueError, TypeError):
+            flags.append(False)
+    return pl.Series(flags, dtype=pl.Boolean)
+
+
+def _groups_ok(groups: Any) -> bool:
+    return isinstance(groups, dict) and all(
+        isinstance(tables, list) and all(isinstance(table, str) for table in tables) for tables in groups.values())
+
+
+def _conditions_ok(conditions: Any) -> bool:
+    from models.conditions import ConditionsOfContest
+
+    if not isinstance(conditions, dict):
+        return False
+    settings = {k: v for k, v in conditions.items() if k not in ("scoring_tag", "program")}
+    if settings:
+        ConditionsOfContest.model_validate(settings)  # raises ValueError (ValidationError) when invalid
+    return True
 
 
 def _award_ok(award: pl.Expr) -> pl.Expr:
@@ -106,6 +174,7 @@ def unusable(event_type: str, frame: pl.DataFrame) -> pl.DataFrame:
     checks = _checks(frame)
     if not checks or frame.is_empty():
         return pl.DataFrame(schema=LEFT_OUT_SCHEMA)
+    frame = _with_json_checks(frame)
     # The usual case (nothing wrong) costs one pass of cheap comparisons; reasons are written out
     # only for the rows that failed.
     failing = frame.filter(pl.any_horizontal([failed.fill_null(True) for failed, _ in checks]))

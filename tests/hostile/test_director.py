@@ -83,7 +83,7 @@ POISONS: dict[str, tuple[str, dict[str, object], str]] = {
                       "ns_award 150"),
     "requested in 9999": ("ArtificialScoreAwarded", {**TABLE_PAYLOAD, "ns_id": "1", "ew_id": "1", "ns_award": "A",
                                                      "ew_award": "A", "requested_at": "9999-12-31T00:00:00+00:00"},
-                          "requested_at is outside"),
+                          "requested_at is no time within"),
     "penalty unit": ("PenaltyAwarded", {"event_id": EVENT, "session_id": SESSION, "contestant_id": "1",
                                         "section": "A", "amount": 3, "unit": "XX", "reason": "r"}, "unit XX"),
     "penalty 1e308": ("PenaltyAwarded", {"event_id": EVENT, "session_id": SESSION, "contestant_id": "1",
@@ -92,9 +92,28 @@ POISONS: dict[str, tuple[str, dict[str, object], str]] = {
                                     "contract": "3NT", "declarer": "N", "tricks": 9}, "board -5"),
     "tricks 40": ("ScoreCorrectionRequested", {**TABLE_PAYLOAD, "correction_id": "c", "tricks": 40,
                                                "requested_by": "x", "reason": "y"}, "40 tricks"),
+    "requested garbage": ("ArtificialScoreAwarded", {**TABLE_PAYLOAD, "ns_id": "1", "ew_id": "1", "ns_award": "A",
+                                                     "ew_award": "A", "requested_at": "garbage"}, "requested_at"),
+    "groups not a map": ("BoardFouled", {**TABLE_PAYLOAD, "groups": "x"}, "groups is not a map"),
+    "groups nested": ("BoardFouled", {**TABLE_PAYLOAD, "groups": {"a": [1, {"x": 2}]}}, "groups is not a map"),
+    "contract 8NTXXX": ("ResultRecorded", {**TABLE_PAYLOAD, "table_id": "76", "ns_id": "1", "ew_id": "1",
+                                           "contract": "8NTXXX", "declarer": "Q", "tricks": 9}, "contract 8NTXXX"),
     "empty session": ("ResultRecorded", {**TABLE_PAYLOAD, "session_id": "", "ns_id": "1", "ew_id": "1",
                                          "contract": "3NT", "declarer": "N", "tricks": 9}, "session_id is empty"),
 }
+
+
+@pytest.mark.parametrize("conditions", ["x", {"mp_scale": "zz"}])
+def test_a_registration_replay_cannot_use_is_left_out(sample_store: EventStore, conditions: object) -> None:
+    clean = score_store(sample_store).board_scores
+    appended = sample_store.append([NewEvent(f"tournament:{EVENT}", "TournamentRegistered",
+                                             {"event_id": EVENT, "name": "n", "conditions": conditions}, AT)],
+                                   recorded_at=AT)
+    with collecting() as left_out:
+        edition = score_store(sample_store)
+    assert left_out.events.select("position", "reason").rows() == [
+        (appended.last_position, "conditions are not valid conditions of contest")]
+    assert edition.board_scores.drop("status").equals(clean.drop("status"))
 
 
 @pytest.mark.parametrize("name", sorted(POISONS))
