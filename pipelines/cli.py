@@ -21,7 +21,7 @@ from rich.progress import Progress
 from rich.table import Table
 
 from models.events import ArtificialAward, WeightedComponent
-from pipelines.ingest import IngestOptions, IngestRejected, IngestReport, display_name, ingest_file
+from pipelines.ingest import IngestOptions, IngestRejected, IngestReport, ingest_file
 from pipelines.neutralise import for_terminal as _shown
 from pipelines.store import EventStore, StoreError
 
@@ -435,12 +435,12 @@ def check(paths: Annotated[list[Path], typer.Argument(help="Files to check")],
           strict: Annotated[bool, typer.Option("--strict/--lenient",
                                                help="Report every departure from the standard")] = True) -> None:
     """Read files without ingesting them and print every diagnostic; exit 1 on errors (strict)."""
-    from pipelines.ingest import parse_bytes
+    from pipelines.ingest import parse_path
 
     failed = False
     for path in paths:
         try:
-            parsed = parse_bytes(path.read_bytes(), display_name(path), strict=strict)
+            parsed = parse_path(path, strict=strict)
         except OSError as exc:
             errors.print(f"[red]error[/red] {_shown(str(path))}: {_shown(str(exc))}")
             failed = True

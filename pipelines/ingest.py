@@ -113,14 +113,28 @@ def parse_bytes(data: bytes, source: str, *, strict: bool = False) -> ParsedFile
         return _unreadable(source, f"unknown file type {suffix or '(none)'}; expected one of "
                            f"{', '.join(sorted(READERS))}")
     if len(data) > MAX_BYTES[suffix]:
-        return _unreadable(source, f"the file has {len(data):,} bytes; {suffix} files of at most "
-                           f"{MAX_BYTES[suffix]:,} bytes are read (split it by session)")
+        return _too_large(source, len(data))
     loads = reader_function(source, "loads")
     if loads is None:
         return _unreadable(source, f"no reader for {suffix} files is installed in this version")
     parsed: ParsedFile = loads(data, source=source, strict=strict)
     capped = summarised(parsed.diagnostics)
     return parsed if capped is parsed.diagnostics else parsed.model_copy(update={"diagnostics": capped})
+
+
+def parse_path(path: Path, *, strict: bool = False) -> ParsedFile:
+    """`parse_bytes` of a file on disk; a file over its format's size limit is refused unread."""
+    source = display_name(path)
+    size = path.stat().st_size
+    if size > MAX_BYTES.get(path.suffix.lower(), size):
+        return _too_large(source, size)
+    return parse_bytes(path.read_bytes(), source, strict=strict)
+
+
+def _too_large(source: str, size: int) -> ParsedFile:
+    suffix = Path(source).suffix.lower()
+    return _unreadable(source, f"the file has {size:,} bytes; {suffix} files of at most "
+                       f"{MAX_BYTES[suffix]:,} bytes are read (split it by session)")
 
 
 def read_columnar(data: bytes, source: str, *, strict: bool = False) -> ColumnarFile:
@@ -151,6 +165,9 @@ def ingest_file(store: EventStore, path: str | Path, *, recorded_at: datetime,
                 options: IngestOptions = IngestOptions()) -> IngestReport:
     """Read, validate and append one file in one transaction; a second time is a no-op."""
     path = Path(path)
+    size = path.stat().st_size
+    if size > MAX_BYTES.get(path.suffix.lower(), size):  # refused before a byte is read into memory
+        raise IngestRejected(display_name(path), _too_large(display_name(path), size).diagnostics)
     data = path.read_bytes()
     return ingest_bytes(store, data, source=display_name(path), recorded_at=recorded_at, options=options)
 

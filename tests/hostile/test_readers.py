@@ -201,3 +201,16 @@ def test_any_number_in_a_file_replaced_by_a_hostile_one_is_read_whole(path: Path
         for hostile in ("9" * 5000, "1" + "0" * 30, "\u00b2", "\u0661\u0662", str(2**63)):
             changed = text[:found.start()] + hostile + text[found.end():]
             assert_read_whole(changed.encode("utf-8", "surrogateescape"), f"numbers{path.suffix}")
+
+
+def test_a_file_over_the_limit_is_refused_before_it_is_read(tmp_path: Path,
+                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    from pipelines import ingest
+
+    path = tmp_path / "big.csv"
+    path.write_bytes(SEEDS[".csv"])
+    monkeypatch.setitem(ingest.MAX_BYTES, ".csv", 1000)
+    monkeypatch.setattr(Path, "read_bytes", lambda self: pytest.fail(f"{self} was read"))
+    with pytest.raises(IngestRejected, match="files of at most 1,000 bytes"):
+        ingest.ingest_file(EventStore(tmp_path / "s.duckdb"), path, recorded_at=RECORDED_AT)
+    assert [d.code for d in ingest.parse_path(path).diagnostics] == ["ingest.format"]
