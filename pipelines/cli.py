@@ -21,6 +21,7 @@ from rich.progress import Progress
 from rich.table import Table
 
 from models.events import ArtificialAward, WeightedComponent
+from pipelines.cli_ranking import register as register_ranking_commands
 from pipelines.ingest import IngestOptions, IngestRejected, IngestReport, ingest_file
 from pipelines.neutralise import for_terminal as _shown
 from pipelines.store import EventStore, StoreError
@@ -562,6 +563,9 @@ def _print_frame(frame: object, title: str | None) -> None:
     for row in frame.iter_rows():  # display only: a few rows for a person to read
         table.add_row(*("" if v is None else f"{v:.2f}" if isinstance(v, float) else _shown(str(v)) for v in row))
     console.print(table)
+
+
+register_ranking_commands(app)  # players, rank, statement
 
 
 def main() -> None:
