@@ -70,6 +70,8 @@ def test_score_session_runs_end_to_end(airflow_home: Path, tmp_path: Path) -> No
     """, _airflow_env(airflow_home))
     assert "STATE success" in result.stdout, result.stdout[-3000:] + result.stderr[-3000:]
     assert (outdir / "standings.csv").read_text().count("\n") == 27  # header + 13 NS + 13 EW pairs
+    session_page = outdir / "site" / "e-club-championship-2026" / "s-1" / "index.html"
+    assert session_page.read_text().count('<td class="num place">') == 26  # the site: 13 NS + 13 EW pairs
     import duckdb
 
     with duckdb.connect(str(store), read_only=True) as con:
