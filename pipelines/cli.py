@@ -23,6 +23,7 @@ from rich.table import Table
 from models.events import ArtificialAward, WeightedComponent
 from pipelines.cli_ranking import register as register_ranking_commands
 from pipelines.ingest import IngestOptions, IngestRejected, IngestReport, ingest_file
+from pipelines.neutralise import for_terminal as _shown
 from pipelines.store import EventStore, StoreError
 
 app = typer.Typer(help="bridgeledger: the results back office of a bridge federation.",
@@ -31,6 +32,8 @@ console = Console(soft_wrap=True)
 errors = Console(stderr=True, soft_wrap=True)
 
 DEFAULT_STORE = "bridgeledger.duckdb"
+MAX_POSITION = 2**63 - 1
+"""The largest log position (DuckDB BIGINT)."""
 StoreOption = Annotated[
     Path | None,
     typer.Option("--store", help=f"DuckDB event store (default: $BRIDGELEDGER_STORE or {DEFAULT_STORE})"),
@@ -43,11 +46,32 @@ def store_path(store: Path | None) -> Path:
 
 
 def parse_time(text: str) -> datetime:
-    """An ISO 8601 time that must carry its timezone (e.g. 2026-11-21T21:00+01:00)."""
-    moment = datetime.fromisoformat(text)
+    """An ISO 8601 time that must carry its timezone (e.g. 2026-11-21T21:00+01:00), within the
+    years the log accepts (`models.events.check_moment`)."""
+    from models.events import check_moment
+
+    try:
+        moment = datetime.fromisoformat(text)
+    except ValueError as exc:
+        raise typer.BadParameter(f"{_shown(text)!r} is not an ISO 8601 time, e.g. 2026-11-21T21:00+01:00") from exc
     if moment.tzinfo is None:
-        raise typer.BadParameter(f"{text!r} has no timezone; add one, e.g. {text}+01:00 or {text}Z")
-    return moment
+        raise typer.BadParameter(f"{_shown(text)!r} has no timezone; add one, e.g. {_shown(text)}+01:00 or "
+                                 f"{_shown(text)}Z")
+    try:
+        return check_moment(moment)
+    except ValueError as exc:
+        raise typer.BadParameter(str(exc)) from exc
+
+
+def existing_store(store: Path | None) -> EventStore:
+    """The store named by --store (see `store_path`), which must exist: commands that read it
+    never create an empty one."""
+    path = store_path(store)
+    if not path.exists():
+        errors.print(f"[red]error[/red] no event store at {_shown(str(path))}; ingest a file first "
+                     "(or give --store)")
+        raise typer.Exit(1)
+    return EventStore(path)
 
 
 @app.callback()
@@ -78,10 +102,10 @@ def ingest(
                 _print_ingest(ingest_file(event_store, path, recorded_at=now, options=options))
             except IngestRejected as exc:
                 failed += 1
-                errors.print(f"[red]rejected[/red] {exc}")
+                errors.print(f"[red]rejected[/red] {_shown(str(exc))}")
             except (OSError, StoreError) as exc:
                 failed += 1
-                errors.print(f"[red]error[/red] {path}: {exc}")
+                errors.print(f"[red]error[/red] {_shown(str(path))}: {_shown(str(exc))}")
             progress.advance(task)
     if failed:
         raise typer.Exit(1)
@@ -89,38 +113,54 @@ def ingest(
 
 def _print_ingest(report: IngestReport) -> None:
     if report.already_ingested:
-        console.print(f"{report.source}: already ingested (sha256 {report.sha256[:12]}), nothing added")
+        console.print(f"{_shown(report.source)}: already ingested (sha256 {report.sha256[:12]}), nothing added")
         return
-    console.print(f"{report.source}: {report.events} events appended to {report.event_id}/"
-                  f"{report.session_id}, {report.quarantined} record(s) quarantined")
+    console.print(f"{_shown(report.source)}: {report.events} events appended to {_shown(str(report.event_id))}/"
+                  f"{_shown(str(report.session_id))}, {report.quarantined} record(s) quarantined")
     for diagnostic in report.diagnostics:
-        errors.print(f"  {diagnostic}")
+        errors.print(f"  {_shown(str(diagnostic))}")
 
 
 @app.command()
 def score(
     store: StoreOption = None,
-    position: Annotated[int | None, typer.Option(help="Replay up to this log position")] = None,
+    position: Annotated[int | None, typer.Option(help="Replay up to this log position", min=0,
+                                                 max=MAX_POSITION)] = None,
     as_of: Annotated[str | None, typer.Option("--as-of", help="Results as they stood at this time")] = None,
     out: Annotated[Path | None, typer.Option(help="Also write board_scores.csv and standings.csv here")] = None,
 ) -> None:
     """Replay the log, score every session, and refresh the analyst views."""
     from pipelines.projections import export_csv, score_store, top_standings, write_views
     from pipelines.store import to_epoch_us
+    from pipelines.vetting import collecting
 
-    event_store = EventStore(store_path(store))
     as_of_us = to_epoch_us(parse_time(as_of)) if as_of else None
+    event_store = existing_store(store)
     try:
-        edition = score_store(event_store, up_to=position, as_of_us=as_of_us)
+        with collecting() as left_out:
+            edition = score_store(event_store, up_to=position, as_of_us=as_of_us)
         write_views(event_store, edition)
     except StoreError as exc:
-        errors.print(f"[red]error[/red] {exc}")
+        errors.print(f"[red]error[/red] {_shown(str(exc))}")
         raise typer.Exit(1) from exc
     console.print(f"scored {edition.board_scores.height} results at log position {edition.position}")
+    _print_left_out(left_out.lines())
     if out:
         for name, path in export_csv(edition, out).items():
-            console.print(f"  {name}: {path}")
+            console.print(f"  {name}: {_shown(str(path))}")
+        if left_out.parts:
+            from pipelines.neutralise import spreadsheet_safe
+
+            spreadsheet_safe(left_out.events).write_csv(out / "left_out.csv")
+            console.print(f"  left_out: {_shown(str(out / 'left_out.csv'))}")
     _print_frame(top_standings(edition, limit=3), "leaders")
+
+
+def _print_left_out(lines: list[str]) -> None:
+    if lines:
+        errors.print(f"[yellow]{len(lines)} event(s) in the log cannot be used and were left out:[/yellow]")
+    for line in lines:
+        errors.print(f"  {_shown(line)}")
 
 
 def _director_call(action: Callable[[], int]) -> None:
@@ -129,7 +169,7 @@ def _director_call(action: Callable[[], int]) -> None:
     try:
         position = action()
     except (DirectorError, ValueError, StoreError) as exc:
-        errors.print(f"[red]refused[/red] {exc}; nothing was appended")
+        errors.print(f"[red]refused[/red] {_shown(str(exc))}; nothing was appended")
         raise typer.Exit(1) from exc
     console.print(f"recorded at log position {position}")
 
@@ -158,7 +198,7 @@ def register(event: EventOpt,
     try:
         rules = ConditionsOfContest.from_toml(conditions)
     except (OSError, ValueError, ValidationError) as exc:
-        errors.print(f"[red]refused[/red] {conditions}: {exc}")
+        errors.print(f"[red]refused[/red] {_shown(str(conditions))}: {_shown(str(exc))}")
         raise typer.Exit(1) from exc
     _director_call(lambda: register_tournament(EventStore(store_path(store)), event, name, at=_now_or(at),
                                                conditions=rules, organiser=organiser))
@@ -338,16 +378,31 @@ def audit(event: EventOpt, session: SessionOpt,
           as_of: Annotated[str | None, typer.Option("--as-of", help="Audit as of this time")] = None,
           store: StoreOption = None) -> None:
     """Every correction and ruling of a session: before/after, who/when/why, applied or rejected."""
-    from pipelines.audit import write_audit
+    from models.events import session_stream
+    from pipelines.audit import recorded_times, write_audit
     from pipelines.projections import score_store
     from pipelines.store import to_epoch_us
+    from pipelines.vetting import collecting
 
-    edition = score_store(EventStore(store_path(store)),
-                          as_of_us=to_epoch_us(parse_time(as_of)) if as_of else None)
-    report = write_audit(edition, event, session, out)
-    _print_frame(report.rows.select("kind", "id", "board", "table_id", "raised_at", "decision", "rule"),
+    as_of_us = to_epoch_us(parse_time(as_of)) if as_of else None
+    event_store = existing_store(store)
+    try:
+        if event_store.stream_version(session_stream(event, session)) == 0:
+            errors.print(f"[red]error[/red] there is no session {_shown(event)}/{_shown(session)} in the log; "
+                         "nothing was written")
+            raise typer.Exit(1)
+        with collecting() as left_out:
+            edition = score_store(event_store, as_of_us=as_of_us)
+        recorded = recorded_times(event_store)
+    except StoreError as exc:
+        errors.print(f"[red]error[/red] {_shown(str(exc))}")
+        raise typer.Exit(1) from exc
+    _print_left_out(left_out.lines())
+    report = write_audit(edition, event, session, out, recorded=recorded, left_out=left_out.events)
+    _print_frame(report.rows.select("kind", "id", "board", "table_id", "raised_at", "recorded_at", "back_dated",
+                                    "decision", "rule"),
                  "audit")
-    console.print(f"csv: {report.csv_path}\nhtml: {report.html_path}")
+    console.print(f"csv: {_shown(str(report.csv_path))}\nhtml: {_shown(str(report.html_path))}")
 
 
 @app.command()
@@ -359,17 +414,25 @@ def diff(old: Annotated[str, typer.Option("--from", help="Log position or ISO ti
     from pipelines.editions import EditionRef, describe_changes, diff_editions
 
     try:
-        changes = diff_editions(EventStore(store_path(store)), EditionRef.parse(old), EditionRef.parse(new))
+        refs = EditionRef.parse(old), EditionRef.parse(new)
     except ValueError as exc:
         raise typer.BadParameter(str(exc)) from exc
+    event_store = existing_store(store)
+    try:
+        changes = diff_editions(event_store, *refs)
+    except StoreError as exc:
+        errors.print(f"[red]error[/red] {_shown(str(exc))}")
+        raise typer.Exit(1) from exc
     for line in describe_changes(changes):
-        console.print(line)
+        console.print(_shown(line))
     if out is not None:
         out.mkdir(parents=True, exist_ok=True)
-        changes.board_changes.write_csv(out / "board_changes.csv")
-        changes.standing_changes.write_csv(out / "standing_changes.csv")
-        changes.events.write_csv(out / "events_between.csv")
-        console.print(f"details: {out}")
+        from pipelines.neutralise import spreadsheet_safe
+
+        spreadsheet_safe(changes.board_changes).write_csv(out / "board_changes.csv")
+        spreadsheet_safe(changes.standing_changes).write_csv(out / "standing_changes.csv")
+        spreadsheet_safe(changes.events).write_csv(out / "events_between.csv")
+        console.print(f"details: {_shown(str(out))}")
 
 
 @app.command()
@@ -377,19 +440,19 @@ def check(paths: Annotated[list[Path], typer.Argument(help="Files to check")],
           strict: Annotated[bool, typer.Option("--strict/--lenient",
                                                help="Report every departure from the standard")] = True) -> None:
     """Read files without ingesting them and print every diagnostic; exit 1 on errors (strict)."""
-    from pipelines.ingest import parse_bytes
+    from pipelines.ingest import parse_path
 
     failed = False
     for path in paths:
         try:
-            parsed = parse_bytes(path.read_bytes(), path.name, strict=strict)
+            parsed = parse_path(path, strict=strict)
         except OSError as exc:
-            errors.print(f"[red]error[/red] {path}: {exc}")
+            errors.print(f"[red]error[/red] {_shown(str(path))}: {_shown(str(exc))}")
             failed = True
             continue
         for diagnostic in parsed.diagnostics:
-            console.print(str(diagnostic))
-        console.print(f"{path.name}: {len(parsed.boards)} boards, {len(parsed.results)} results, "
+            console.print(_shown(str(diagnostic)))
+        console.print(f"{_shown(path.name)}: {len(parsed.boards)} boards, {len(parsed.results)} results, "
                       f"{len(parsed.artificial)} artificial scores, {len(parsed.errors)} error(s), "
                       f"{parsed.quarantined} quarantined")
         failed = failed or (strict and bool(parsed.errors))
@@ -407,13 +470,13 @@ def export(fmt: Annotated[str, typer.Argument(help="pbn or lin")], event: EventO
     try:
         text = export_session(EventStore(store_path(store)), event, session, fmt.lower())
     except (ExportError, StoreError) as exc:
-        errors.print(f"[red]error[/red] {exc}")
+        errors.print(f"[red]error[/red] {_shown(str(exc))}")
         raise typer.Exit(1) from exc
     if out is None:
         sys.stdout.write(text)
     else:
         out.write_text(text, encoding="utf-8")
-        console.print(f"wrote {out}")
+        console.print(f"wrote {_shown(str(out))}")
 
 
 @app.command()
@@ -442,8 +505,12 @@ def diff_published(store: StoreOption = None,
     from pipelines.projections import score_store
     from pipelines.published import published_differences
 
-    event_store = EventStore(store_path(store))
-    differences = published_differences(event_store, score_store(event_store))
+    event_store = existing_store(store)
+    try:
+        differences = published_differences(event_store, score_store(event_store))
+    except StoreError as exc:
+        errors.print(f"[red]error[/red] {_shown(str(exc))}")
+        raise typer.Exit(1) from exc
     console.print(f"{differences.height} published value(s) differ from ours")
     _print_frame(differences.head(limit), None)
 
@@ -454,27 +521,31 @@ def verify(store: StoreOption = None) -> None:
     try:
         report = EventStore(store_path(store)).verify()
     except StoreError as exc:
-        errors.print(f"[red]error[/red] {exc}")
+        errors.print(f"[red]error[/red] {_shown(str(exc))}")
         raise typer.Exit(1) from exc
     if report.ok:
         console.print(f"ok: {report.events} events, hash chain intact")
         return
-    errors.print(f"[red]broken[/red] at position {report.first_bad_position}: {report.reason}")
+    errors.print(f"[red]broken[/red] at position {report.first_bad_position}: {_shown(str(report.reason))}")
     raise typer.Exit(1)
 
 
 @app.command()
 def sql(query: Annotated[str, typer.Argument(help="SQL to run on a read-only connection")],
         store: StoreOption = None) -> None:
-    """Run a query for analysis. The connection is read-only: nothing can be changed."""
+    """Run one query for analysis: read-only, and it reaches nothing outside the store."""
+    from pipelines.analyst_sql import QueryRefused, run_query
+
     try:
-        with EventStore(store_path(store)).reader() as con:
-            frame = con.sql(query).pl()
+        frame = run_query(store_path(store), query)
+    except QueryRefused as exc:
+        errors.print(f"[red]refused[/red] {_shown(str(exc))}")
+        raise typer.Exit(1) from exc
     except StoreError as exc:
-        errors.print(f"[red]error[/red] {exc}")
+        errors.print(f"[red]error[/red] {_shown(str(exc))}")
         raise typer.Exit(1) from exc
     except Exception as exc:  # a query error is the analyst's to read, not a traceback
-        errors.print(f"[red]query failed[/red] {exc}")
+        errors.print(f"[red]query failed[/red] {_shown(str(exc))}")
         raise typer.Exit(1) from exc
     _print_frame(frame, None)
 
@@ -507,9 +578,9 @@ def _print_frame(frame: object, title: str | None) -> None:
     assert isinstance(frame, pl.DataFrame)
     table = Table(title=title)
     for column in frame.columns:
-        table.add_column(column)
+        table.add_column(_shown(column))
     for row in frame.iter_rows():  # display only: a few rows for a person to read
-        table.add_row(*("" if v is None else f"{v:.2f}" if isinstance(v, float) else str(v) for v in row))
+        table.add_row(*("" if v is None else f"{v:.2f}" if isinstance(v, float) else _shown(str(v)) for v in row))
     console.print(table)
 
 

@@ -130,7 +130,7 @@ def _show_movement(store: EventStore, old: str, new: str, summary: DemoSummary) 
 
 
 def _write_outputs(store: EventStore, workdir: Path, weekend: Path, summary: DemoSummary) -> None:
-    from pipelines.audit import write_audit
+    from pipelines.audit import recorded_times, write_audit
     from pipelines.projections import export_csv, score_store, write_views
     from pipelines.site import build_site
     from pipelines.site.analysis import seed_from_file
@@ -139,7 +139,7 @@ def _write_outputs(store: EventStore, workdir: Path, weekend: Path, summary: Dem
     write_views(store, edition)
     outputs = workdir / "outputs"
     paths = export_csv(edition, outputs)
-    audit = write_audit(edition, "national-pairs-2026", "2", outputs)
+    audit = write_audit(edition, "national-pairs-2026", "2", outputs, recorded=recorded_times(store))
     kept = weekend / "double_dummy.json"
     if kept.exists():  # endplay's analyses of the weekend's deals, kept so the demo need not solve them
         summary.lines.append(f"double-dummy cache seeded with {seed_from_file(store, kept)} analysed deals")
