@@ -213,14 +213,19 @@ def close_due(settings: Settings, *, at: datetime) -> list[str]:
 
 
 def publish_ranking_edition(settings: Settings, *, as_of: datetime) -> int:
-    """Publish the ranking edition as of `as_of` by the configured rule set (idempotent); return the
-    publication's log position."""
+    """Publish the ranking edition as of `as_of` by the configured rule set (idempotent), then write
+    the results site (its ranking pages, and the index's link to them); return the publication's
+    log position."""
     from pipelines.ranking.tasks import publish_ranking
+    from pipelines.tasks import publish_site
 
     if not settings.ranking_rules:
         raise SettingsError(f"no ranking rule set configured: set 'ranking_rules' or {RULES_ENV}")
-    existing_store(settings)
-    return publish_ranking(str(settings.store), settings.ranking_rules, as_of.isoformat())
+    store = existing_store(settings)
+    position = publish_ranking(str(settings.store), settings.ranking_rules, as_of.isoformat())
+    # Sessions whose inputs did not change are not rendered again; the ranking pages are.
+    publish_site(str(settings.store), store.head(), str(settings.site))
+    return position
 
 
 def write_failure_notice(settings: Settings, *, dag_id: str, task_id: str, run_id: str, at: datetime,

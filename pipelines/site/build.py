@@ -25,7 +25,8 @@ from pipelines.projections import ScoredEdition, score_store
 from pipelines.site.analysis import AnalysisReport, DoubleDummy, canonical_deal, ensure_analysis
 from pipelines.site.event_pages import event_page, index_page
 from pipelines.site.gather import EventInfo, SessionData, events_of, session_data
-from pipelines.site.paths import STYLESHEET, event_dir, session_dir
+from pipelines.site.paths import RANKING_DIR, STYLESHEET, event_dir, session_dir
+from pipelines.site.ranking_pages import ranking_digest, ranking_editions, ranking_files, ranking_source
 from pipelines.site.render import stylesheet
 from pipelines.site.session_pages import session_audit, session_files
 from pipelines.store import EventStore
@@ -69,12 +70,15 @@ def build_site(store: EventStore, outdir: str | Path, *, event_id: str | None = 
     manifest = _read_manifest(report.outdir)
     for data in sessions:
         write_session(report, edition, data, report.analysis, manifest)
+    listed = [e for e in every_event if e in chosen or (report.outdir / event_dir(e.event_id) / "index.html").is_file()]
+    language = _site_language(listed)
+    ranked = write_ranking(report, store, edition.position, language, manifest)
     _write(report, {MANIFEST: orjson.dumps(manifest, option=orjson.OPT_SORT_KEYS | orjson.OPT_INDENT_2)})
     for event in chosen:
         _write(report, {f"{event_dir(event.event_id)}/index.html": event_page(event, edition.standings)})
     # With --event, the index also lists the events the folder already has pages for, and no others.
-    listed = [e for e in every_event if e in chosen or (report.outdir / event_dir(e.event_id) / "index.html").is_file()]
-    _write(report, {"index.html": index_page(listed, _site_language(listed)), STYLESHEET: stylesheet()})
+    ranking_href = f"{RANKING_DIR}/index.html" if ranked else ""
+    _write(report, {"index.html": index_page(listed, language, ranking_href), STYLESHEET: stylesheet()})
     log.info("site: %d file(s) written, %d unchanged, %d session(s), %d rendered", len(report.written),
              report.unchanged, report.sessions, report.rendered)
     return report
@@ -100,6 +104,27 @@ def write_session(report: SiteReport, edition: ScoredEdition, data: SessionData,
     _write(report, {f"{folder}/{name}": content for name, content in rendered.items()})
     manifest[folder] = {"digest": digest, "files": sorted(rendered)}
     report.rendered += 1
+
+
+def write_ranking(report: SiteReport, store: EventStore, position: int, language: str,
+                  manifest: dict[str, dict[str, object]]) -> bool:
+    """Write the ranking's pages for the editions published up to log `position`; False when there
+    are none. Skips the rendering when the manifest says they were built from the same editions."""
+    editions = [e for e in ranking_editions(store) if e.event_position <= position]
+    if not editions:
+        return False
+    digest = ranking_digest(editions, _code_version() + language.encode())
+    known = manifest.get(RANKING_DIR, {})
+    files = known.get("files")
+    if known.get("digest") == digest and isinstance(files, list) \
+            and all((report.outdir / str(name)).is_file() for name in files):
+        report.unchanged += len(files)
+        return True
+    rendered = ranking_files(ranking_source(store, editions), language)
+    _write(report, rendered)
+    manifest[RANKING_DIR] = {"digest": digest, "files": sorted(rendered)}
+    log.info("site: ranking edition %s, %d file(s)", editions[-1].label, len(rendered))
+    return True
 
 
 @cache

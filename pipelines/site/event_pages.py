@@ -15,15 +15,17 @@ from pipelines.site.views import fmt, place_text
 Row = dict[str, Any]
 
 
-def index_page(events: list[EventInfo], language: str = "en") -> bytes:
-    """Events by date, newest first, each with its status: final, or provisional until HH:MM."""
+def index_page(events: list[EventInfo], language: str = "en", ranking_href: str = "") -> bytes:
+    """Events by date, newest first, each with its status: final, or provisional until HH:MM; and a
+    link to the federation ranking when one has been published."""
     words = labels(language)
     rows = [{
         "date": e.played_on.isoformat() if e.played_on else "", "name": e.name,
         "href": f"{event_dir(e.event_id)}/index.html", "sessions": len(e.sessions),
         "status": status_of(e.status, e.open_until_us, e.conditions.timezone),
     } for e in events]
-    return render("index.html", lang=language, t=words, root="", crumbs=[], title=words["results"], events=rows)
+    return render("index.html", lang=language, t=words, root="", crumbs=[], title=words["results"], events=rows,
+                  ranking_href=ranking_href)
 
 
 def event_page(event: EventInfo, standings: pl.DataFrame) -> bytes:

@@ -31,6 +31,7 @@ ENGLISH: dict[str, str] = {
     "penalty": "penalty", "no_carry": "Each session is ranked on its own (no carry-over).", "date": "Date",
     "pbn": "Session as PBN (with ScoreTable and TotalScoreTable)", "csv_boards": "Every table's score (CSV)",
     "csv_standings": "Standings (CSV)", "back": "Back", "home": "All events", "tables": "Every table's result",
+    "ranking": "Federation ranking",
 }
 
 POLISH: dict[str, str] = {

@@ -48,3 +48,12 @@ def card_page(section: str, direction: str, contestant: str) -> str:
 def plot_name(page: str) -> str:
     """The SVG plot beside a page (same name, in the session's `plots` folder)."""
     return f"plots/{page.removesuffix('.html')}.svg"
+
+
+RANKING_DIR = "ranking"
+"""The folder of the federation ranking's pages."""
+
+
+def player_page(player_id: str) -> str:
+    """A ranked player's page, relative to the ranking's folder."""
+    return f"player-{slug(player_id)}.html"

@@ -85,3 +85,25 @@ def distribution_plot(scores_ns: Sequence[int]) -> bytes:
         axes.yaxis.set_major_locator(MaxNLocator(4, integer=True))
         axes.grid(axis="y", color=_GRID, linewidth=0.5)
         return _svg(figure)
+
+
+def history_plot(editions: Sequence[str], points: Sequence[float], *, ylabel: str) -> bytes:
+    """A player's ranking points edition by edition (0 where the player was not ranked)."""
+    import matplotlib
+    from matplotlib.ticker import MaxNLocator
+
+    with matplotlib.rc_context(_STYLE):
+        figure = _figure(6.4, 2.6)
+        axes = figure.add_subplot()
+        steps = list(range(len(points)))
+        axes.plot(steps, points, color=_INK, marker="o", markersize=3, linewidth=1.5)
+        axes.axhline(0, color=_GRID, linewidth=1, zorder=0)
+        # The first and last editions named; the table above the plot lists the points.
+        shown = sorted({0, len(editions) - 1}) if editions else []
+        axes.set_xticks(shown, [editions[i] for i in shown], fontsize=7)
+        axes.set_xlim(-0.5, max(len(points) - 0.5, 0.5))
+        axes.yaxis.set_major_locator(MaxNLocator(5))
+        axes.set_xlabel("published editions")
+        axes.set_ylabel(ylabel)
+        axes.grid(axis="y", color=_GRID, linewidth=0.5)
+        return _svg(figure)

@@ -1,0 +1,175 @@
+"""The federation ranking's pages: the latest published edition with movement, and a page per player.
+
+The pages are a pure function of the published editions of one rule set (immutable events) and
+of this package's code: the latest edition and the one before it are rebuilt from the log (which
+proves them byte for byte), and a player's history reads each edition's points from the
+`ranking` table its publication wrote once. `ranking_digest` names those inputs, so a site build
+renders the ranking again only when an edition was published (or the code changed).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import polars as pl
+
+from pipelines.ranking.edition import RankingEdition
+from pipelines.ranking.publish import PublishedEdition, published_editions, rebuild_edition
+from pipelines.site.labels import labels
+from pipelines.site.paths import RANKING_DIR, player_page
+from pipelines.site.plots import history_plot
+from pipelines.site.render import render
+from pipelines.site.views import fmt, place_text
+from pipelines.store import EventStore
+
+ROOT = "../"
+"""From the ranking's folder back to the site's root."""
+Row = dict[str, Any]
+
+
+@dataclass(frozen=True)
+class RankingSource:
+    """What the ranking pages are made from."""
+
+    label: str
+    edition: RankingEdition
+    previous_label: str | None
+    previous: RankingEdition | None
+    history: pl.DataFrame
+    """edition, player_id, points: every published edition of the rule set, oldest first."""
+    labels: list[str]
+    """The rule set's published editions, oldest first."""
+
+
+def ranking_editions(store: EventStore) -> list[PublishedEdition]:
+    """The published editions of the latest edition's rule set, oldest first; empty when none."""
+    every = list(published_editions(store).values())
+    if not every:
+        return []
+    rule_set = every[-1].event.rule_set
+    return [e for e in every if e.event.rule_set == rule_set]
+
+
+def ranking_digest(editions: list[PublishedEdition], code: bytes) -> str:
+    """SHA-256 of what the ranking pages are made from: the editions' publications and the code."""
+    digest = hashlib.sha256(code)
+    for published in editions:
+        event = published.event
+        digest.update(f"{published.label}\0{published.event_position}\0{event.output_sha256}\0".encode())
+    return digest.hexdigest()
+
+
+def ranking_source(store: EventStore, editions: list[PublishedEdition]) -> RankingSource:
+    """The latest edition and the one before it, rebuilt, and every edition's points by player."""
+    latest = editions[-1]
+    before = editions[-2] if len(editions) > 1 else None
+    names = [e.label for e in editions]
+    with store.reader() as con:
+        history = con.sql("SELECT edition, player_id, points FROM projection_ranking WHERE list_contains(?, edition)",
+                          params=[names]).pl()
+    return RankingSource(latest.label, rebuild_edition(store, latest.label),
+                         before.label if before else None,
+                         rebuild_edition(store, before.label) if before else None, history, names)
+
+
+def ranking_files(source: RankingSource, language: str = "en") -> dict[str, bytes]:
+    """Relative path (from the site's root) -> bytes of the ranking page, each player's page and plot."""
+    words = {**labels(language), **RANKING_WORDS}
+    rows = movement_rows(source.edition.ranking, source.previous.ranking if source.previous else None)
+    files: dict[str, bytes] = {}
+    context = {"lang": language, "t": words, "root": ROOT, "title": f"{words['ranking']} {source.label}"}
+    files[f"{RANKING_DIR}/index.html"] = render(
+        "ranking.html", **context, crumbs=[{"text": words["ranking"], "href": ""}], label=source.label,
+        previous=source.previous_label, as_of=source.edition.as_of.isoformat(timespec="minutes"),
+        rules=f"{source.edition.rules.name} {source.edition.rules.version}", rows=rows)
+    awards_by_player = source.edition.awards.partition_by("player_id", as_dict=True)
+    history = _history_by_player(source)
+    for row in rows:
+        awards = awards_by_player.get((row["player_id"],), source.edition.awards.clear())
+        files.update(_player_files(source, row, awards, history.get(row["player_id"], {}), context, words))
+    return files
+
+
+def movement_rows(ranking: pl.DataFrame, previous: pl.DataFrame | None) -> list[Row]:
+    """The ranking's rows in place order, each with its movement since `previous`."""
+    before = (previous.select("player_id", previous_place="place") if previous is not None
+              else pl.DataFrame(schema={"player_id": pl.String, "previous_place": pl.Int64}))
+    joined = ranking.join(before, on="player_id", how="left").sort(["place", "player_id"])
+    shared = set(joined.filter(pl.col("place").is_duplicated())["place"].to_list())
+    return [{
+        "place": place_text(row["place"], row["place"] in shared), "player_id": row["player_id"],
+        "name": row["name"], "club": row["club"], "points": fmt(row["points"]), "awards": row["awards"],
+        "href": player_page(row["player_id"]),
+        **(_movement(row["place"], row["previous_place"]) if previous is not None else _NO_MOVEMENT),
+    } for row in joined.iter_rows(named=True)]  # a page row each: the table is what the reader gets
+
+
+_NO_MOVEMENT = {"move": "", "move_text": "", "move_label": ""}
+
+
+def _movement(place: int, previous_place: int | None) -> dict[str, str]:
+    """The arrow as text, and what a screen reader says for it."""
+    if previous_place is None:
+        return {"move": "new", "move_text": "new", "move_label": "new in the ranking"}
+    change = previous_place - place
+    if change > 0:
+        return {"move": "up", "move_text": f"▲ {change}", "move_label": f"up {change} place{'s' * (change != 1)}"}
+    if change < 0:
+        return {"move": "down", "move_text": f"▼ {-change}",
+                "move_label": f"down {-change} place{'s' * (change != -1)}"}
+    return {"move": "same", "move_text": "=", "move_label": "same place"}
+
+
+def _history_by_player(source: RankingSource) -> dict[str, dict[str, float]]:
+    by_player: dict[str, dict[str, float]] = {}
+    for edition, player_id, points in source.history.iter_rows():
+        by_player.setdefault(player_id, {})[edition] = points
+    # The latest edition's points as rebuilt, whatever the table holds.
+    for player_id, points in source.edition.ranking.select("player_id", "points").iter_rows():
+        by_player.setdefault(player_id, {})[source.label] = points
+    return by_player
+
+
+def award_rows(awards: pl.DataFrame) -> list[Row]:
+    """A player's awards, oldest first: event, date, place, field, base award, weight, decay, points now."""
+    ordered = awards.sort(["award_date", "event_id", "session_id", "section", "direction", "contestant_id"],
+                          nulls_last=True)
+    return [{
+        "event": row["event_name"] or row["event_id"], "session": row["session_id"] or "",
+        "date": row["award_date"].isoformat() if row["award_date"] else "",
+        "place": place_text(row["place"], row["tied"]), "field": row["field"],
+        "base_award": fmt(row["base_award"]), "weight": fmt(row["weight"], 3), "share": fmt(row["share"], 3),
+        "decay": f"{row['decay'] * 100:.0f} %" if row["decay"] is not None else "",
+        "points": fmt(row["points"]), "corrections": row["corrections"] or "",
+    } for row in ordered.iter_rows(named=True)]  # a player's awards: a handful of rows
+
+
+def _player_files(source: RankingSource, row: Row, awards: pl.DataFrame, history: Mapping[str, float],
+                  context: Row, words: Mapping[str, str]) -> dict[str, bytes]:
+    page = row["href"]
+    plot = f"plots/{page.removesuffix('.html')}.svg"
+    points = [history.get(label, 0.0) for label in source.labels]
+    divisor = source.edition.rules.points_divisor
+    files = {f"{RANKING_DIR}/{plot}": history_plot(source.labels, points, ylabel=words["points"])}
+    crumbs = [{"text": words["ranking"], "href": "index.html"}, {"text": row["name"] or row["player_id"], "href": ""}]
+    files[f"{RANKING_DIR}/{page}"] = render(
+        "player.html", **{**context, "title": f"{row['name'] or row['player_id']} · {words['ranking']}"},
+        crumbs=crumbs, player=row, label=source.label, awards=award_rows(awards), plot=plot,
+        divisor=f"{divisor:g}" if divisor != 1 else "",
+        history=[{"edition": label, "points": fmt(p) if label in history else ""}
+                 for label, p in zip(source.labels, points, strict=True)])
+    return files
+
+
+RANKING_WORDS: dict[str, str] = {
+    "ranking": "Federation ranking", "edition": "Edition", "previous_edition": "Movement since",
+    "player": "Player", "club": "Club", "movement": "Move", "awards": "Awards", "field": "Field",
+    "base_award": "Base award", "weight": "Weight", "share": "Share", "decay": "Decay", "points_now": "Points now",
+    "history": "Points by published edition", "rules": "Rules", "as_of_time": "As of",
+    "not_ranked": "not ranked", "divided": "The ranking's points are the awards' points divided by",
+    "no_awards": "No awards in this edition.",
+}
+"""The ranking pages' own words (English; the pages take the site's language for the rest)."""
