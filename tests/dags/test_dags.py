@@ -206,6 +206,9 @@ def test_publish_ranking_publishes_once_per_interval(airflow_home: Path, tmp_pat
     assert "STATE success" in result.stdout, result.stdout[-3000:] + result.stderr[-3000:]
     [published] = store.read(types=["RankingPublished"])
     assert published.payload["rule_set"] == "sbu" and published.payload["edition"].startswith("sbu-1@2026-12-01")
+    ranking_page = Path(settings["site"]) / "ranking" / "index.html"  # the publication's pages, linked from the index
+    assert published.payload["edition"] in ranking_page.read_text(encoding="utf-8")
+    assert 'href="ranking/index.html"' in (Path(settings["site"]) / "index.html").read_text(encoding="utf-8")
     rerun = _test_run("publish_ranking", _airflow_env(airflow_home, settings), when)
     assert "STATE success" in rerun.stdout, rerun.stdout[-3000:] + rerun.stderr[-3000:]
     assert len(store.read(types=["RankingPublished"])) == 1  # idempotent
