@@ -29,7 +29,7 @@ from pipelines.site.paths import RANKING_DIR, STYLESHEET, event_dir, session_dir
 from pipelines.site.ranking_pages import ranking_digest, ranking_editions, ranking_files, ranking_source
 from pipelines.site.render import stylesheet
 from pipelines.site.session_pages import session_audit, session_files
-from pipelines.store import EventStore
+from pipelines.store import EventStore, to_epoch_us
 
 log = logging.getLogger(__name__)
 
@@ -49,6 +49,8 @@ class SiteReport:
     rendered: int = 0
     """Sessions whose pages were rendered (the others' inputs had not changed since the last build)."""
     analysis: AnalysisReport | None = None
+    removed: list[str] = field(default_factory=list)
+    """Ranking pages of players no longer ranked, removed (relative to `outdir`)."""
 
     @property
     def index(self) -> Path:
@@ -72,7 +74,7 @@ def build_site(store: EventStore, outdir: str | Path, *, event_id: str | None = 
         write_session(report, edition, data, report.analysis, manifest)
     listed = [e for e in every_event if e in chosen or (report.outdir / event_dir(e.event_id) / "index.html").is_file()]
     language = _site_language(listed)
-    ranked = write_ranking(report, store, edition.position, language, manifest)
+    ranked = write_ranking(report, store, edition, language, manifest)
     _write(report, {MANIFEST: orjson.dumps(manifest, option=orjson.OPT_SORT_KEYS | orjson.OPT_INDENT_2)})
     for event in chosen:
         _write(report, {f"{event_dir(event.event_id)}/index.html": event_page(event, edition.standings)})
@@ -106,11 +108,13 @@ def write_session(report: SiteReport, edition: ScoredEdition, data: SessionData,
     report.rendered += 1
 
 
-def write_ranking(report: SiteReport, store: EventStore, position: int, language: str,
+def write_ranking(report: SiteReport, store: EventStore, scored: ScoredEdition, language: str,
                   manifest: dict[str, dict[str, object]]) -> bool:
-    """Write the ranking's pages for the editions published up to log `position`; False when there
-    are none. Skips the rendering when the manifest says they were built from the same editions."""
-    editions = [e for e in ranking_editions(store) if e.event_position <= position]
+    """Write the ranking's pages for the editions published by `scored`'s log position and time;
+    False when there are none. Skips the rendering when the manifest says they were built from the
+    same editions, and removes the pages of players no longer ranked."""
+    editions = [e for e in ranking_editions(store)
+                if e.event_position <= scored.position and to_epoch_us(e.published_at) <= scored.as_of_us]
     if not editions:
         return False
     digest = ranking_digest(editions, _code_version() + language.encode())
@@ -122,6 +126,11 @@ def write_ranking(report: SiteReport, store: EventStore, position: int, language
         return True
     rendered = ranking_files(ranking_source(store, editions), language)
     _write(report, rendered)
+    # Only files this build wrote before (the manifest lists them), never anything else in the folder.
+    for name in sorted(set(map(str, files if isinstance(files, list) else [])) - set(rendered)):
+        if name.startswith(f"{RANKING_DIR}/") and (report.outdir / name).is_file():
+            (report.outdir / name).unlink()
+            report.removed.append(name)
     manifest[RANKING_DIR] = {"digest": digest, "files": sorted(rendered)}
     log.info("site: ranking edition %s, %d file(s)", editions[-1].label, len(rendered))
     return True

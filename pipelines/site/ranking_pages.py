@@ -67,12 +67,27 @@ def ranking_source(store: EventStore, editions: list[PublishedEdition]) -> Ranki
     latest = editions[-1]
     before = editions[-2] if len(editions) > 1 else None
     names = [e.label for e in editions]
+    edition = rebuild_edition(store, latest.label)
+    previous = rebuild_edition(store, before.label) if before else None
+    history = _published_points(store, names)
+    rebuilt = {latest.label: edition, **({before.label: previous} if before and previous else {})}
+    # An edition whose rows the table lacks (derived data, maybe not written here) is rebuilt.
+    missing = [label for label in names if label not in set(history["edition"])]
+    parts = [history] + [(rebuilt.get(label) or rebuild_edition(store, label)).ranking.select(
+        pl.lit(label).alias("edition"), "player_id", "points") for label in missing]
+    return RankingSource(latest.label, edition, before.label if before else None, previous, pl.concat(parts), names)
+
+
+def _published_points(store: EventStore, names: list[str]) -> pl.DataFrame:
+    """edition, player_id, points of the named editions, from the rows their publication wrote."""
+    empty = pl.DataFrame(schema={"edition": pl.String, "player_id": pl.String, "points": pl.Float64})
     with store.reader() as con:
-        history = con.sql("SELECT edition, player_id, points FROM projection_ranking WHERE list_contains(?, edition)",
-                          params=[names]).pl()
-    return RankingSource(latest.label, rebuild_edition(store, latest.label),
-                         before.label if before else None,
-                         rebuild_edition(store, before.label) if before else None, history, names)
+        tables = {row[0] for row in con.sql("SELECT table_name FROM information_schema.tables").fetchall()}
+        if "projection_ranking" not in tables:
+            return empty
+        found = con.sql("SELECT edition, player_id, points FROM projection_ranking WHERE list_contains(?, edition)",
+                        params=[names]).pl()
+    return found.cast(dict(empty.schema)) if found.height else empty
 
 
 def ranking_files(source: RankingSource, language: str = "en") -> dict[str, bytes]:

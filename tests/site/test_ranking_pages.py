@@ -241,3 +241,36 @@ def test_the_ranking_page_in_a_browser(ranked_site: RankedSite, browser: Any) ->
     assert seen.texts("h1") == ["Rosa Ahmed"] and seen.texts("strong.player-place") == ["2"]
     assert seen.page.locator("figure.plot img").evaluate("img => img.complete && img.naturalWidth > 0")
     seen.close()
+
+
+def test_a_correction_moves_players_and_drops_a_page_that_a_rebuilt_history_repeats(tmp_path: Path) -> None:
+    from tests.ranking.test_editions import correct_table_four
+
+    store = EventStore(tmp_path / "events.duckdb")
+    build_session(store, tmp_path)
+    rules, as_of = load_rules("sbu"), datetime(2026, 11, 22, 12, 0, tzinfo=CET)
+    publish_edition(store, compute_edition(store, rules, as_of=as_of), label="edition-1", at=as_of)
+    site = tmp_path / "site"
+    build_site(store, site)
+    assert (site / "ranking" / player_page("1101")).is_file()  # NS pair 10: 17th in edition 1
+    correct_table_four(store)
+    publish_edition(store, compute_edition(store, rules, as_of=as_of), label="edition-2", at=as_of)
+    report = build_site(store, site)
+    assert report.removed == [f"ranking/{kind}-{p}.{ext}" for kind, ext in (("player", "html"), ("plots/player", "svg"))
+                              for p in ("1101", "1102")]  # pair NS 10 falls out of the ranking
+    assert not (site / "ranking" / player_page("1101")).exists()
+    moves = {r[2]: r[1] for r in _body(_read(site / "ranking" / "index.html").tables["ranking"])}
+    moved = {name: move for name, move in moves.items() if move != "same place"}
+    assert moved == {  # exactly the players whose awards the correction changed (tests/ranking/test_editions.py)
+        "Nowak Anna 4": "new in the ranking", "Nowak Jan 4": "new in the ranking",  # 7th (no points) -> 4th
+        "Zieliński Anna 1": "up 2 places", "Zieliński Jan 1": "up 2 places",
+        "Zieliński Anna 11": "down 2 places", "Zieliński Jan 11": "down 2 places",
+        "Nowak Anna 9": "down 6 places", "Nowak Jan 9": "down 6 places"}
+    history = _body(_read(site / "ranking" / player_page("1041")).tables["history"])
+    assert history == [["edition-1", "not ranked"], ["edition-2", "24.00"]]
+    # The history read from the `ranking` table equals the one rebuilt from the log without it.
+    with store.writer() as con:
+        con.execute("DROP TABLE projection_ranking CASCADE")
+    build_site(store, tmp_path / "rebuilt")
+    for page in sorted((site / "ranking").rglob("*.*")):
+        assert page.read_bytes() == (tmp_path / "rebuilt" / page.relative_to(site)).read_bytes(), page.name
