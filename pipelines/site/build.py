@@ -22,6 +22,7 @@ import orjson
 import polars as pl
 
 from pipelines.projections import ScoredEdition, score_store
+from pipelines.ranking.publish import EditionError
 from pipelines.site.analysis import AnalysisReport, DoubleDummy, canonical_deal, ensure_analysis
 from pipelines.site.event_pages import event_page, index_page
 from pipelines.site.gather import EventInfo, SessionData, events_of, session_data
@@ -124,7 +125,13 @@ def write_ranking(report: SiteReport, store: EventStore, scored: ScoredEdition, 
             and all((report.outdir / str(name)).is_file() for name in files):
         report.unchanged += len(files)
         return True
-    rendered = ranking_files(ranking_source(store, editions), language)
+    try:
+        source = ranking_source(store, editions)
+    except EditionError as exc:
+        # The results stay published; the ranking pages keep the edition they showed, if any.
+        log.error("site: ranking pages not written: %s", exc)
+        return isinstance(files, list) and (report.outdir / RANKING_DIR / "index.html").is_file()
+    rendered = ranking_files(source, language)
     _write(report, rendered)
     # Only files this build wrote before (the manifest lists them), never anything else in the folder.
     for name in sorted(set(map(str, files if isinstance(files, list) else [])) - set(rendered)):

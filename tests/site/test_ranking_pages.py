@@ -274,3 +274,30 @@ def test_a_correction_moves_players_and_drops_a_page_that_a_rebuilt_history_repe
     build_site(store, tmp_path / "rebuilt")
     for page in sorted((site / "ranking").rglob("*.*")):
         assert page.read_bytes() == (tmp_path / "rebuilt" / page.relative_to(site)).read_bytes(), page.name
+
+
+def test_an_edition_that_does_not_rebuild_leaves_the_results_and_the_last_ranking_pages(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
+    from pipelines.ranking.publish import EditionMismatch
+    from pipelines.site import ranking_pages
+
+    store = EventStore(tmp_path / "events.duckdb")
+    build_session(store, tmp_path)
+    rules, as_of = load_rules("sbu"), datetime(2026, 11, 22, 12, 0, tzinfo=CET)
+    publish_edition(store, compute_edition(store, rules, as_of=as_of), label="edition-1", at=as_of)
+    site = tmp_path / "site"
+    build_site(store, site)
+    before = (site / "ranking" / "index.html").read_bytes()
+    publish_edition(store, compute_edition(store, rules, as_of=as_of), label="edition-2", at=as_of)
+
+    def mismatch(store: EventStore, label: str) -> RankingEdition:
+        raise EditionMismatch(f"edition {label!r} rebuilt to something else")
+
+    monkeypatch.setattr(ranking_pages, "rebuild_edition", mismatch)
+    report = build_site(store, site)
+    assert "ranking pages not written: edition 'edition-2' rebuilt to something else" in caplog.text
+    assert (site / "ranking" / "index.html").read_bytes() == before and "ranking/index.html" not in report.written
+    assert "ranking/index.html" in _read(site / "index.html").links
+    fresh = build_site(store, tmp_path / "fresh")  # a new folder has no ranking to keep: no link
+    assert not (tmp_path / "fresh" / "ranking").exists() and fresh.written
+    assert not any("ranking" in link for link in _read(tmp_path / "fresh" / "index.html").links)
