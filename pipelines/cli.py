@@ -2,6 +2,9 @@
 
 The wall clock is read here, at the edge, and nowhere in replay or scoring: a command that needs
 "now" (when a file was recorded) takes it once and passes it down explicitly.
+
+Each command imports what it needs when it runs: `bridgeledger --help` or one director's command
+does not pay for the ingest readers, the scoring engine or the Airflow-sized libraries.
 """
 
 from __future__ import annotations
@@ -13,16 +16,15 @@ import sys
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
-from rich.progress import Progress
-from rich.table import Table
 
-from models.events import ArtificialAward, WeightedComponent
-from pipelines.ingest import IngestOptions, IngestRejected, IngestReport, ingest_file
-from pipelines.store import EventStore, StoreError
+if TYPE_CHECKING:
+    from models.events import ArtificialAward, WeightedComponent
+    from pipelines.ingest import IngestReport
+    from pipelines.store import EventStore
 
 app = typer.Typer(help="bridgeledger: the results back office of a bridge federation.",
                   no_args_is_help=True, pretty_exceptions_enable=False)
@@ -39,6 +41,13 @@ StoreOption = Annotated[
 def store_path(store: Path | None) -> Path:
     """The store file: --store, else $BRIDGELEDGER_STORE, else ./bridgeledger.duckdb."""
     return store or Path(os.environ.get("BRIDGELEDGER_STORE", DEFAULT_STORE))
+
+
+def open_store(store: Path | None) -> EventStore:
+    """The event store named by --store (or its defaults); pipelines.store is imported here, when used."""
+    from pipelines.store import EventStore
+
+    return EventStore(store_path(store))
 
 
 def parse_time(text: str) -> datetime:
@@ -65,7 +74,12 @@ def ingest(
     at: Annotated[str | None, typer.Option(help="When the results happened (ISO time with zone)")] = None,
 ) -> None:
     """Append each file's facts to the event log, one transaction per file."""
-    event_store = EventStore(store_path(store))
+    from rich.progress import Progress
+
+    from pipelines.ingest import IngestOptions, IngestRejected, ingest_file
+    from pipelines.store import StoreError
+
+    event_store = open_store(store)
     now = datetime.now(UTC)
     options = IngestOptions(strict=strict, event_id=event, session_id=session,
                             occurred_at=parse_time(at) if at else None)
@@ -99,31 +113,75 @@ def _print_ingest(report: IngestReport) -> None:
 @app.command()
 def score(
     store: StoreOption = None,
-    position: Annotated[int | None, typer.Option(help="Replay up to this log position")] = None,
-    as_of: Annotated[str | None, typer.Option("--as-of", help="Results as they stood at this time")] = None,
+    position: Annotated[int | None, typer.Option(help="An edition: the log up to this position")] = None,
+    as_of: Annotated[str | None, typer.Option("--as-of", help="An edition: results as they stood at this time")] = None,
+    event: Annotated[str | None, typer.Option("--event", help="An edition of this event only")] = None,
+    session: Annotated[str | None, typer.Option("--session", help="With --event: of this session only")] = None,
+    full: Annotated[bool, typer.Option("--full", help="Rebuild every projection from zero")] = False,
     out: Annotated[Path | None, typer.Option(help="Also write board_scores.csv and standings.csv here")] = None,
 ) -> None:
-    """Replay the log, score every session, and refresh the analyst views."""
-    from pipelines.projections import export_csv, score_store, top_standings, write_views
-    from pipelines.store import to_epoch_us
+    """Bring the analyst views up to the log, rescoring only the sessions touched since they were
+    last scored (--full: every session, from zero). With --position, --as-of or --event, score that
+    edition alone (replaying only the sessions it names) and leave the views as they are."""
+    from pipelines.store import StoreError
 
-    event_store = EventStore(store_path(store))
-    as_of_us = to_epoch_us(parse_time(as_of)) if as_of else None
+    if session is not None and event is None:
+        raise typer.BadParameter("--session needs --event")
+    if full and (position is not None or as_of or event):
+        raise typer.BadParameter("--full rebuilds the views from the whole log; it takes no edition options")
     try:
-        edition = score_store(event_store, up_to=position, as_of_us=as_of_us)
-        write_views(event_store, edition)
+        if position is not None or as_of or event:
+            _score_edition(open_store(store), position, as_of, event, session, out)
+        else:
+            _refresh_views(open_store(store), full, out)
     except StoreError as exc:
         errors.print(f"[red]error[/red] {exc}")
         raise typer.Exit(1) from exc
-    console.print(f"scored {edition.board_scores.height} results at log position {edition.position}")
+
+
+def _score_edition(event_store: EventStore, position: int | None, as_of: str | None, event: str | None,
+                   session: str | None, out: Path | None) -> None:
+    from pipelines.editions import EditionRef
+    from pipelines.projections import export_csv, leaders
+
+    ref = EditionRef(position=position, as_of=parse_time(as_of) if as_of else None)
+    edition = ref.score(event_store, event_id=event, session_id=session)
+    console.print(f"scored {edition.board_scores.height} results at log position {edition.position} "
+                  "(an edition; the views are unchanged)")
     if out:
         for name, path in export_csv(edition, out).items():
             console.print(f"  {name}: {path}")
-    _print_frame(top_standings(edition, limit=3), "leaders")
+    _print_leaders(leaders(edition.standings, limit=3))
+
+
+def _refresh_views(event_store: EventStore, full: bool, out: Path | None) -> None:
+    from pipelines.live import export_tables, read_tables, refresh
+    from pipelines.projections import leaders
+
+    done = refresh(event_store, full=full)
+    console.print(f"scored {done.board_rows} results at log position {done.position} "
+                  f"({done.sessions.height} session(s) {'rebuilt' if done.full else 'rescored'}; "
+                  "the views show every session)")
+    if out:
+        for name, path in export_tables(event_store, out).items():
+            console.print(f"  {name}: {path}")
+    shown = done.sessions.head(_LEADER_SESSIONS)
+    _print_leaders(leaders(read_tables(event_store, shown)[1], limit=3), done.sessions.height - shown.height)
+
+
+_LEADER_SESSIONS = 10
+"""Sessions whose leaders `score` prints (a full rebuild of years would print pages)."""
+
+
+def _print_leaders(frame: object, more_sessions: int = 0) -> None:
+    _print_frame(frame, "leaders")
+    if more_sessions > 0:
+        console.print(f"... and {more_sessions} more session(s): query the standings view")
 
 
 def _director_call(action: Callable[[], int]) -> None:
     from pipelines.director import DirectorError
+    from pipelines.store import StoreError
 
     try:
         position = action()
@@ -159,7 +217,7 @@ def register(event: EventOpt,
     except (OSError, ValueError, ValidationError) as exc:
         errors.print(f"[red]refused[/red] {conditions}: {exc}")
         raise typer.Exit(1) from exc
-    _director_call(lambda: register_tournament(EventStore(store_path(store)), event, name, at=_now_or(at),
+    _director_call(lambda: register_tournament(open_store(store), event, name, at=_now_or(at),
                                                conditions=rules, organiser=organiser))
 
 
@@ -170,7 +228,7 @@ def publish(event: EventOpt, session: SessionOpt, at: AtOpt = None, store: Store
     """The official score is available: the Law 79C correction period opens."""
     from pipelines.director import publish_scores
 
-    _director_call(lambda: publish_scores(EventStore(store_path(store)), event, session, at=_now_or(at),
+    _director_call(lambda: publish_scores(open_store(store), event, session, at=_now_or(at),
                                           correction_period_minutes=period))
 
 
@@ -193,7 +251,7 @@ def correct(
 
     ref = TableRef(event, session, board, table, section)
     _director_call(lambda: request_correction(
-        EventStore(store_path(store)), ref, at=_now_or(at), correction_id=correction_id, requested_by=by,
+        open_store(store), ref, at=_now_or(at), correction_id=correction_id, requested_by=by,
         reason=reason, contract=contract, declarer=declarer, tricks=tricks))
 
 
@@ -215,7 +273,7 @@ def adjust(
 
     ref = TableRef(event, session, board, table, section)
     _director_call(lambda: award_artificial(
-        EventStore(store_path(store)), ref, at=_now_or(at), requested_at=parse_time(requested_at),
+        open_store(store), ref, at=_now_or(at), requested_at=parse_time(requested_at),
         ns_award=_award(ns), ew_award=_award(ew), director=director, reason=reason))
 
 
@@ -239,13 +297,15 @@ def weighted(
 
     ref = TableRef(event, session, board, table, section)
     _director_call(lambda: award_weighted(
-        EventStore(store_path(store)), ref, at=_now_or(at), requested_at=parse_time(requested_at),
+        open_store(store), ref, at=_now_or(at), requested_at=parse_time(requested_at),
         ns_components=[_outcome(o) for o in ns], ew_components=[_outcome(o) for o in ew or []],
         director=director, reason=reason))
 
 
 def _outcome(text: str) -> WeightedComponent:
     from pydantic import ValidationError
+
+    from models.events import WeightedComponent
 
     parts = text.split(":")
     if len(parts) != 4:
@@ -276,7 +336,7 @@ def foul(
         if not sep or not label.strip() or not tables.strip():
             raise typer.BadParameter(f"{item!r}: a group is LABEL=TABLE,TABLE,...")
         groups[label.strip()] = [t.strip() for t in tables.split(",") if t.strip()]
-    _director_call(lambda: record_fouled_board(EventStore(store_path(store)), event, session, board,
+    _director_call(lambda: record_fouled_board(open_store(store), event, session, board,
                                                at=_now_or(at), groups=groups, reason=reason, section=section))
 
 
@@ -305,7 +365,7 @@ def approve_late(
     """Law 79C2: approve a correction raised after the correction period."""
     from pipelines.director import approve_late_correction
 
-    _director_call(lambda: approve_late_correction(EventStore(store_path(store)), correction_id,
+    _director_call(lambda: approve_late_correction(open_store(store), correction_id,
                                                    at=_now_or(at), organiser=organiser, director=director,
                                                    statement=statement))
 
@@ -323,7 +383,7 @@ def penalty(
     """A procedural or disciplinary penalty (Laws 90/91)."""
     from pipelines.director import award_penalty
 
-    _director_call(lambda: award_penalty(EventStore(store_path(store)), event, session, contestant,
+    _director_call(lambda: award_penalty(open_store(store), event, session, contestant,
                                          at=_now_or(at), amount=amount, unit=unit, reason=reason, law=law))
 
 
@@ -337,7 +397,7 @@ def audit(event: EventOpt, session: SessionOpt,
     from pipelines.projections import score_store
     from pipelines.store import to_epoch_us
 
-    edition = score_store(EventStore(store_path(store)),
+    edition = score_store(open_store(store), sessions=[(event, session)],
                           as_of_us=to_epoch_us(parse_time(as_of)) if as_of else None)
     report = write_audit(edition, event, session, out)
     _print_frame(report.rows.select("kind", "id", "board", "table_id", "raised_at", "decision", "rule"),
@@ -349,12 +409,17 @@ def audit(event: EventOpt, session: SessionOpt,
 def diff(old: Annotated[str, typer.Option("--from", help="Log position or ISO time")],
          new: Annotated[str, typer.Option("--to", help="Log position or ISO time")],
          out: Annotated[Path | None, typer.Option(help="Also write the full changes as CSV here")] = None,
+         event: Annotated[str | None, typer.Option("--event", help="Only this event")] = None,
+         session: Annotated[str | None, typer.Option("--session", help="With --event: only this session")] = None,
          store: StoreOption = None) -> None:
     """Every board score, standing and rank that changed between two editions, and why."""
     from pipelines.editions import EditionRef, describe_changes, diff_editions
 
+    if session is not None and event is None:
+        raise typer.BadParameter("--session needs --event")
     try:
-        changes = diff_editions(EventStore(store_path(store)), EditionRef.parse(old), EditionRef.parse(new))
+        changes = diff_editions(open_store(store), EditionRef.parse(old), EditionRef.parse(new),
+                                event_id=event, session_id=session)
     except ValueError as exc:
         raise typer.BadParameter(str(exc)) from exc
     for line in describe_changes(changes):
@@ -398,9 +463,10 @@ def export(fmt: Annotated[str, typer.Argument(help="pbn or lin")], event: EventO
            store: StoreOption = None) -> None:
     """Write a session (hand records, results, our standings) as PBN or LIN."""
     from pipelines.exports import ExportError, export_session
+    from pipelines.store import StoreError
 
     try:
-        text = export_session(EventStore(store_path(store)), event, session, fmt.lower())
+        text = export_session(open_store(store), event, session, fmt.lower())
     except (ExportError, StoreError) as exc:
         errors.print(f"[red]error[/red] {exc}")
         raise typer.Exit(1) from exc
@@ -418,7 +484,7 @@ def diff_published(store: StoreOption = None,
     from pipelines.projections import score_store
     from pipelines.published import published_differences
 
-    event_store = EventStore(store_path(store))
+    event_store = open_store(store)
     differences = published_differences(event_store, score_store(event_store))
     console.print(f"{differences.height} published value(s) differ from ours")
     _print_frame(differences.head(limit), None)
@@ -427,8 +493,10 @@ def diff_published(store: StoreOption = None,
 @app.command()
 def verify(store: StoreOption = None) -> None:
     """Recompute the hash chain; exit 1 naming the first bad position if a row was tampered with."""
+    from pipelines.store import StoreError
+
     try:
-        report = EventStore(store_path(store)).verify()
+        report = open_store(store).verify()
     except StoreError as exc:
         errors.print(f"[red]error[/red] {exc}")
         raise typer.Exit(1) from exc
@@ -443,8 +511,10 @@ def verify(store: StoreOption = None) -> None:
 def sql(query: Annotated[str, typer.Argument(help="SQL to run on a read-only connection")],
         store: StoreOption = None) -> None:
     """Run a query for analysis. The connection is read-only: nothing can be changed."""
+    from pipelines.store import StoreError
+
     try:
-        with EventStore(store_path(store)).reader() as con:
+        with open_store(store).reader() as con:
             frame = con.sql(query).pl()
     except StoreError as exc:
         errors.print(f"[red]error[/red] {exc}")
@@ -479,6 +549,7 @@ def demo(workdir: Annotated[Path, typer.Option(help="Where the demo store and ou
 
 def _print_frame(frame: object, title: str | None) -> None:
     import polars as pl
+    from rich.table import Table
 
     assert isinstance(frame, pl.DataFrame)
     table = Table(title=title)

@@ -148,7 +148,7 @@ def award_weighted(store: EventStore, table: TableRef, *, at: datetime, requeste
 def record_fouled_board(store: EventStore, event_id: str, session_id: str, board: int, *, at: datetime,
                         groups: Mapping[str, Sequence[str]], reason: str, section: str = "") -> int:
     """Law 87: the board was played in different forms; results are compared within each group."""
-    results = replay(store).original_results.filter(
+    results = replay(store, sessions=[(event_id, session_id)]).original_results.filter(
         (pl.col("event_id") == event_id) & (pl.col("session_id") == session_id) & (pl.col("board") == board)
         & (pl.col("section") == section))
     played = set(results["table_id"].to_list())
@@ -167,7 +167,7 @@ def record_fouled_board(store: EventStore, event_id: str, session_id: str, board
 def award_penalty(store: EventStore, event_id: str, session_id: str, contestant_id: str, *, at: datetime,
                   amount: float, unit: str, reason: str, law: str | None = None, section: str = "") -> int:
     """Laws 90/91: a penalty on a contestant, in the session's unit."""
-    projection = replay(store)
+    projection = replay(store, sessions=[(event_id, session_id)])
     seats = projection.results.filter((pl.col("event_id") == event_id) & (pl.col("session_id") == session_id))
     if contestant_id not in set(seats["ns_id"].to_list()) | set(seats["ew_id"].to_list()):
         raise DirectorError(f"no contestant {contestant_id!r} played in {event_id}/{session_id}")
@@ -214,8 +214,9 @@ def _require_session(store: EventStore, event_id: str, session_id: str) -> None:
 
 
 def _require_table(store: EventStore, table: TableRef) -> dict[str, Any]:
+    """The table's result as recorded; only its session is read from the log."""
     _require_session(store, table.event_id, table.session_id)
-    results = replay(store).original_results
+    results = replay(store, sessions=[(table.event_id, table.session_id)]).original_results
     rows = results.filter(
         (pl.col("event_id") == table.event_id) & (pl.col("session_id") == table.session_id)
         & (pl.col("board") == table.board) & (pl.col("table_id") == table.table_id)
@@ -234,6 +235,7 @@ def _require_table(store: EventStore, table: TableRef) -> dict[str, Any]:
 
 
 def _find_correction(store: EventStore, correction_id: str) -> dict[str, Any] | None:
+    # An approval names only the request: every request is read, and nothing else (a few per session).
     for event in store.read(types=["ScoreCorrectionRequested"]):
         if event.payload["correction_id"] == correction_id:
             return event.payload
