@@ -155,7 +155,7 @@ def _score_edition(event_store: EventStore, position: int | None, as_of: str | N
 
 
 def _refresh_views(event_store: EventStore, full: bool, out: Path | None) -> None:
-    from pipelines.live import export_tables, read_tables, refresh
+    from pipelines.live import export_tables, read_table, refresh
     from pipelines.projections import leaders
 
     done = refresh(event_store, full=full)
@@ -166,7 +166,7 @@ def _refresh_views(event_store: EventStore, full: bool, out: Path | None) -> Non
         for name, path in export_tables(event_store, out).items():
             console.print(f"  {name}: {path}")
     shown = done.sessions.head(_LEADER_SESSIONS)
-    _print_leaders(leaders(read_tables(event_store, shown)[1], limit=3), done.sessions.height - shown.height)
+    _print_leaders(leaders(read_table(event_store, "standings", shown), limit=3), done.sessions.height - shown.height)
 
 
 _LEADER_SESSIONS = 10

@@ -32,7 +32,7 @@ from models.events import (
     event_payload,
     session_stream,
 )
-from pipelines.replay import replay
+from pipelines.replay import recorded_results, replay
 from pipelines.store import EventStore, NewEvent, to_epoch_us
 
 
@@ -148,7 +148,7 @@ def award_weighted(store: EventStore, table: TableRef, *, at: datetime, requeste
 def record_fouled_board(store: EventStore, event_id: str, session_id: str, board: int, *, at: datetime,
                         groups: Mapping[str, Sequence[str]], reason: str, section: str = "") -> int:
     """Law 87: the board was played in different forms; results are compared within each group."""
-    results = replay(store, sessions=[(event_id, session_id)]).original_results.filter(
+    results = recorded_results(store, [(event_id, session_id)]).filter(
         (pl.col("event_id") == event_id) & (pl.col("session_id") == session_id) & (pl.col("board") == board)
         & (pl.col("section") == section))
     played = set(results["table_id"].to_list())
@@ -216,7 +216,7 @@ def _require_session(store: EventStore, event_id: str, session_id: str) -> None:
 def _require_table(store: EventStore, table: TableRef) -> dict[str, Any]:
     """The table's result as recorded; only its session is read from the log."""
     _require_session(store, table.event_id, table.session_id)
-    results = replay(store, sessions=[(table.event_id, table.session_id)]).original_results
+    results = recorded_results(store, [(table.event_id, table.session_id)])
     rows = results.filter(
         (pl.col("event_id") == table.event_id) & (pl.col("session_id") == table.session_id)
         & (pl.col("board") == table.board) & (pl.col("table_id") == table.table_id)

@@ -294,16 +294,20 @@ def _transaction(con: duckdb.DuckDBPyConnection) -> Iterator[None]:
 
 def read_tables(store: EventStore, sessions: pl.DataFrame | None = None) -> tuple[pl.DataFrame, pl.DataFrame]:
     """Board scores and standings from the projection tables (of `sessions` only, when given)."""
+    return read_table(store, "board_scores", sessions), read_table(store, "standings", sessions)
+
+
+def read_table(store: EventStore, name: str, sessions: pl.DataFrame | None = None) -> pl.DataFrame:
+    """`board_scores` or `standings` from the projection tables (of `sessions` only, when given)."""
+    schema = BOARD_SCHEMA if name == "board_scores" else STANDING_SCHEMA
     with store.reader() as con:
         if sessions is None:
-            board = con.sql(f"SELECT * FROM {_TABLES['board_scores']}").pl()
-            standing = con.sql(f"SELECT * FROM {_TABLES['standings']}").pl()
-        else:
-            keys = [f"{e}\x1f{s}" for e, s in sessions.select("event_id", "session_id").iter_rows()]
-            where = " WHERE event_id || chr(31) || session_id IN (SELECT unnest(?))"
-            board = con.sql(f"SELECT * FROM {_TABLES['board_scores']}{where}", params=[keys]).pl()
-            standing = con.sql(f"SELECT * FROM {_TABLES['standings']}{where}", params=[keys]).pl()
-    return conform(board, BOARD_SCHEMA), conform(standing, STANDING_SCHEMA)
+            rows = con.sql(f"SELECT * FROM {_TABLES[name]}").pl()
+        else:  # rows are stored a tournament at a time: DuckDB skips the others' row groups
+            rows = con.sql(f"SELECT * FROM {_TABLES[name]} WHERE event_id IN (SELECT unnest(?))",
+                           params=[sessions["event_id"].unique().to_list()]).pl()
+            rows = rows.join(sessions.select("event_id", "session_id"), on=["event_id", "session_id"], how="semi")
+    return conform(rows, schema)
 
 
 def export_tables(store: EventStore, outdir: str | Path, *, batch_events: int = BATCH_EVENTS) -> dict[str, Path]:

@@ -180,6 +180,17 @@ def replay(store: EventStore, *, up_to: int | None = None, as_of_us: int | None 
     )
 
 
+def recorded_results(store: EventStore, sessions: Collection[SessionKey], *, up_to: int | None = None,
+                     upcasters: UpcasterRegistry = UPCASTERS) -> pl.DataFrame:
+    """The sessions' table results as recorded (no correction or ruling), scored by Law 77:
+    `Projection.original_results` of a replay of those sessions, reading only results and boards."""
+    with store.reader() as con:
+        position = up_to if up_to is not None else int(
+            con.execute("SELECT coalesce(max(position), 0) FROM events").fetchall()[0][0])
+        clock = log_clock(con, position)
+    return _original_results(store, position, clock, upcasters, _Scope.of(sessions))
+
+
 def publication_windows(store: EventStore, *, as_of_us: int, up_to: int | None = None,
                         upcasters: UpcasterRegistry = UPCASTERS) -> pl.DataFrame:
     """`Projection.windows` of a whole replay at `as_of_us`, from the publications and the
