@@ -44,16 +44,19 @@ INGEST = ["ingest", "--at", "2026-11-22T19:00+01:00", str(TRAVELLER)]
 
 @dataclass(frozen=True)
 class Run:
-    """One command: wall seconds and the peak RSS of its process."""
+    """One command: wall seconds, CPU seconds (user + system, all threads) and the peak RSS of its
+    process. On a shared machine the wall time grows with the others' load; the CPU time much less."""
 
     seconds: float
+    cpu_seconds: float
     peak_gb: float
 
     def __add__(self, other: Run) -> Run:
-        return Run(self.seconds + other.seconds, max(self.peak_gb, other.peak_gb))
+        return Run(self.seconds + other.seconds, self.cpu_seconds + other.cpu_seconds,
+                   max(self.peak_gb, other.peak_gb))
 
     def __str__(self) -> str:
-        return f"{self.seconds:7.2f} s, {self.peak_gb:4.2f} GB"
+        return f"{self.seconds:.2f} s ({self.cpu_seconds:.2f} s CPU), {self.peak_gb:.2f} GB"
 
 
 def run_cli(source: Path, store: Path, args: list[str]) -> Run:
@@ -68,7 +71,7 @@ def run_cli(source: Path, store: Path, args: list[str]) -> Run:
     stderr = child.stderr.read().decode() if child.stderr else ""
     if os.waitstatus_to_exitcode(status) != 0:
         raise SystemExit(f"{' '.join(args[:1])} failed ({source}): {stderr}")
-    return Run(seconds, usage.ru_maxrss / 1024**2)
+    return Run(seconds, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024**2)
 
 
 def cached_store(path: Path, boards: int, per_board: int) -> Path:
@@ -156,7 +159,7 @@ def main() -> None:
         peer = str(theirs[name]) if name in theirs else "-"
         limit = f"<= {seconds:g} s" + (f", <= {gigabytes:g} GB" if gigabytes else "")
         print(f"| {name} | {ours_run} | {peer} | {limit} | {'yes' if met else 'NO'} |")
-    print(f"\nload average after: {os.getloadavg()[0]:.1f}")
+    print(f"\nload average after: {os.getloadavg()[0]:.1f} (1 min), {os.getloadavg()[2]:.1f} (15 min)")
 
 
 if __name__ == "__main__":
