@@ -12,6 +12,7 @@ LIN `vg` letter) to conditions, for files that arrive without a conditions docum
 from __future__ import annotations
 
 import tomllib
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Literal, Self
 
@@ -27,8 +28,11 @@ FieldLayout = Literal["two_field", "one_field", "barometer"]
 """two_field: NS and EW ranked separately (Mitchell). one_field: one ranking (Howell).
 barometer: one ranking, every table plays the same boards in the same round (scored as one_field)."""
 
-TieBreak = Literal["head_to_head_vp", "head_to_head_imps", "imp_quotient", "imp_margin"]
-"""Tie-break criteria, applied in the order given (CBAI / WBF GCOC cascade for teams)."""
+TieBreak = Literal["head_to_head_vp", "head_to_head_imps", "imp_quotient", "imp_margin", "head_to_head_mp"]
+"""Tie-break criteria, applied in the order given: the CBAI / WBF GCOC cascade for teams; for pairs,
+`head_to_head_mp`, the direct encounters among the tied pairs (2 points for each tied pair beaten on
+the matchpoints of the boards they played against each other, 1 for a draw: Magic Contest's
+`Tiebreak` column, FFB). Pairs sessions apply only the pairs criterion, teams only the others."""
 
 SCORING_METHODS: tuple[ScoringMethod, ...] = ("MP", "BUTLER", "CROSS_IMP", "TOTAL", "IMP_TEAMS", "VP_TEAMS")
 """Every scoring method, in the spelling of `SessionScheduled.scoring`."""
@@ -199,6 +203,9 @@ class TeamRules(BaseModel):
     knockout_averaging: bool = False
     """Law 86B / 12C4: when the two teams' adjusted scores on a board do not balance, each is computed
     separately and the average awarded to both (knockout play)."""
+    boards_per_match: int | None = Field(default=None, ge=1)
+    """Scheduled length of a match in boards: the VP scale it is converted on (Law 78D), however many
+    boards could be compared. None = the boards the match has in the log (played in either room)."""
 
 
 class CarryOver(BaseModel):
@@ -347,10 +354,14 @@ pair's total to the section's top with unplayed boards at its own average; Magic
 round each board's score to 0.1 before totalling."""
 
 
-def conditions_from_file(tag: str | None, program: str | None) -> ConditionsOfContest:
-    """Conditions a file states for itself: its scoring statement, plus the conventions of the
-    program that wrote it (the statement wins where both speak)."""
+def conditions_from_file(tag: str | None, program: str | None,
+                         tie_breaks: Sequence[str] = ()) -> ConditionsOfContest:
+    """Conditions a file states for itself: its scoring statement and the tie-breaks its standings
+    say were applied, plus the conventions of the program that wrote it (the statement wins where
+    both speak)."""
     stated = conditions_from_scoring_tag(tag).model_dump(exclude_unset=True)
+    if tie_breaks:
+        stated["tie_breaks"] = tuple(tie_breaks)
     name = (program or "").strip().lower()
     conventions = next((c for key, c in PROGRAM_CONVENTIONS.items() if name.startswith(key)), {})
     return ConditionsOfContest.model_validate(_deep_merge(conventions, stated))

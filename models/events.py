@@ -274,6 +274,11 @@ class WeightedScoreAwarded(_Event):
     """Board number."""
     table_id: str
     """Table."""
+    ns_id: str | None = None
+    """North-South contestant (None in events recorded before it was kept: replay takes the
+    table's recorded result)."""
+    ew_id: str | None = None
+    """East-West contestant (None: as recorded at the table)."""
     ns_components: tuple[WeightedComponent, ...]
     """Outcomes scored for NS."""
     ew_components: tuple[WeightedComponent, ...] = ()
@@ -317,7 +322,10 @@ class PenaltyAwarded(_Event):
     contestant_id: str
     """Penalised contestant."""
     section: str = ""
-    """Section."""
+    """Section ('' in events recorded before it was resolved: any section the id played in)."""
+    direction: Literal["NS", "EW"] | None = None
+    """The contestant's direction in a two-field (Mitchell) session, where NS 1 and EW 1 are two
+    pairs; None in a one-field session or team play (and in events recorded before it was kept)."""
     amount: float = Field(gt=0)
     """Size of the penalty (deducted)."""
     unit: Literal["MP", "%", "IMP", "VP"]

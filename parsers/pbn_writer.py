@@ -310,14 +310,14 @@ def dumps(parsed: ParsedFile, *, newline: str = CRLF) -> str:
             written.add(key)
             lines.extend(_score_table(parsed, key))
         if key[1] in standings:
-            lines.extend(_total_score_table(standings.pop(key[1]), meta.scoring or ""))
+            lines.extend(_total_score_table(standings.pop(key[1]), meta.scoring or "", meta.tie_breaks))
     for section, contestants in standings.items():
         lines.extend(["", *(f'[{k} "{escape(v)}"]' for k, v in head)])
         if competition:
             lines.append(f'[Competition "{competition}"]')
         if section:
             lines.append(f'[Section "{escape(section)}"]')
-        lines.extend(_total_score_table(contestants, meta.scoring or ""))
+        lines.extend(_total_score_table(contestants, meta.scoring or "", meta.tie_breaks))
     return _join(lines, newline)
 
 
@@ -393,14 +393,17 @@ def _artificial_row(record: ArtificialRecord, extra: list[tuple[str, str]], name
     return cells + (["-", "-"] if names else [])
 
 
-def _total_score_table(contestants: list[ContestantRecord], scoring: str) -> list[str]:
+def _total_score_table(contestants: list[ContestantRecord], scoring: str,
+                       tie_breaks: tuple[str, ...] = ()) -> list[str]:
     total = "TotalScoreIMP" if "IMP" in scoring.upper() else "TotalScoreMP"
     columns = [("Rank", "rank"), ("PairId", ""), ("Direction", ""), ("Names", ""), (total, "total"),
-               ("TotalPercentage", "percentage"), ("NrBoards", "nr_boards"), ("SessionScoreMP", "session_total"),
-               ("SessionPercentage", "session_percentage"), ("MemberID1", ""), ("MemberID2", "")]
+               ("TotalPercentage", "percentage"), ("Tiebreak", "tiebreak"), ("NrBoards", "nr_boards"),
+               ("SessionScoreMP", "session_total"), ("SessionPercentage", "session_percentage"),
+               ("MemberID1", ""), ("MemberID2", "")]
     published = {k for c in contestants for k in c.published}
     wanted = [(name, key) for name, key in columns
               if (key and key in published) or name == "PairId"
+              or (name == "Tiebreak" and "head_to_head_mp" in tie_breaks)
               or (name == "Direction" and any(c.direction for c in contestants))
               or (name == "Names" and any(c.name or c.players for c in contestants))
               or (name.startswith("MemberID") and any(len(c.players) > int(name[-1]) - 1

@@ -166,6 +166,8 @@ class FileMetadata(BaseModel):
     """'one_field' (Howell, barometer) or 'two_field' (Mitchell) when the file tells."""
     program: str | None = None
     """Program that wrote the file."""
+    tie_breaks: tuple[str, ...] = ()
+    """Tie-breaks the file says it applied to its standings (`models.conditions.TieBreak` names)."""
 
 
 class ParsedFile(BaseModel):

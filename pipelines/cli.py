@@ -378,13 +378,17 @@ def penalty(
     unit: Annotated[str, typer.Option(help="MP, %, IMP or VP")],
     reason: Annotated[str, typer.Option(help="Why")],
     law: Annotated[str | None, typer.Option(help="Law applied, e.g. 90B2")] = None,
+    direction: Annotated[str | None, typer.Option(help="NS or EW: the contestant's direction in a two-field "
+                                                       "session, where NS 1 and EW 1 are different pairs")] = None,
+    section: Annotated[str | None, typer.Option(help="Section (needed only if the id is in several)")] = None,
     at: AtOpt = None, store: StoreOption = None,
 ) -> None:
-    """A procedural or disciplinary penalty (Laws 90/91)."""
+    """A procedural or disciplinary penalty (Laws 90/91), in a unit the session is scored in."""
     from pipelines.director import award_penalty
 
     _director_call(lambda: award_penalty(open_store(store), event, session, contestant,
-                                         at=_now_or(at), amount=amount, unit=unit, reason=reason, law=law))
+                                         at=_now_or(at), amount=amount, unit=unit, reason=reason, law=law,
+                                         section=section, direction=direction))
 
 
 @app.command()

@@ -5,10 +5,11 @@
   is exclusive: a request raised exactly at the deadline is late.
 - A correction raised before the deadline applies; one raised at or after it is kept and shown as
   rejected, unless a `LateCorrectionApproved` for it exists (Law 79C2).
-- A correction to a session that was never published applies: fixing a score before publication
-  is an ordinary fix.
+- A correction raised before the session's (first) publication applies: fixing a score before
+  publication is an ordinary fix, and the audit says so, even once the session has been published.
 - A director's ruling (artificial or weighted score) requested after publication + the Law 92B
-  period is rejected the same way; rulings with no request time (from files) stand.
+  period is rejected the same way; rulings with no request time (from files) stand. Of the rulings
+  that stand for one table, the latest given replaces the earlier ones.
 - A session is `provisional` while its period is open at the as-of time, `final` after.
 
 Every decision depends on `occurred_at` (when things happened), never on the order in which the
@@ -76,7 +77,9 @@ def decide_corrections(corrections: pl.DataFrame, windows: pl.DataFrame,
         "correction_id", keep="first", maintain_order=True)
     framed = corrections.join(windows.select(*_SESSION, "published_us", "deadline_us"), on=_SESSION,
                               how="left").join(approved, on="correction_id", how="left")
-    unpublished = pl.col("published_us").is_null()
+    # Raised before the official score was available (whether or not it has been published since):
+    # an ordinary fix, which Law 79C does not govern.
+    unpublished = pl.col("published_us").is_null() | (pl.col("occurred_us") < pl.col("published_us"))
     inside = pl.col("occurred_us") < pl.col("deadline_us")
     late_approved = pl.col("approved_by").is_not_null()
     return framed.with_columns(
@@ -84,7 +87,7 @@ def decide_corrections(corrections: pl.DataFrame, windows: pl.DataFrame,
         .when(inside).then(pl.lit("inside correction period"))
         .otherwise(pl.lit("after correction period")),
         applied=unpublished | inside | late_approved,
-        rule=pl.when(unpublished).then(pl.lit("not yet published: ordinary correction"))
+        rule=pl.when(unpublished).then(pl.lit("ordinary fix before publication"))
         .when(inside).then(pl.lit("Law 79C1: raised within the correction period"))
         .when(late_approved).then(pl.lit("Law 79C2: late correction approved by the organiser"))
         .otherwise(pl.lit("Law 79C1: correction period had expired; no Law 79C2 approval")),
@@ -96,19 +99,35 @@ def decide_rulings(rulings: pl.DataFrame, windows: pl.DataFrame) -> pl.DataFrame
     framed = rulings.join(windows.select(*_SESSION, "published_us", "appeal_deadline_us"), on=_SESSION,
                           how="left")
     no_request_time = pl.col("requested_us").is_null()
-    unpublished = pl.col("published_us").is_null()
+    unpublished = pl.col("published_us").is_null() | (pl.col("requested_us") < pl.col("published_us"))
     inside = pl.col("requested_us") < pl.col("appeal_deadline_us")
-    return framed.with_columns(
+    decided = framed.with_columns(
         window=pl.when(no_request_time).then(pl.lit("recorded with the results"))
         .when(unpublished).then(pl.lit("before publication"))
         .when(inside).then(pl.lit("inside ruling period"))
         .otherwise(pl.lit("after ruling period")),
         applied=no_request_time | unpublished | inside,
         rule=pl.when(no_request_time).then(pl.lit("adjusted score recorded with the results"))
-        .when(unpublished).then(pl.lit("not yet published: ruling stands"))
+        .when(unpublished).then(pl.lit("ruling before publication: stands"))
         .when(inside).then(pl.lit("Law 92B: ruling requested within the period"))
         .otherwise(pl.lit("Law 92B: period for requesting a ruling had expired")),
     )
+    return _latest_ruling_stands(decided)
+
+
+def _latest_ruling_stands(decided: pl.DataFrame) -> pl.DataFrame:
+    """A table has one adjusted score: of the rulings that stand for it (an artificial score and a
+    weighted one, say), the latest given replaces the earlier ones."""
+    standing = (
+        decided.filter(pl.col("applied")).sort(["occurred_us", "position"])
+        .unique(_TABLE, keep="last", maintain_order=True).select("position", _latest=pl.lit(True))
+    )
+    superseded = pl.col("applied") & pl.col("_latest").is_null()
+    return decided.join(standing, on="position", how="left", maintain_order="left").with_columns(
+        applied=pl.col("applied") & ~superseded,
+        rule=pl.when(superseded).then(pl.lit("superseded by a later ruling for the same table"))
+        .otherwise(pl.col("rule")),
+    ).drop("_latest")
 
 
 def apply_corrections(results: pl.DataFrame, decided: pl.DataFrame) -> pl.DataFrame:

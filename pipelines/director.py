@@ -139,7 +139,8 @@ def award_weighted(store: EventStore, table: TableRef, *, at: datetime, requeste
         raise DirectorError("a weighted score needs at least one outcome")
     event = WeightedScoreAwarded(
         event_id=table.event_id, session_id=table.session_id, section=row["section"], board=table.board,
-        table_id=table.table_id, ns_components=tuple(ns_components), ew_components=tuple(ew_components),
+        table_id=table.table_id, ns_id=row["ns_id"], ew_id=row["ew_id"],
+        ns_components=tuple(ns_components), ew_components=tuple(ew_components),
         reason=reason, director=director, requested_at=requested_at,
     )
     return _append(store, event, table.event_id, table.session_id, at)
@@ -165,15 +166,68 @@ def record_fouled_board(store: EventStore, event_id: str, session_id: str, board
 
 
 def award_penalty(store: EventStore, event_id: str, session_id: str, contestant_id: str, *, at: datetime,
-                  amount: float, unit: str, reason: str, law: str | None = None, section: str = "") -> int:
-    """Laws 90/91: a penalty on a contestant, in the session's unit."""
+                  amount: float, unit: str, reason: str, law: str | None = None, section: str | None = None,
+                  direction: str | None = None) -> int:
+    """Laws 90/91: a penalty on a contestant, in a unit the session is scored in.
+
+    The contestant is found in the session's standings: its section, and its direction in a
+    two-field session, are recorded with the penalty. An id that names more than one contestant
+    (NS 1 and EW 1 of a Mitchell, pair 1 of two sections) needs `direction` or `section`; an id
+    that names no one, or a unit the session does not score, is refused.
+    """
+    from pipelines.projections import score_results, session_method
+    from pipelines.scoring.standings import PENALTY_UNITS
+
+    _require_session(store, event_id, session_id)
     projection = replay(store, sessions=[(event_id, session_id)])
-    seats = projection.results.filter((pl.col("event_id") == event_id) & (pl.col("session_id") == session_id))
-    if contestant_id not in set(seats["ns_id"].to_list()) | set(seats["ew_id"].to_list()):
-        raise DirectorError(f"no contestant {contestant_id!r} played in {event_id}/{session_id}")
+    method = session_method(projection, event_id, session_id)
+    units = PENALTY_UNITS[method]
+    if _unit(unit) not in units:
+        raise DirectorError(f"{event_id}/{session_id} is scored {method}: a penalty is deducted in "
+                            f"{' or '.join(units) or 'no unit'}, not {unit!r}")
+    in_session = (pl.col("event_id") == event_id) & (pl.col("session_id") == session_id)
+    _, standings = score_results(projection, projection.results.filter(in_session))
+    named = _penalised(standings.filter(pl.col("contestant_id") == contestant_id), event_id, session_id,
+                       contestant_id, section, _direction(direction))
     event = PenaltyAwarded(event_id=event_id, session_id=session_id, contestant_id=contestant_id,
-                           section=section, amount=amount, unit=_unit(unit), reason=reason, law=law)
+                           section=named["section"], direction=named["direction"], amount=amount,
+                           unit=_unit(unit), reason=reason, law=law)
     return _append(store, event, event_id, session_id, at)
+
+
+def _penalised(standings: pl.DataFrame, event_id: str, session_id: str, contestant_id: str,
+               section: str | None, direction: Literal["NS", "EW"] | None) -> dict[str, Any]:
+    """The one standing `contestant_id` names, narrowed by `section` and `direction`."""
+    if standings.is_empty():
+        raise DirectorError(f"no contestant {contestant_id!r} played in {event_id}/{session_id}")
+    if direction is not None and not standings.filter(pl.col("direction") == "ALL").is_empty():
+        raise DirectorError(f"{event_id}/{session_id} ranks every pair in one field: leave out the direction")
+    found = standings
+    if section is not None:
+        found = found.filter(pl.col("section") == section)
+    if direction is not None:
+        found = found.filter(pl.col("direction") == direction)
+    def named(rows: pl.DataFrame) -> str:
+        return "; ".join(f"{d} {contestant_id} in section {s!r}" if d != "ALL" else f"{contestant_id} in section {s!r}"
+                         for s, d in rows.select("section", "direction").sort("section", "direction").rows())
+
+    if found.is_empty():
+        raise DirectorError(f"no contestant {contestant_id!r} in {event_id}/{session_id} as named; "
+                            f"the id names: {named(standings)}")
+    if found.height > 1:
+        raise DirectorError(f"contestant {contestant_id!r} is ambiguous in {event_id}/{session_id} "
+                            f"({named(found)}); say which with --direction and, across sections, --section")
+    row = found.row(0, named=True)
+    return {"section": row["section"], "direction": None if row["direction"] == "ALL" else row["direction"]}
+
+
+def _direction(text: str | None) -> Literal["NS", "EW"] | None:
+    if text is None:
+        return None
+    direction = text.strip().upper().replace("-", "")
+    if direction not in ("NS", "EW"):
+        raise DirectorError(f"a direction is NS or EW, got {text!r}")
+    return direction  # type: ignore[return-value]
 
 
 def close_correction_period(store: EventStore, event_id: str, session_id: str, *, deadline: datetime) -> int:

@@ -248,7 +248,7 @@ def _header(store: EventStore, read: ColumnarFile, ctx: FileContext) -> list[New
         header.append(_new(TournamentRegistered(
             event_id=ctx.event_id, name=meta.event_name or ctx.event_id, start_date=meta.event_date,
             end_date=meta.event_date, organiser=meta.site,
-            conditions=_stated_conditions(meta.scoring, meta.program)), tournament, occurred))
+            conditions=_stated_conditions(meta.scoring, meta.program, meta.tie_breaks)), tournament, occurred))
     if not store.read(types=["SessionScheduled"], stream_id=ctx.stream):
         header.append(_new(SessionScheduled(
             event_id=ctx.event_id, session_id=ctx.session_id, session_date=meta.event_date,
@@ -262,9 +262,9 @@ def _new(event: Any, stream: str, occurred: datetime) -> NewEvent:
     return NewEvent(stream, event.type, event_payload(event), occurred)
 
 
-def _stated_conditions(tag: str | None, program: str | None) -> dict[str, Any]:
+def _stated_conditions(tag: str | None, program: str | None, tie_breaks: tuple[str, ...]) -> dict[str, Any]:
     """What the file says of its own scoring, kept verbatim; replay turns it into conditions."""
-    stated = {"scoring_tag": tag, "program": program}
+    stated = {"scoring_tag": tag, "program": program, "tie_breaks": list(tie_breaks)}
     return {key: value for key, value in stated.items() if value}
 
 

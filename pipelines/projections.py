@@ -78,11 +78,12 @@ def _conditions_by_event(raw: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]
     for event_id, payload in raw.items():
         settings = dict(payload)
         tag, program = settings.pop("scoring_tag", None), settings.pop("program", None)
+        tie_breaks = settings.pop("tie_breaks", ()) if tag is not None or program is not None else ()
         if settings:
             conditions[event_id] = ConditionsOfContest.model_validate(settings)
             continue
         try:
-            conditions[event_id] = conditions_from_file(tag, program)
+            conditions[event_id] = conditions_from_file(tag, program, tie_breaks)
         except UnsupportedScoringError as exc:
             log.warning("%s: %s; scored under the Laws' defaults until conditions are registered",
                         event_id, exc)
@@ -139,5 +140,15 @@ def leaders(standings: pl.DataFrame, limit: int = 5) -> pl.DataFrame:
     )
 
 
+def session_method(projection: Projection, event_id: str, session_id: str) -> str:
+    """The method a session is scored by: its conditions of contest, else its schedule."""
+    from models.conditions import ConditionsOfContest
+
+    scheduled = projection.sessions.filter(
+        (pl.col("event_id") == event_id) & (pl.col("session_id") == session_id)).get_column("scoring")
+    rules = _conditions_by_event(projection.conditions).get(event_id) or ConditionsOfContest()
+    return str(rules.session_method(session_id, scheduled[0] if scheduled.len() else None))
+
+
 __all__ = ["ScoredEdition", "canonical_order", "export_csv", "leaders", "score_projection",
-           "score_store", "top_standings", "write_views"]
+           "score_store", "session_method", "top_standings", "write_views"]

@@ -53,7 +53,8 @@ _ARTIFICIAL_FIELDS: dict[str, str] = {
 _COMPONENTS = '[{"contract": "VARCHAR", "declarer": "VARCHAR", "tricks": "BIGINT", "weight": "DOUBLE"}]'
 _WEIGHTED_FIELDS: dict[str, str] = {
     "event_id": "VARCHAR", "session_id": "VARCHAR", "section": "VARCHAR", "board": "BIGINT",
-    "table_id": "VARCHAR", "ns_components": _COMPONENTS, "ew_components": _COMPONENTS,
+    "table_id": "VARCHAR", "ns_id": "VARCHAR", "ew_id": "VARCHAR", "ns_components": _COMPONENTS,
+    "ew_components": _COMPONENTS,
     "requested_at": "TIME_US", "reason": "VARCHAR", "director": "VARCHAR",
 }
 _FOULED_FIELDS: dict[str, str] = {
@@ -80,7 +81,7 @@ _SESSION_FIELDS: dict[str, str] = {
 }
 _PENALTY_FIELDS: dict[str, str] = {
     "event_id": "VARCHAR", "session_id": "VARCHAR", "section": "VARCHAR", "contestant_id": "VARCHAR",
-    "amount": "DOUBLE", "unit": "VARCHAR",
+    "direction": "VARCHAR", "amount": "DOUBLE", "unit": "VARCHAR",
 }
 _TOURNAMENT_FIELDS: dict[str, str] = {"event_id": "VARCHAR", "conditions": "JSON"}
 
@@ -146,8 +147,10 @@ def replay(store: EventStore, *, up_to: int | None = None, as_of_us: int | None 
     with store.reader() as con:
         clock = as_of_us if as_of_us is not None else log_clock(con, position)
         read = _Reader(con, position, upcasters, clock, scope)
-        artificial = _latest_per_table(read.frame("ArtificialScoreAwarded", _ARTIFICIAL_FIELDS))
-        weighted = _latest_per_table(read.frame("WeightedScoreAwarded", _WEIGHTED_FIELDS))
+        # Every ruling is kept: which one stands for a table is decided with the others (a late,
+        # rejected ruling must not erase the one before it), in `decide_rulings`.
+        artificial = read.frame("ArtificialScoreAwarded", _ARTIFICIAL_FIELDS)
+        weighted = read.frame("WeightedScoreAwarded", _WEIGHTED_FIELDS)
         fouled = read.frame("BoardFouled", _FOULED_FIELDS)
         boards = read.frame("BoardDealt", _BOARD_FIELDS)
         scheduled = read.frame("SessionScheduled", _SESSION_FIELDS)
@@ -206,7 +209,11 @@ def publication_windows(store: EventStore, *, as_of_us: int, up_to: int | None =
 def _standing_results(recorded: pl.DataFrame, standing_rulings: pl.DataFrame, corrections: pl.DataFrame,
                       boards: pl.DataFrame, fouled: pl.DataFrame) -> pl.DataFrame:
     """Every table's standing result, scored, as one `RESULTS_SCHEMA` frame of one chunk."""
-    corrected = apply_corrections(_without_tables(recorded, standing_rulings), corrections)
+    replaced = matching_rows(recorded, standing_rulings, _TABLE_KEYS)
+    if replaced.any():  # a director's ruling for a table replaces whatever result the table recorded
+        standing_rulings = _with_table_seats(standing_rulings, recorded.filter(replaced))
+        recorded = recorded.filter(~replaced)  # filtering would copy every column: only when needed
+    corrected = apply_corrections(recorded, corrections)
     del recorded
     pieces = [_scored_results(corrected, boards),
               _artificial_rows(standing_rulings.filter(pl.col("kind") == "artificial"), boards),
@@ -215,6 +222,25 @@ def _standing_results(recorded: pl.DataFrame, standing_rulings: pl.DataFrame, co
     stacked = pl.concat([conform(_with_fouled_groups(piece, fouled), RESULTS_SCHEMA) for piece in pieces])
     del pieces
     return _one_chunk(stacked)
+
+
+_SEATS = ["ns_id", "ew_id", "round", "room"]
+"""What a ruling keeps from the table it replaces: who sat there, in which round and room."""
+
+
+def _with_table_seats(rulings: pl.DataFrame, replaced: pl.DataFrame) -> pl.DataFrame:
+    """A ruling stands for the table's own contestants: whatever the ruling does not name (a
+    weighted score recorded before it named the pairs; the round and room, which no ruling names)
+    is taken from the result the table recorded (`replaced`), so the board stays credited to both
+    sides and a team board stays in its match."""
+    if rulings.is_empty() or replaced.is_empty():
+        return rulings
+    seats = replaced.select(*_TABLE_KEYS, *(pl.col(c).alias(f"_table_{c}") for c in _SEATS))
+    joined = rulings.join(seats, on=_TABLE_KEYS, how="left", maintain_order="left")
+    return joined.with_columns(
+        pl.coalesce(c, f"_table_{c}").alias(c) if c in rulings.columns else pl.col(f"_table_{c}").alias(c)
+        for c in _SEATS
+    ).drop(f"_table_{c}" for c in _SEATS)
 
 
 def _one_chunk(frame: pl.DataFrame) -> pl.DataFrame:
@@ -253,12 +279,6 @@ def _periods(conditions: Mapping[str, Mapping[str, Any]]) -> dict[str, tuple[flo
                    float(c.get("appeal_period_minutes", DEFAULT_PERIOD_MINUTES)))
         for event_id, c in conditions.items()
     }
-
-
-def _without_tables(results: pl.DataFrame, superseding: pl.DataFrame) -> pl.DataFrame:
-    """A director's ruling for a table replaces whatever result the table recorded."""
-    replaced = matching_rows(results, superseding, _TABLE_KEYS)
-    return results.filter(~replaced) if replaced.any() else results  # filtering would copy every column
 
 
 @dataclass(frozen=True)

@@ -96,8 +96,8 @@ def test_director_commands_publish_correct_approve_adjust_penalise(store_file: P
          "--by", "EW 5", "--reason", "2NT", "--at", "2026-11-21T21:40+01:00"],
         ["adjust", *s, "--board", "5", "--table", "2", "--ns", "A+", "--ew", "A-", "--director", "TD",
          "--reason", "late arrival", "--requested-at", "2026-11-21T21:20+01:00", "--at", "2026-11-21T21:25+01:00"],
-        ["penalty", *s, "--contestant", "7", "--amount", "3", "--unit", "MP", "--reason", "slow play",
-         "--law", "90B2", "--at", "2026-11-21T21:26+01:00"],
+        ["penalty", *s, "--contestant", "7", "--direction", "NS", "--amount", "3", "--unit", "MP",
+         "--reason", "slow play", "--law", "90B2", "--at", "2026-11-21T21:26+01:00"],
     ]
     for step in steps:
         result = runner.invoke(app, step)

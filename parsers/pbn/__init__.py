@@ -192,7 +192,7 @@ class _Reader:
             event_name=_text(meta.get("event_name")), site=_text(meta.get("site")),
             event_date=event_date if isinstance(event_date, date) else None,
             scoring=_text(meta.get("scoring")), field_layout=builder.field_layout(self.escapes),
-            program=_program(self.escapes, self.first_tags))
+            program=_program(self.escapes, self.first_tags), tie_breaks=builder.tie_breaks())
         return ParsedFile(source=self.source, format="pbn", parser_version=PARSER_VERSION, metadata=metadata,
                           boards=tuple(self.boards), results=tuple(self.results),
                           artificial=tuple(self.artificial),

@@ -86,6 +86,7 @@ class Builder:
         self.ids_seen: dict[tuple[str, str], tuple[Position, bool]] = {}
         self.standing_keys: set[tuple[str, str, str | None]] = set()
         self.ranks: list[tuple[str | None, float | str | None]] = []
+        self.tie_break_published = False
         self.deals: dict[str, tuple[Hands, Deal]] = {}
 
     def add(self, game: PbnGame) -> tuple[GameRecords, list[Issue]]:
@@ -350,6 +351,8 @@ class Builder:
         kind = _kind(ctx)
         section = tags.text("Section")
         lines = game.element_lines(tag)
+        # Magic Contest publishes the tie-break it applied in its own column (FFB: direct encounters).
+        self.tie_break_published |= "Tiebreak" in game.tables["TotalScoreTable"].column_names
         for row in table_rows(game.tables["TotalScoreTable"]):
             found = standing(row)
             if found is None:
@@ -371,6 +374,11 @@ class Builder:
         kind = _kind(self.context)
         return [ContestantRecord(contestant_id=cid, kind="team" if team else kind, section=section, at=at)
                 for (section, cid), (at, team) in self.ids_seen.items()]
+
+    def tie_breaks(self) -> tuple[str, ...]:
+        """The tie-breaks the file says it applied: a `Tiebreak` standings column (Magic Contest)
+        holds each tied pair's points from its direct encounters with the others tied with it."""
+        return ("head_to_head_mp",) if self.tie_break_published else ()
 
     def field_layout(self, escapes: list[str]) -> str | None:
         """'one_field' when the file says barometer/Howell, or ranks both directions in one list."""

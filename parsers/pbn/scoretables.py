@@ -26,7 +26,7 @@ _PUBLISHED = {"MP_NS": "mp_ns", "MP_EW": "mp_ew", "Percentage_NS": "pct_ns", "Pe
 _TOTALS = ("TotalScoreMP", "TotalScoreIMP", "TotalMP", "TotalIMP", "TotalScore")
 _CONTESTANT_VALUES = {"Rank": "rank", "TotalPercentage": "percentage", "SessionScoreMP": "session_total",
                       "SessionScoreIMP": "session_total", "SessionPercentage": "session_percentage",
-                      "NrBoards": "nr_boards"}
+                      "NrBoards": "nr_boards", "Tiebreak": "tiebreak"}
 _PLAYERS: dict[tuple[str, str | None], Player] = {}
 
 

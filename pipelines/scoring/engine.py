@@ -43,6 +43,7 @@ from pipelines.scoring.standings import (
     adjust_artificial,
     artificial_shares,
     conform_standings,
+    encounters,
     pairs_standings,
     sort_standings,
     team_standings,
@@ -57,9 +58,11 @@ BOARD_SCORE_EXTRA_COLUMNS: dict[str, pl.DataType] = {
     "datum": pl.Float64(),
     "points_ns": pl.Float64(),
     "points_ew": pl.Float64(),
+    "board_rule": pl.String(),
 }
 """Columns board scores carry beyond `frames.BOARD_SCORES_SCHEMA`: the team match a row belongs to,
-the Butler datum, and total points (Law 78C, weighted scores included)."""
+the Butler datum, total points (Law 78C, weighted scores included) and the rule that gave a board
+its value when it is not a plain comparison."""
 
 BOARD_ORDER = ["event_id", "session_id", "section", "board", "table_id"]
 """Board scores are sorted on these (then on input order)."""
@@ -74,6 +77,7 @@ VALUE_SCHEMA: dict[str, pl.DataType] = {
     ROW: pl.UInt32(), "mp_ns": pl.Float64(), "mp_ew": pl.Float64(), "top": pl.Float64(),
     "pct_ns": pl.Float64(), "pct_ew": pl.Float64(), "imp_ns": pl.Float64(), "imp_ew": pl.Float64(),
     "match_id": pl.String(), "datum": pl.Float64(), "points_ns": pl.Float64(), "points_ew": pl.Float64(),
+    "board_rule": pl.String(),
 }
 """What each method returns per input row (columns it does not produce are null)."""
 
@@ -256,8 +260,9 @@ def _score_pairs(
     unit_top = pl.col("top") if group.method == "MP" else pl.lit(1.0)
     summed = totals(board, group.layout, value_ns, value_ew, unit_top, with_percentage=group.method == "MP")
     per_board = group.method == "BUTLER" and rules.butler.rank_by == "per_board"
+    met = encounters(board, group.layout, value_ns, value_ew) if "head_to_head_mp" in rules.tie_breaks else None
     standing = pairs_standings(summed, group.method, penalties, rank_per_board=per_board,
-                               average_unplayed=rules.unplayed_boards == "session_average")
+                               average_unplayed=rules.unplayed_boards == "session_average", met=met)
     display = rules.matchpoints.display_basis
     if group.method == "MP" and display not in (None, rules.matchpoints.factoring_basis):
         shown = rules.model_copy(update={"matchpoints": rules.matchpoints.model_copy(

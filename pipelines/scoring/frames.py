@@ -50,6 +50,7 @@ PENALTIES_SCHEMA: dict[str, pl.DataType] = {
     "session_id": pl.String(),
     "section": pl.String(),
     "contestant_id": pl.String(),
+    "direction": pl.String(),       # NS / EW in a two-field session; null = every standing of the id
     "amount": pl.Float64(),
     "unit": pl.String(),            # MP, %, IMP, VP
 }
@@ -79,6 +80,7 @@ BOARD_SCORES_SCHEMA: dict[str, pl.DataType] = {
     "datum": pl.Float64(),          # Butler: the board's datum
     "points_ns": pl.Float64(),      # total points (Law 78C), weighted scores included
     "points_ew": pl.Float64(),
+    "board_rule": pl.String(),      # team play: the rule that gave a board its value (e.g. one room only)
 }
 """Output: one row per table result. Columns a method does not produce are null."""
 

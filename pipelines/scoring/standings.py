@@ -175,60 +175,116 @@ def totals(board: pl.DataFrame, layout: FieldLayout, value_ns: str, value_ew: st
 
 def deduct_penalties(standing: pl.DataFrame, penalties: pl.DataFrame | None, method: str) -> pl.DataFrame:
     """Deduct penalties (Laws 90/91) in the session's unit; a '%' penalty in matchpoints lowers
-    the percentage by that much and the score by that share of the contestant's tops."""
+    the percentage by that much and the score by that share of the contestant's tops.
+
+    A penalty names its contestant's section and, in a two-field session, its direction; one
+    recorded without them (section '', no direction) applies to every standing its id names.
+    A penalty in a unit the session does not score is left out, with a warning (the director's
+    command refuses it; one already in the log must not stop the rest being scored).
+    """
     if penalties is None or penalties.height == 0:
         return standing
-    penalties = conform(penalties, PENALTIES_SCHEMA)
-    _check_units(penalties, standing, method)
-    summed = (
-        penalties.group_by("event_id", "session_id", "section", "contestant_id", "unit")
-        .agg(pl.col("amount").sum())
-        .pivot(on="unit", index=["event_id", "session_id", "section", "contestant_id"], values="amount")
+    penalties = _in_session_units(conform(penalties, PENALTIES_SCHEMA), standing, method)
+    if penalties.height == 0:
+        return standing
+    indexed = standing.with_row_index("_standing")
+    named = (
+        indexed.select("_standing", "event_id", "session_id", "section", "direction", "contestant_id")
+        .join(penalties.rename({"section": "_p_section", "direction": "_p_direction"}),
+              on=["event_id", "session_id", "contestant_id"], how="inner", maintain_order="left_right")
+        .filter(((pl.col("_p_section") == pl.col("section")) | (pl.col("_p_section") == ""))
+                & (pl.col("_p_direction").is_null() | (pl.col("_p_direction") == pl.col("direction"))))
     )
-    joined = standing.join(summed, on=["event_id", "session_id", "section", "contestant_id"],
-                           how="left", nulls_equal=True, maintain_order="left")
-    deduction = pl.lit(0.0)
-    for unit in ("MP", "IMP", "VP"):
-        if unit in joined.columns:
-            deduction = deduction + pl.col(unit).fill_null(0.0)
-    if "%" in joined.columns:
-        deduction = deduction + pl.col("%").fill_null(0.0) / 100.0 * pl.col("_top").fill_null(0.0)
+    # Each contestant's penalties summed in log order, so totals are the same bits on every replay.
+    per_standing = named.group_by("_standing", maintain_order=True).agg(
+        _points=pl.col("amount").filter(pl.col("unit") != "%").sum(),
+        _percent=pl.col("amount").filter(pl.col("unit") == "%").sum(),
+    )
+    joined = indexed.join(per_standing, on="_standing", how="left", maintain_order="left")
+    deduction = pl.col("_points").fill_null(0.0)
+    if "_top" in joined.columns:
+        deduction = deduction + pl.col("_percent").fill_null(0.0) / 100.0 * pl.col("_top").fill_null(0.0)
     joined = joined.with_columns(score=pl.col("score") - deduction)
     if method == "MP":
         joined = joined.with_columns(
             percentage=pl.when(pl.col("_top") > 0).then(pl.col("score") / pl.col("_top") * 100.0)
         )
-    return joined.drop([c for c in ("MP", "IMP", "VP", "%") if c in joined.columns])
+    return joined.drop("_standing", "_points", "_percent")
 
 
-_UNITS = {"MP": ("MP", "%"), "BUTLER": ("IMP",), "CROSS_IMP": ("IMP",), "IMP_TEAMS": ("IMP",),
-          "VP_TEAMS": ("VP",), "TOTAL": ()}
+PENALTY_UNITS: dict[str, tuple[str, ...]] = {
+    "MP": ("MP", "%"), "BUTLER": ("IMP",), "CROSS_IMP": ("IMP",), "IMP_TEAMS": ("IMP",), "VP_TEAMS": ("VP",),
+    "TOTAL": (),
+}
+"""Scoring method -> the units a penalty in its sessions may be given in."""
 
 
-def _check_units(penalties: pl.DataFrame, standing: pl.DataFrame, method: str) -> None:
+def _in_session_units(penalties: pl.DataFrame, standing: pl.DataFrame, method: str) -> pl.DataFrame:
+    """The penalties of `standing`'s sessions given in a unit `method` scores; any other is logged."""
     here = penalties.join(standing.select("event_id", "session_id").unique(),
-                          on=["event_id", "session_id"], how="semi")
-    wrong = here.filter(~pl.col("unit").is_in(list(_UNITS[method])))
-    if wrong.height:
-        first = wrong.row(0, named=True)
-        raise ValueError(
-            f"penalty in unit {first['unit']!r} for {first['contestant_id']} in session "
-            f"{first['session_id']}: a {method} session deducts only {_UNITS[method] or 'nothing'}"
-        )
+                          on=["event_id", "session_id"], how="semi", maintain_order="left")
+    fits = pl.col("unit").is_in(list(PENALTY_UNITS[method]))
+    for wrong in here.filter(~fits).iter_rows(named=True):  # a handful at most: the command refuses them
+        log.warning("penalty of %g %s to %s in %s/%s left out: a %s session deducts only %s",
+                    wrong["amount"], wrong["unit"], wrong["contestant_id"], wrong["event_id"],
+                    wrong["session_id"], method, " or ".join(PENALTY_UNITS[method]) or "nothing")
+    return here.filter(fits)
 
 
-def rank(standing: pl.DataFrame, key: pl.Expr) -> pl.DataFrame:
-    """Rank within each section and direction on `key` (higher is better).
+def rank(standing: pl.DataFrame, key: pl.Expr, encounters: pl.DataFrame | None = None) -> pl.DataFrame:
+    """Rank within each section and direction on `key` (higher is better), then, when the
+    conditions ask for it, on the direct encounters among the contestants tied on `key`
+    (`encounters`, see `head_to_head_points`).
 
-    Tied contestants share the best place of their group (`rank` = the group's minimum) and are
-    flagged `tied`. A contestant with no key (nothing scored) ranks last.
+    Tied contestants (equal on every key) share the best place of their group (`rank` = the
+    group's minimum) and are flagged `tied`. A contestant with no key (nothing scored) ranks last.
     """
     rounded = key.round(RANK_DECIMALS).fill_null(float("-inf")).fill_nan(float("-inf"))
-    ranked = standing.with_columns(_key=rounded).with_columns(
-        rank=pl.col("_key").rank("min", descending=True).over(RANK_PARTITION).cast(pl.Int64),
-        tied=(pl.len().over([*RANK_PARTITION, "_key"]) > 1),
+    ranked = standing.with_columns(_key=rounded)
+    keys = ["_key"]
+    if encounters is not None:
+        ranked = ranked.with_columns(_h2h=head_to_head_points(ranked, encounters))
+        keys.append("_h2h")
+    ranked = ranked.with_columns(
+        rank=pl.struct(keys).rank("min", descending=True).over(RANK_PARTITION).cast(pl.Int64),
+        tied=(pl.len().over([*RANK_PARTITION, *keys]) > 1),
     )
-    return ranked.drop("_key")
+    return ranked.drop(keys)
+
+
+def encounters(board: pl.DataFrame, layout: FieldLayout, value_ns: str, value_ew: str) -> pl.DataFrame:
+    """Each contestant's total against each opponent it met, and the opponent's: one row per
+    (section, contestant, opponent), both with their direction (for the pairs tie-break)."""
+    sides = [
+        board.select("_sess", direction=_direction(me, layout), me=pl.col(mine_id),
+                     them_direction=_direction(them, layout), them=pl.col(their_id),
+                     mine=pl.col(mine), theirs=pl.col(theirs))
+        for me, them, mine_id, their_id, mine, theirs in (("NS", "EW", "ns_id", "ew_id", value_ns, value_ew),
+                                                           ("EW", "NS", "ew_id", "ns_id", value_ew, value_ns))
+    ]
+    return (
+        pl.concat(sides).drop_nulls(["me", "them"])
+        .group_by("_sess", "direction", "me", "them_direction", "them", maintain_order=True)
+        .agg(pl.col("mine", "theirs").sum())
+    )
+
+
+def head_to_head_points(ranked: pl.DataFrame, met: pl.DataFrame) -> pl.Series:
+    """Per standings row: 2 points for each contestant tied with it on `_key` that it beat over the
+    boards they played against each other, 1 for each it drew with (Magic Contest's `Tiebreak`)."""
+    tied = ranked.select("_sess", "direction", me="contestant_id", _k_me="_key")
+    among = (
+        met.join(tied, on=["_sess", "direction", "me"])
+        .join(tied.rename({"direction": "them_direction", "me": "them", "_k_me": "_k_them"}),
+              on=["_sess", "them_direction", "them"])
+        .filter((pl.col("direction") == pl.col("them_direction")) & (pl.col("_k_me") == pl.col("_k_them")))
+    )
+    margin = (pl.col("mine") - pl.col("theirs")).round(RANK_DECIMALS)
+    points = among.group_by("_sess", "direction", "me").agg(
+        _points=pl.when(margin > 0).then(2).when(margin == 0).then(1).otherwise(0).sum().cast(pl.Float64))
+    joined = ranked.join(points, left_on=["_sess", "direction", "contestant_id"],
+                         right_on=["_sess", "direction", "me"], how="left", maintain_order="left")
+    return joined.get_column("_points").fill_null(0.0)
 
 
 def sort_standings(standing: pl.DataFrame) -> pl.DataFrame:
@@ -237,12 +293,13 @@ def sort_standings(standing: pl.DataFrame) -> pl.DataFrame:
 
 
 def pairs_standings(standing: pl.DataFrame, method: str, penalties: pl.DataFrame | None,
-                    rank_per_board: bool = False, average_unplayed: bool = False) -> pl.DataFrame:
+                    rank_per_board: bool = False, average_unplayed: bool = False,
+                    met: pl.DataFrame | None = None) -> pl.DataFrame:
     """Standings of a pairs method from its `totals`: unplayed boards, penalties, ranks.
 
     With `average_unplayed` a contestant who played fewer boards than the most anyone played in
     its section and direction has its total scaled up to that many boards (its own average on the
-    others).
+    others). With `met` (`encounters`), ties are broken on the direct encounters among the tied.
     """
     if average_unplayed:
         most = pl.col("boards").max().over(RANK_PARTITION).cast(pl.Float64)
@@ -255,7 +312,7 @@ def pairs_standings(standing: pl.DataFrame, method: str, penalties: pl.DataFrame
         key = pl.col("score") / pl.col("boards").cast(pl.Float64)
     else:
         key = pl.col("score")
-    return rank(standing, key)
+    return rank(standing, key, met)
 
 
 def artificial_shares(method: str, artificial: ArtificialScores) -> tuple[float, float]:
@@ -313,7 +370,9 @@ def rank_with_tie_breaks(
 
 
 def _tie_break(work: pl.DataFrame, matches: pl.DataFrame, rule: str) -> pl.Series:
-    """One tie-break key per standings row (higher is better)."""
+    """One tie-break key per standings row (higher is better); the pairs criterion breaks nothing."""
+    if rule == "head_to_head_mp":
+        return pl.Series([0.0] * work.height, dtype=pl.Float64)
     if rule == "imp_quotient":
         quotient = (
             pl.when(pl.col("imps_against") > 0).then(pl.col("imps_for") / pl.col("imps_against"))

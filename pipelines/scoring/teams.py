@@ -11,6 +11,13 @@ An artificial score in either room (Law 12C2(b)) replaces the board for both tea
 IMPs as awarded (averaged when both rooms were given one). With `knockout_averaging` (Law 86B,
 12C4) unbalanced boards award the average of the two teams' own calculations to both.
 
+A board with a result in one room only could not be compared: no result can be obtained, so both
+teams get an artificial average (Law 12C2(a), 0 IMPs under 12C2(b)) unless the director rules
+otherwise (an `adjust` of the table that played it replaces the board). The match is still
+converted to VPs on its scheduled length (Law 78D and the conditions: `teams.boards_per_match`, else
+the boards the match has in the log), never on the boards that happened to be compared. Board rows
+whose value comes from such a rule say so in `board_rule`.
+
 Board-score rows carry, for their NS and EW teams, the team's IMPs on that board: the same
 number appears in both rooms, so a team's match total counts each board once (`match_results`).
 
@@ -48,13 +55,14 @@ BOARD_COLUMNS = ["event_id", "session_id", "section", "_sess", "_round", "_lo", 
 
 TEAM_BOARD_COLUMNS: dict[str, pl.DataType] = {
     ROW: pl.UInt32(), "imp_ns": pl.Float64(), "imp_ew": pl.Float64(), "match_id": pl.String(),
+    "board_rule": pl.String(),
 }
 """What `score_team_boards` returns, one row per input row."""
 
 MATCH_SCHEMA: dict[str, pl.DataType] = {
     "event_id": pl.String(), "session_id": pl.String(), "section": pl.String(), "match_id": pl.String(),
-    "team_id": pl.String(), "opponent_id": pl.String(), "boards": pl.Int64(), "imps_for": pl.Float64(),
-    "imps_against": pl.Float64(), "imp_margin": pl.Float64(), "vp": pl.Float64(),
+    "team_id": pl.String(), "opponent_id": pl.String(), "boards": pl.Int64(), "scheduled_boards": pl.Int64(),
+    "imps_for": pl.Float64(), "imps_against": pl.Float64(), "imp_margin": pl.Float64(), "vp": pl.Float64(),
 }
 """One row per team per match: what `match_results` returns."""
 
@@ -76,10 +84,11 @@ def with_matches(frame: pl.DataFrame) -> pl.DataFrame:
     )
     frame = dense_id(frame, [*MATCH_KEYS, "board"], "_mb")
     homes = pl.col("_home").cast(pl.Int64).sum().over("_mb")
-    frame = frame.with_columns(_paired=(homes == 1) & (pl.len().over("_mb") == 2))
-    unpaired = frame.filter(~pl.col("_paired")).get_column("_mb").n_unique()
-    if unpaired:
-        log.warning("%d team board(s) lack exactly one result per room; they are not scored", unpaired)
+    rows = pl.len().over("_mb")
+    frame = frame.with_columns(_paired=(homes == 1) & (rows == 2), _one_room=rows == 1)
+    muddled = frame.filter(~pl.col("_paired") & ~pl.col("_one_room")).get_column("_mb").n_unique()
+    if muddled:
+        log.warning("%d team board(s) have more than one result in a room; they are not scored", muddled)
     return frame
 
 
@@ -97,6 +106,7 @@ def _plain_boards(frame: pl.DataFrame) -> pl.DataFrame:
     return home.join(away, on="_mb", how="inner", maintain_order="left").select(
         *BOARD_COLUMNS, "_mb", _lo_v=swing, _hi_v=-swing, _artificial=pl.lit(False),
         _lo_label=pl.lit(None, dtype=pl.String), _hi_label=pl.lit(None, dtype=pl.String),
+        _rule=pl.lit(None, dtype=pl.String),
     )
 
 
@@ -143,22 +153,31 @@ def _awarded(frame: pl.DataFrame, artificial: ArtificialScores) -> pl.DataFrame:
 def _other_boards(frame: pl.DataFrame, artificial: ArtificialScores) -> pl.DataFrame:
     """Boards with a weighted or artificial score, or without both rooms: the general path."""
     keys = frame.sort(ROW).group_by("_mb", maintain_order=True).agg(
-        *(pl.col(c).first() for c in BOARD_COLUMNS), pl.col("_paired").first()
+        *(pl.col(c).first() for c in BOARD_COLUMNS), pl.col("_paired").first(), pl.col("_one_room").first()
     )
     computed = _computed(frame.filter(pl.col("_paired") & comparable()))
     awarded = _awarded(frame, artificial)
     boards = (
         keys.join(computed, on="_mb", how="left", maintain_order="left")
         .join(awarded, on="_mb", how="left", maintain_order="left")
-        .with_columns(_artificial=pl.col("_lo_art").is_not_null() | pl.col("_hi_art").is_not_null())
+        .with_columns(_awarded=pl.col("_lo_art").is_not_null() | pl.col("_hi_art").is_not_null())
     )
-    # An artificial score stands for the board; otherwise both rooms must have been compared.
-    counted = pl.col("_artificial") | pl.col("_paired")
+    # An artificial score stands for the board; otherwise both rooms must have been compared, or,
+    # with one room only, no result could be obtained: average to both (Law 12C2(a)).
+    one_room = pl.col("_one_room") & ~pl.col("_awarded")
+    counted = pl.col("_awarded") | pl.col("_paired") | one_room
+    average = pl.when(one_room).then(pl.lit(artificial.avg_imps))
     return boards.select(
         *BOARD_COLUMNS, "_mb",
-        _lo_v=pl.when(counted).then(pl.coalesce("_lo_art", "_lo_calc")),
-        _hi_v=pl.when(counted).then(pl.coalesce("_hi_art", "_hi_calc")),
-        _artificial="_artificial", _lo_label="_lo_label", _hi_label="_hi_label",
+        _lo_v=pl.when(counted).then(pl.coalesce("_lo_art", "_lo_calc", average)),
+        _hi_v=pl.when(counted).then(pl.coalesce("_hi_art", "_hi_calc", average)),
+        _artificial=pl.col("_awarded") | one_room,
+        _lo_label=pl.when(one_room).then(pl.lit("A")).otherwise("_lo_label"),
+        _hi_label=pl.when(one_room).then(pl.lit("A")).otherwise("_hi_label"),
+        _rule=pl.when(one_room).then(pl.lit(
+            f"Law 12C2(a): no result in the other room; average ({artificial.avg_imps:g} IMPs) to both "
+            "teams until the director rules"))
+        .when(~counted).then(pl.lit("not scored: more than one result in a room")),
     )
 
 
@@ -208,34 +227,43 @@ def score_team_boards(
     """
     frame = with_matches(frame)
     boards = board_results(frame, conditions)
-    values = boards.select("_mb", "_lo_v", "_hi_v")
+    values = boards.select("_mb", "_lo_v", "_hi_v", "_rule")
     rows = frame.join(values, on="_mb", how="left", maintain_order="left").select(
         ROW,
         imp_ns=pl.when(pl.col("_home")).then(pl.col("_lo_v")).otherwise(pl.col("_hi_v")),
         imp_ew=pl.when(pl.col("_home")).then(pl.col("_hi_v")).otherwise(pl.col("_lo_v")),
         match_id=pl.col("match_id"),
+        board_rule=pl.col("_rule"),
     )
     return rows, boards
 
 
 def matches_from_boards(boards: pl.DataFrame, conditions: ConditionsOfContest, with_vp: bool) -> pl.DataFrame:
-    """One row per team per match (`MATCH_SCHEMA`) from the match-board results."""
+    """One row per team per match (`MATCH_SCHEMA`) from the match-board results.
+
+    `boards` counts the boards scored; `scheduled_boards`, the match length its VPs are read on, is
+    the conditions' `teams.boards_per_match`, else every board the match has (scored or not).
+    """
     sides = []
     for me, them in (("lo", "hi"), ("hi", "lo")):
-        sides.append(boards.filter(pl.col(f"_{me}_v").is_not_null()).select(
+        sides.append(boards.select(
             "event_id", "session_id", "section", "match_id", "_round",
             team_id=pl.col(f"_{me}"), opponent_id=pl.col(f"_{them}"), _v=pl.col(f"_{me}_v"),
         ))
     long = pl.concat(sides)
+    scored = pl.col("_v").is_not_null()
     matches = long.group_by("event_id", "session_id", "section", "_round", "match_id", "team_id",
                             "opponent_id", maintain_order=True).agg(
-        boards=pl.len().cast(pl.Int64),
+        boards=scored.sum().cast(pl.Int64),
+        scheduled_boards=pl.len().cast(pl.Int64),
         imps_for=pl.col("_v").clip(lower_bound=0.0).sum(),
         imps_against=(-pl.col("_v")).clip(lower_bound=0.0).sum(),
         imp_margin=pl.col("_v").sum(),
-    )
+    ).filter(pl.col("boards") > 0)
+    if conditions.teams.boards_per_match is not None:
+        matches = matches.with_columns(scheduled_boards=pl.lit(conditions.teams.boards_per_match, pl.Int64))
     if with_vp:
-        matches = add_victory_points(matches, "imp_margin", "boards", conditions.victory_points)
+        matches = add_victory_points(matches, "imp_margin", "scheduled_boards", conditions.victory_points)
     else:
         matches = matches.with_columns(vp=pl.lit(None, dtype=pl.Float64))
     return matches.sort("event_id", "session_id", "section", "_round", "match_id", "team_id").select(

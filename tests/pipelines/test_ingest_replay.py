@@ -106,7 +106,7 @@ def test_views_are_what_analysts_query(store: EventStore, traveller: Path) -> No
         top = con.execute("SELECT count(*), max(top) FROM board_scores WHERE status = 'provisional'").fetchall()
     assert columns == ["event_id", "session_id", "section", "board", "table_id", "ns_id", "ew_id", "contract",
                        "declarer", "tricks", "score_ns", "mp_ns", "mp_ew", "top", "pct_ns", "pct_ew", "imp_ns",
-                       "imp_ew", "status", "match_id", "datum", "points_ns", "points_ew"]
+                       "imp_ew", "status", "match_id", "datum", "points_ns", "points_ew", "board_rule"]
     assert top == [(338, 24.0)]
 
 

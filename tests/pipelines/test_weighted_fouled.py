@@ -91,3 +91,41 @@ def test_fouled_groups_must_name_the_tables_that_played(board: EventStore) -> No
     with pytest.raises(DirectorError, match="unknown: \\['9'\\]"):
         record_fouled_board(board, "e", "s", 1, at=AT, section="A", reason="x",
                             groups={"a": ["1", "9"], "b": ["2"]})
+
+
+def test_a_weighted_score_stored_without_its_pairs_keeps_the_tables_pairs(board: EventStore) -> None:
+    # Events recorded before WeightedScoreAwarded named the pairs: replay takes them from the table.
+    from models.events import WeightedScoreAwarded, event_payload, session_stream
+    from pipelines.store import NewEvent
+
+    old = WeightedScoreAwarded(event_id="e", session_id="s", section="A", board=1, table_id="2",
+                               ns_components=(WeightedComponent(contract="4S", declarer="N", tricks=10, weight=1),),
+                               requested_at=AT)
+    payload = {k: v for k, v in event_payload(old).items() if k not in ("ns_id", "ew_id")}
+    board.append([NewEvent(session_stream("e", "s"), old.type, payload, AT)], recorded_at=AT)
+    scores = score_store(board)
+    row = scores.board_scores.filter(pl.col("table_id") == "2").row(0, named=True)
+    assert (row["ns_id"], row["ew_id"], row["mp_ns"], row["mp_ew"]) == ("2", "2", 5.0, 3.0)
+    assert scores.standings.filter(pl.col("contestant_id") == "2")["boards"].to_list() == [1, 1]
+
+
+def test_a_late_ruling_does_not_erase_the_one_before_it_and_a_later_one_replaces_it(board: EventStore) -> None:
+    from pipelines.director import award_artificial
+
+    publish_scores(board, "e", "s", at=AT)
+    minutes = [datetime(2026, 11, 21, 21, m, tzinfo=UTC) for m in (5, 10, 45)]
+    award_weighted(board, TableRef("e", "s", 1, "2"), at=minutes[0], requested_at=minutes[0], director="TD",
+                   reason="UI", ns_components=[WeightedComponent(contract="4S", declarer="N", tricks=10, weight=1)])
+    award_weighted(board, TableRef("e", "s", 1, "2"), at=minutes[2], requested_at=minutes[2], director="TD",
+                   reason="too late", ns_components=[WeightedComponent(contract="4S", declarer="N", tricks=8,
+                                                                       weight=1)])
+    assert _mp(board)["2"] == (5.0, 3.0)  # the first stands: +420 for NS; the late one is rejected (Law 92B)
+    award_artificial(board, TableRef("e", "s", 1, "2"), at=minutes[1], requested_at=minutes[1], ns_award="A",
+                     ew_award="A", director="TD", reason="no result after all")
+    edition = score_store(board)
+    rows = edition.board_scores.filter(pl.col("table_id") == "2")
+    assert rows.select("ns_id", "ew_id", "mp_ns", "mp_ew").rows() == [("2", "2", 4.0, 4.0)]  # average, top 8
+    decided = edition.projection.rulings.sort("position").select("kind", "applied", "rule").rows()
+    assert decided == [("weighted", False, "superseded by a later ruling for the same table"),
+                       ("weighted", False, "Law 92B: period for requesting a ruling had expired"),
+                       ("artificial", True, "Law 92B: ruling requested within the period")]

@@ -207,12 +207,15 @@ def test_realbridge_team_imps() -> None:
     parsed = load("pbn/endplay_realbridge_2021_teams.pbn")
     boards, _ = run(parsed, "two_field")
     joined = compared(boards, parsed)
-    scored = joined.filter(pl.col("imp_ns").is_not_null())
-    assert scored.height == 298
-    assert mismatches(scored, "imp_ns", "pub_imp_ns", 0.0).height == 0
-    assert mismatches(scored, "imp_ew", "pub_imp_ew", 0.0).height == 0
-    # One table's other room is missing from the file: that board is not scored, not guessed.
-    assert joined.filter(pl.col("imp_ns").is_null()).height == 1
+    compared_rooms = joined.filter(pl.col("board_rule").is_null())
+    assert compared_rooms.height == 298
+    assert mismatches(compared_rooms, "imp_ns", "pub_imp_ns", 0.0).height == 0
+    assert mismatches(compared_rooms, "imp_ew", "pub_imp_ew", 0.0).height == 0
+    # One table's other room is missing from the file: no result could be compared, so the board is
+    # an artificial average for both teams (Law 12C2(a), 0 IMPs), and the row says so.
+    one_room = joined.filter(pl.col("board_rule").is_not_null())
+    assert one_room.select("board", "ns_id", "imp_ns", "imp_ew").rows() == [(20, "TURKEY", 0.0, 0.0)]
+    assert one_room["board_rule"][0].startswith("Law 12C2(a): no result in the other room")
 
 
 # --- ABF Compscore USEBIO -----------------------------------------------------------------------------------

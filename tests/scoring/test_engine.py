@@ -129,9 +129,14 @@ def test_matchpoint_penalty_in_mps_and_in_percent() -> None:
     assert (n1(in_pct)["score"], n1(in_pct)["percentage"]) == (2.0, 25.0)
 
 
-def test_penalty_in_a_foreign_unit_is_refused() -> None:
-    with pytest.raises(ValueError, match="deducts only"):
-        score(results(traveller([420, 170])), sessions(), {}, penalty("N1", 1.0, "VP"))
+def test_penalty_in_a_foreign_unit_is_left_out_and_the_rest_scored(caplog: pytest.LogCaptureFixture) -> None:
+    rows = results(traveller([420, 170]))
+    _, plain = score(rows, sessions(), {})
+    both = pl.concat([penalty("N1", 1.0, "VP"), penalty("N1", 0.5, "MP")])
+    _, penalised = score(rows, sessions(), {}, both)
+    n1 = pl.col("contestant_id") == "N1"
+    assert penalised.filter(n1)["score"].to_list() == [plain.filter(n1)["score"][0] - 0.5]
+    assert "a MP session deducts only MP or %" in caplog.text
 
 
 def test_multi_session_carry_over() -> None:
@@ -176,3 +181,25 @@ def test_a_million_mixed_results_replay_byte_identically() -> None:
         return hashlib.sha256(out.getvalue()).hexdigest()
 
     assert digest() == digest()
+
+
+def test_the_pairs_tie_break_is_the_direct_encounter_among_the_tied() -> None:
+    # A Howell: P1-P2 and P3-P4 on board 1 and 2, P2-P4 and P3-P1 on board 3 (2 tables, top 2).
+    rows = (traveller([100, 100], board=1, ns_ids=["P1", "P3"], ew_ids=["P2", "P4"])
+            + traveller([200, 100], board=2, ns_ids=["P1", "P3"], ew_ids=["P2", "P4"])
+            + traveller([100, -100], board=3, ns_ids=["P2", "P3"], ew_ids=["P4", "P1"]))
+    # P1 1+2+2 = 5; P2 1+0+2 = 3; P4 1+2+0 = 3; P3 1+0+0 = 1. P2 beat P4 2-0 on board 3, their only meeting.
+    rules = {"E": ConditionsOfContest(tie_breaks=("head_to_head_mp",))}
+    _, broken = score(results(rows), sessions(layout="one_field"), rules)
+    _, shown = score(results(rows), sessions(layout="one_field"), {})
+    assert broken.select("contestant_id", "score", "rank", "tied").rows() == [
+        ("P1", 5.0, 1, False), ("P2", 3.0, 2, False), ("P4", 3.0, 3, False), ("P3", 1.0, 4, False)]
+    assert shown.select("contestant_id", "rank", "tied").rows() == [
+        ("P1", 1, False), ("P2", 2, True), ("P4", 2, True), ("P3", 4, False)]
+
+
+def test_pairs_tied_who_never_met_stay_tied() -> None:
+    rules = {"E": ConditionsOfContest(tie_breaks=("head_to_head_mp",))}
+    _, standings = score(results(traveller([100, 100, 50])), sessions(), rules)
+    ns = standings.filter(pl.col("direction") == "NS")
+    assert ns.select("contestant_id", "rank", "tied").rows() == [("N1", 1, True), ("N2", 1, True), ("N3", 3, False)]

@@ -112,11 +112,35 @@ def test_weighted_team_score_imps_each_outcome() -> None:
     assert home_imps(boards) == [1.5]
 
 
-def test_unpaired_board_is_not_scored() -> None:
+def test_a_board_played_in_one_room_is_average_for_both_teams() -> None:
+    # Law 12C2(a): no result could be obtained at the other table; nobody is known to be at fault.
     rows = [*match([(420, 170)]), room(2, "A", "B", 100)]
+    boards, standings = scored(rows, artificial={"avg_imps": 0})
+    board2 = boards.filter(pl.col("board") == 2)
+    assert board2.select("imp_ns", "imp_ew").rows() == [(0.0, 0.0)]
+    assert board2["board_rule"][0] == ("Law 12C2(a): no result in the other room; average (0 IMPs) to both "
+                                       "teams until the director rules")
+    assert standings.sort("contestant_id").select("contestant_id", "score", "boards").rows() == [
+        ("A", 6.0, 2), ("B", -6.0, 2)]
+
+
+def test_two_results_in_one_room_are_not_scored_and_say_so() -> None:
+    rows = [*match([(420, 170)]), room(2, "A", "B", 100), room(2, "A", "B", 110, table="2")]
     boards, standings = scored(rows)
-    assert boards.filter(pl.col("board") == 2)["imp_ns"].to_list() == [None]
+    assert boards.filter(pl.col("board") == 2)["imp_ns"].to_list() == [None, None]
+    assert set(boards.filter(pl.col("board") == 2)["board_rule"]) == {"not scored: more than one result in a room"}
     assert standings["boards"].to_list() == [1, 1]
+
+
+@pytest.mark.parametrize(("stated", "scale"), [(None, 4), (6, 6)])
+def test_a_short_match_keeps_its_scheduled_vp_scale(stated: int | None, scale: int) -> None:
+    # Law 78D and the conditions: 4 boards scheduled, board 4 played in one room only. The margin
+    # (6 IMPs, board 4 at average) is converted on the scheduled length, not on the 3 boards compared.
+    rows = [*match([(420, 170), (100, 100), (100, 100)]), room(4, "A", "B", 100)]
+    _, standings = scored(rows, "VP_TEAMS", teams={"boards_per_match": stated})
+    a_vp, b_vp = wbf_victory_points(6, scale)
+    assert standings.sort("contestant_id").select("vp", "boards").rows() == [(a_vp, 4), (b_vp, 4)]
+    assert (a_vp, b_vp) != wbf_victory_points(6, 3)
 
 
 @pytest.mark.parametrize("boards_in_match", [8, 16])
@@ -170,3 +194,12 @@ def test_team_penalty_in_vps() -> None:
     a_vp, _ = wbf_victory_points(6, 1)
     assert standings.filter(pl.col("contestant_id") == "A")["score"].item() == pytest.approx(a_vp - 1)
     assert standings.filter(pl.col("contestant_id") == "A")["vp"].item() == a_vp
+
+
+def test_the_issue_match_ten_imps_on_four_scheduled_boards_is_15_to_5() -> None:
+    # 4 boards scheduled, board 4 played in one room: 10 IMPs on the WBF 4-board scale is 15.00-5.00
+    # (scoring-notes §1); on the 3 compared boards it would have been 15.58-4.42.
+    rows = [*match([(420, -50), (100, 100), (100, 100)]), room(4, "A", "B", 100)]
+    _, standings = scored(rows, "VP_TEAMS")
+    assert standings.sort("contestant_id").select("contestant_id", "score", "vp", "boards").rows() == [
+        ("A", 15.0, 15.0, 4), ("B", 5.0, 5.0, 4)]
