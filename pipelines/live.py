@@ -73,15 +73,16 @@ def refresh(store: EventStore, *, up_to: int | None = None, full: bool = False,
     """Bring the projection tables to log position `up_to` (default: the head).
 
     Rescores only the tournaments touched since the tables' position, unless `full` is asked or
-    the tables are missing or were written for another clock (an `--as-of` edition): then every
-    tournament is rescored from zero, in batches. Tables already at or past `up_to` stay as they are.
+    the tables are missing, have other columns than this version writes, or were written for
+    another clock (an `--as-of` edition): then every tournament is rescored from zero, in batches.
+    Tables already at or past `up_to` stay as they are.
     """
     with store.session(), store.writer() as con:
         ensure_tables(con)
         position = _head(con) if up_to is None else up_to
         clock = log_clock(con, position)
         state = _state(con)
-        if full or state is None or log_clock(con, state[0]) != state[1]:
+        if full or state is None or log_clock(con, state[0]) != state[1] or not _tables_current(con):
             return _rebuild(store, con, position, clock, batch_events)
         if position <= state[0]:  # already there (or past it: projections never go back)
             return Refreshed(state[0], state[1], False, _NO_SESSIONS, 0)
@@ -109,15 +110,15 @@ def ensure_tables(con: duckdb.DuckDBPyConnection) -> None:
 
 def write_edition(store: EventStore, edition: ScoredEdition) -> None:
     """Replace the projection tables with `edition` (scored from a whole-log replay)."""
-    with store.writer() as con:
-        ensure_tables(con)
-        sessions = _session_rows(edition, edition.projection.sessions.select("event_id", "session_id"))
-        with _transaction(con):
-            for name, frame in (("board_scores", conform(edition.board_scores, BOARD_SCHEMA)),
-                                ("standings", conform(edition.standings, STANDING_SCHEMA)), ("sessions", sessions)):
-                con.execute(f"DELETE FROM {_TABLES[name]}")
-                _insert(con, _TABLES[name], frame)
-            _write_state(con, edition.position, edition.as_of_us)
+    sessions = _session_rows(edition, edition.projection.sessions.select("event_id", "session_id"))
+    with store.writer() as con, _transaction(con):
+        for name, frame in (("board_scores", conform(edition.board_scores, BOARD_SCHEMA)),
+                            ("standings", conform(edition.standings, STANDING_SCHEMA)), ("sessions", sessions)):
+            con.register("new_rows", frame)
+            con.execute(f"CREATE OR REPLACE TABLE {_TABLES[name]} AS SELECT * FROM new_rows")
+            con.unregister("new_rows")
+        con.execute(VIEWS_SQL)
+        _write_state(con, edition.position, edition.as_of_us)
 
 
 def session_catalog(con: duckdb.DuckDBPyConnection, position: int,
@@ -256,6 +257,19 @@ def _insert(con: duckdb.DuckDBPyConnection, table: str, frame: pl.DataFrame) -> 
         con.execute(f"INSERT INTO {table} SELECT * FROM incoming_rows")
     finally:
         con.unregister("incoming_rows")
+
+
+def _tables_current(con: duckdb.DuckDBPyConnection) -> bool:
+    """Whether the projection tables have exactly the columns this version writes (a version that
+    adds a column to the views rebuilds them rather than inserting rows that do not fit)."""
+    for name, schema in (("board_scores", BOARD_SCHEMA), ("standings", STANDING_SCHEMA),
+                         ("sessions", SESSION_SCHEMA)):
+        columns = [row[0] for row in con.execute(
+            "SELECT column_name FROM duckdb_columns() WHERE table_name = ? AND schema_name = 'main'"
+            " ORDER BY column_index", [_TABLES[name]]).fetchall()]
+        if columns != list(schema):
+            return False
+    return True
 
 
 def _state(con: duckdb.DuckDBPyConnection) -> tuple[int, int] | None:

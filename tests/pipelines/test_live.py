@@ -138,6 +138,16 @@ def test_a_store_written_before_live_projections_migrates_verifies_and_scores(tw
     assert {n: p.read_bytes() for n, p in live.items()} == {n: p.read_bytes() for n, p in whole.items()}
 
 
+def test_tables_with_other_columns_are_rebuilt_not_continued(two_sessions: EventStore) -> None:
+    refresh(two_sessions)
+    with two_sessions.writer() as con:  # as a version with one column fewer left them
+        con.execute("ALTER TABLE projection_board_scores DROP COLUMN points_ew")
+    _second_session(two_sessions, at=PLAYED, session="3")
+    assert refresh(two_sessions).full
+    with two_sessions.reader() as con:
+        assert "points_ew" in {row[0] for row in con.execute("DESCRIBE board_scores").fetchall()}
+
+
 def test_an_as_of_edition_written_to_the_views_is_rebuilt_not_continued(two_sessions: EventStore) -> None:
     from pipelines.projections import write_views
 
