@@ -30,6 +30,8 @@ bench: $(STAMP)
 	$(BIN)/python -m benchmarks.bench_pbn
 	$(BIN)/python -m benchmarks.bench_lin
 	$(BIN)/python -m benchmarks.bench_scoring
+	$(BIN)/python -m benchmarks.bench_site
+	$(BIN)/python -m benchmarks.bench_ranking
 
 clean:
 	rm -rf $(VENV) build .pytest_cache .mypy_cache

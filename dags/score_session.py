@@ -29,7 +29,7 @@ STORE_POOL = "bridgeledger_store"  # one slot: DuckDB has a single writer (see p
     },
 )
 def score_session() -> None:
-    """Ingest -> score at that position -> verify."""
+    """Ingest -> analyse new deals -> score at that position -> verify; publish the results site."""
 
     @task(pool=STORE_POOL)
     def ingest(params: dict[str, object] | None = None) -> int:
@@ -53,7 +53,23 @@ def score_session() -> None:
         assert params is not None
         return verify_store(str(params["store"]))
 
-    verify(score(ingest()))
+    @task(pool=STORE_POOL)
+    def analyse(position: int, params: dict[str, object] | None = None) -> int:
+        from pipelines.tasks import analyse_new_deals
+
+        assert params is not None
+        return analyse_new_deals(str(params["store"]), position)
+
+    @task(pool=STORE_POOL)
+    def site(position: int, params: dict[str, object] | None = None) -> str:
+        from pipelines.tasks import publish_site
+
+        assert params is not None
+        return publish_site(str(params["store"]), position, f"{params['outdir']}/site")
+
+    position = analyse(ingest())
+    verify(score(position))
+    site(position)
 
 
 score_session()

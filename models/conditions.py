@@ -15,8 +15,9 @@ import tomllib
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Literal, Self
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 _FROZEN = ConfigDict(frozen=True, extra="forbid")
 
@@ -270,6 +271,19 @@ class ConditionsOfContest(BaseModel):
     """Law 92B: rulings may be requested or appealed until this long after publication."""
     carry_over: CarryOver = CarryOver()
     """Multi-session carry-over."""
+    language: str = Field(default="en", pattern=r"^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$")
+    """Language of the event's published pages, as a BCP 47 tag (`en`, `pl`, `fr-CA`)."""
+    timezone: str = "UTC"
+    """IANA time zone in which published pages show times (`Europe/Warsaw`); the log keeps UTC."""
+
+    @field_validator("timezone")
+    @classmethod
+    def _known_timezone(cls, value: str) -> str:
+        try:
+            ZoneInfo(value)
+        except (ZoneInfoNotFoundError, ValueError) as exc:
+            raise ValueError(f"unknown time zone {value!r}; expected an IANA name like Europe/Warsaw") from exc
+        return value
 
     @classmethod
     def from_toml(cls, path: str | Path) -> ConditionsOfContest:

@@ -436,13 +436,63 @@ class RankingPublished(_Event):
     """Edition label."""
     position: int
     """Log position the edition was computed at."""
+    rule_set: str = ""
+    """Name of the ranking rule set (its version is `rule_version`)."""
+    rule_hash: str | None = None
+    """SHA-256 of the rule set's canonical JSON: the edition names exactly the rules it used."""
+    rules: dict[str, Any] = Field(default_factory=dict)
+    """The whole rule set, so the edition rebuilds without the file it was computed from."""
+    as_of: datetime | None = None
+    """The time the edition was computed as of: events that happened later are left out."""
+    output_sha256: str | None = None
+    """SHA-256 of the edition's canonical output (ranking and awards): a rebuild must match it."""
+
+
+class MemberRegistered(_Event):
+    """A federation's member list names a member (a later registration of the same id supersedes)."""
+
+    type: Literal["MemberRegistered"] = "MemberRegistered"
+    schema_version: Literal[1] = 1
+    federation: str
+    """The federation whose list it is (PZBS, ABF, ...)."""
+    federation_id: str = Field(min_length=1)
+    """Membership number."""
+    name: str = Field(min_length=1)
+    """Name as the member list writes it."""
+    club: str | None = None
+    """Club the member plays for."""
+    gender: Literal["F", "M", "X"] | None = None
+    """F, M or X (sub-rankings by gender)."""
+    birth_year: int | None = Field(default=None, ge=1880, le=2100)
+    """Year of birth (age-band sub-rankings)."""
+    region: str | None = None
+    """Region or district."""
+    source: SourceRef | None = None
+    """The member list row it came from."""
+
+
+class PlayerLinked(_Event):
+    """A player named in an event's files is this member (settles an unmatched or wrong match)."""
+
+    type: Literal["PlayerLinked"] = "PlayerLinked"
+    schema_version: Literal[1] = 1
+    event_id: str
+    """Tournament in which the player appears."""
+    player_name: str
+    """The player's name exactly as the event's files give it."""
+    federation_id: str
+    """The member it is."""
+    linked_by: str | None = None
+    """Who settled it."""
+    reason: str | None = None
+    """Why."""
 
 
 Event = Annotated[
     SourceFileIngested | TournamentRegistered | SessionScheduled | ContestantRegistered | BoardDealt
     | ResultRecorded | ArtificialScoreAwarded | WeightedScoreAwarded | BoardFouled | PenaltyAwarded
     | ScoresPublished | CorrectionPeriodClosed | ScoreCorrectionRequested | LateCorrectionApproved
-    | PlayerIdentitiesMerged | RankingPublished,
+    | PlayerIdentitiesMerged | RankingPublished | MemberRegistered | PlayerLinked,
     Field(discriminator="type"),
 ]
 """Any event of the catalogue."""
@@ -456,7 +506,7 @@ EVENT_TYPES: dict[str, type[BaseModel]] = {
                 BoardDealt, ResultRecorded, ArtificialScoreAwarded, WeightedScoreAwarded, BoardFouled,
                 PenaltyAwarded, ScoresPublished, CorrectionPeriodClosed, ScoreCorrectionRequested,
                 LateCorrectionApproved,
-                PlayerIdentitiesMerged, RankingPublished)
+                PlayerIdentitiesMerged, RankingPublished, MemberRegistered, PlayerLinked)
 }
 """Type tag -> model class."""
 

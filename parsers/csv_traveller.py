@@ -9,6 +9,8 @@ Header (names case-insensitive, order free; `lead` and `score` may be omitted):
 - `result`: tricks won by declarer (`10`) or relative to the contract (`=`, `+1`, `-2`).
 - `lead`: suit first (`SA`, `H7`) or rank first (`AS`).
 - `score`: optional NS score as published, kept as reference only (we compute our own).
+- `ns_players`, `ew_players`: optional, the pair's players separated by `;`, each a name with an
+  optional federation id in square brackets: `Anna Nowak [1041]; Jan Nowak`.
 
 A file holds one session: every row names the same event and session as the first.
 
@@ -25,13 +27,14 @@ from collections.abc import Iterator
 from models.cards import Card
 from models.contract import Contract, TableResult
 from models.diagnostics import Diagnostic, Severity
-from models.events import ArtificialAward
+from models.events import ArtificialAward, Player
 from parsers.records import ArtificialRecord, FileMetadata, ParsedFile, Position, ResultRecord
 
 PARSER_VERSION = "csv-1.0"
 REQUIRED = ("event", "session", "board", "section", "table", "ns", "ew", "contract", "declarer", "result")
-OPTIONAL = ("lead", "score")
+OPTIONAL = ("lead", "score", "ns_players", "ew_players")
 _FIELD = re.compile(r'"(?:[^"]|"")*"|[^,]*')
+_PLAYER = re.compile(r"^\s*(?P<name>[^\[\]]*?)\s*(?:\[\s*(?P<id>[^\[\]]*?)\s*\])?\s*$")
 _AWARD = re.compile(r"^\s*(A\+|A-|A=|A|\d+(?:\.\d+)?%?)\s*/\s*(A\+|A-|A=|A|\d+(?:\.\d+)?%?)\s*$", re.I)
 
 
@@ -152,7 +155,22 @@ def _row_record(row: dict[str, str], at: Position) -> ResultRecord | ArtificialR
         except ValueError as exc:
             raise _RowError("score", f"score must be a number, got {row['score']!r}", "csv.row.score") from exc
     return ResultRecord(**common, contract=contract, tricks=tricks, lead=_lead(row.get("lead", "")),
-                        published=published, at=at)
+                        published=published, ns_players=_players(row, "ns_players"),
+                        ew_players=_players(row, "ew_players"), at=at)
+
+
+def _players(row: dict[str, str], column: str) -> tuple[Player, ...]:
+    """`Anna Nowak [1041]; Jan Nowak` -> the players, ids when given."""
+    players = []
+    for entry in row.get(column, "").split(";"):
+        if not entry.strip():
+            continue
+        match = _PLAYER.match(entry)
+        if match is None or not match["name"]:
+            raise _RowError(column, f"player {entry.strip()!r}: expected a name, optionally followed by "
+                            "[federation id]", f"csv.row.{column}")
+        players.append(Player(name=match["name"], federation_id=match["id"] or None))
+    return tuple(players)
 
 
 def _same_session(row: dict[str, str], first: dict[str, str] | None) -> None:

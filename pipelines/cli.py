@@ -21,6 +21,8 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 from rich.console import Console
 
+from pipelines.cli_ranking import register as register_ranking_commands
+
 if TYPE_CHECKING:
     from models.events import ArtificialAward, WeightedComponent
     from pipelines.ingest import IngestReport
@@ -481,6 +483,25 @@ def export(fmt: Annotated[str, typer.Argument(help="pbn or lin")], event: EventO
         console.print(f"wrote {out}")
 
 
+@app.command()
+def site(out: Annotated[Path, typer.Option(help="Folder to write the site into")],
+         event: Annotated[str | None, typer.Option("--event", help="Only this event's pages")] = None,
+         as_of: Annotated[str | None, typer.Option("--as-of", help="Results as they stood at this time")] = None,
+         store: StoreOption = None) -> None:
+    """Write the static results site: events, sessions, travellers, score cards, plots, downloads."""
+    from pipelines.site import build_site
+    from pipelines.store import StoreError, to_epoch_us
+
+    try:
+        report = build_site(open_store(store), out, event_id=event,
+                            as_of_us=to_epoch_us(parse_time(as_of)) if as_of else None)
+    except (ValueError, StoreError) as exc:
+        errors.print(f"[red]error[/red] {exc}")
+        raise typer.Exit(1) from exc
+    console.print(f"{len(report.written)} file(s) written, {report.unchanged} unchanged, {report.sessions} "
+                  f"session(s), {report.rendered} rendered (the others had not changed)\nindex: {report.index}")
+
+
 @app.command("diff-published")
 def diff_published(store: StoreOption = None,
                    limit: Annotated[int, typer.Option(help="Rows to show")] = 50) -> None:
@@ -562,6 +583,9 @@ def _print_frame(frame: object, title: str | None) -> None:
     for row in frame.iter_rows():  # display only: a few rows for a person to read
         table.add_row(*("" if v is None else f"{v:.2f}" if isinstance(v, float) else str(v) for v in row))
     console.print(table)
+
+
+register_ranking_commands(app)  # players, rank, statement
 
 
 def main() -> None:

@@ -15,6 +15,7 @@ from pipelines.audit import write_audit
 from pipelines.director import TableRef, publish_scores, register_tournament, request_correction
 from pipelines.ingest import IngestOptions, IngestRejected, ingest_file
 from pipelines.projections import export_csv, score_store, top_standings, write_views
+from pipelines.site import build_site
 from pipelines.store import EventStore
 
 log = logging.getLogger(__name__)
@@ -79,6 +80,9 @@ def run_demo(workdir: Path, *, now: datetime, sample_data: Path = SAMPLE_DATA) -
                              f"{row['raised_at']}: {row['decision']} ({row['rule']})")
     paths = {**paths, "audit_csv": workdir / "outputs" / audit.csv_name,
              "audit_html": workdir / "outputs" / audit.html_name}
+    site = build_site(store, workdir / "outputs" / "site", edition=edition)
+    summary.lines.append(f"results site: {len(site.written)} file(s) written for {site.sessions} session(s); "
+                         f"open {site.index.resolve()}")
     report = store.verify()
     summary.ok = summary.ok and report.ok
     summary.lines.append(f"verify: {report.events} events, hash chain "

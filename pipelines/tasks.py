@@ -42,6 +42,27 @@ def score_at(store_path: str, position: int, outdir: str) -> dict[str, str]:
     return {name: str(path) for name, path in export_tables(store, outdir).items()}
 
 
+def analyse_new_deals(store_path: str, position: int) -> int:
+    """Double-dummy analysis of the deals the cache does not hold yet (the solver is slow: it runs
+    once per deal, here, not in page builds); return `position` for the next task."""
+    from pipelines.site import analyse_deals
+
+    report = analyse_deals(EventStore(store_path))
+    log.info("double-dummy: %d deal(s) solved, %d already cached", report.solved, report.from_cache)
+    return position
+
+
+def publish_site(store_path: str, position: int, outdir: str) -> str:
+    """Write the results site as the log stood at `position`; return its index page's path."""
+    from pipelines.projections import score_store
+    from pipelines.site import build_site
+
+    store = EventStore(store_path)
+    report = build_site(store, outdir, edition=score_store(store, up_to=position))
+    log.info("site: %d file(s) written, %d unchanged", len(report.written), report.unchanged)
+    return str(report.index)
+
+
 def verify_store(store_path: str) -> int:
     """Check the hash chain; return the number of events, or raise naming the first bad position."""
     report = EventStore(store_path).verify()

@@ -56,7 +56,7 @@ def test_dagbag_has_no_import_errors(airflow_home: Path) -> None:
     """, _airflow_env(airflow_home))
     assert result.returncode == 0, result.stderr[-3000:]
     assert "ERRORS {}" in result.stdout
-    assert "'close_correction_periods', 'score_session'" in result.stdout
+    assert "'close_correction_periods', 'publish_ranking', 'score_session'" in result.stdout
 
 
 def test_score_session_runs_end_to_end(airflow_home: Path, tmp_path: Path) -> None:
@@ -70,6 +70,8 @@ def test_score_session_runs_end_to_end(airflow_home: Path, tmp_path: Path) -> No
     """, _airflow_env(airflow_home))
     assert "STATE success" in result.stdout, result.stdout[-3000:] + result.stderr[-3000:]
     assert (outdir / "standings.csv").read_text().count("\n") == 27  # header + 13 NS + 13 EW pairs
+    session_page = outdir / "site" / "e-club-championship-2026" / "s-1" / "index.html"
+    assert session_page.read_text().count('<td class="num place">') == 26  # the site: 13 NS + 13 EW pairs
     import duckdb
 
     with duckdb.connect(str(store), read_only=True) as con:
@@ -106,3 +108,26 @@ def test_close_correction_periods_marks_due_sessions_final(airflow_home: Path, t
     rerun = _run(code, _airflow_env(airflow_home))
     assert "STATE success" in rerun.stdout
     assert len(store.read(types=["CorrectionPeriodClosed"])) == 1  # idempotent
+
+
+def test_publish_ranking_publishes_once_per_interval(airflow_home: Path, tmp_path: Path) -> None:
+    from pipelines.store import EventStore
+    from tests.ranking.scenario import build_session
+
+    store = EventStore(tmp_path / "ranking.duckdb")
+    build_session(store, tmp_path)
+    code = f"""
+        import pendulum
+        from airflow.dag_processing.dagbag import DagBag
+        dag = DagBag(dag_folder="dags").get_dag("publish_ranking")
+        conf = {{"store": {str(store.path)!r}, "rules": "sbu"}}
+        run = dag.test(logical_date=pendulum.datetime(2026, 12, 1, 6, 0, tz="UTC"), run_conf=conf)
+        print("STATE", run.state)
+    """
+    result = _run(code, _airflow_env(airflow_home))
+    assert "STATE success" in result.stdout, result.stdout[-3000:] + result.stderr[-3000:]
+    [published] = store.read(types=["RankingPublished"])
+    assert published.payload["rule_set"] == "sbu" and published.payload["edition"].startswith("sbu-1@2026-12-01")
+    rerun = _run(code, _airflow_env(airflow_home))
+    assert "STATE success" in rerun.stdout, rerun.stdout[-3000:] + rerun.stderr[-3000:]
+    assert len(store.read(types=["RankingPublished"])) == 1  # idempotent

@@ -1,0 +1,148 @@
+"""What changed between two ranking editions, and why, award by award.
+
+Awards are matched by the member found in the file (`original_id`) and the unit and contestant
+they were earned in. Each difference gets one reason, checked in this order: an award that is
+new, one that is gone, an identity merge (the points move to the id kept), a correction behind the
+unit that changed the award (named), a new rule version, and decay (same award, less left of it).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import polars as pl
+
+from pipelines.ranking.edition import RankingEdition
+
+AWARD_KEY = ["original_id", "event_id", "session_id", "section", "direction", "contestant_id"]
+_KEPT = ["player_id", "event_name", "place", "field", "award", "decay", "points", "corrections"]
+REASON_COLUMNS = ["player_id", "reason", "points_change", "detail"]
+
+
+@dataclass(frozen=True)
+class RankingDiff:
+    """Who moved between two editions (`moves`) and, award by award, why (`reasons`)."""
+
+    old_label: str
+    new_label: str
+    moves: pl.DataFrame
+    """player_id, name, place_old, place_new, points_old, points_new: players whose place or points changed."""
+    reasons: pl.DataFrame
+    """`REASON_COLUMNS`: each changed award, in published points (after the rule set's divisor)."""
+    rules_changed: str | None
+    """'name version -> name version' when the editions use different rule sets."""
+
+    def lines(self) -> list[str]:
+        """The diff as a person reads it: a line per player, then that player's reasons."""
+        out = [f"{self.old_label} -> {self.new_label}"]
+        if self.rules_changed:
+            out.append(f"  rule set: {self.rules_changed}")
+        out.append(f"{self.moves.height} player(s) moved")
+        by_player = self.reasons.partition_by("player_id", as_dict=True, maintain_order=True)
+        for move in self.moves.iter_rows(named=True):  # display only: one line per person moved
+            out.append(f"  {move['player_id']} {move['name'] or ''}: place {_show(move['place_old'])} -> "
+                       f"{_show(move['place_new'])}, points {_show(move['points_old'])} -> {_show(move['points_new'])}")
+            for reason in by_player.get((move["player_id"],), pl.DataFrame()).iter_rows(named=True):
+                out.append(f"      {reason['points_change']:+.2f} {reason['reason']}: {reason['detail']}")
+        return out
+
+
+def diff_rankings(old: RankingEdition, new: RankingEdition, *, old_label: str, new_label: str) -> RankingDiff:
+    """Every player whose place or points differ, with an itemised reason for each award change."""
+    moves = _moves(old.ranking, new.ranking)
+    rules_changed = None
+    if old.rules.content_hash() != new.rules.content_hash():
+        rules_changed = f"{old.rules.name} {old.rules.version} -> {new.rules.name} {new.rules.version}"
+    reasons = _reasons(old, new, rules_changed)
+    return RankingDiff(old_label, new_label, moves, reasons, rules_changed)
+
+
+def _moves(old: pl.DataFrame, new: pl.DataFrame) -> pl.DataFrame:
+    joined = old.select("player_id", "name", "place", "points").join(
+        new.select("player_id", "name", "place", "points"), on="player_id", how="full", coalesce=True,
+        suffix="_new")
+    changed = pl.col("place").ne_missing(pl.col("place_new")) | pl.col("points").ne_missing(pl.col("points_new"))
+    return joined.filter(changed).select(
+        "player_id", name=pl.coalesce("name_new", "name"), place_old="place", place_new="place_new",
+        points_old="points", points_new="points_new",
+    ).sort(pl.col("place_new").fill_null(1 << 62), "player_id")
+
+
+def _reasons(old: RankingEdition, new: RankingEdition, rules_changed: str | None) -> pl.DataFrame:
+    def side(edition: RankingEdition) -> pl.DataFrame:
+        return edition.awards.select(*AWARD_KEY, *_KEPT).with_columns(
+            share=pl.col("points") / edition.rules.points_divisor)
+
+    joined = side(old).join(side(new), on=AWARD_KEY, how="full", coalesce=True, suffix="_new", nulls_equal=True)
+    different = (pl.col("player_id").ne_missing(pl.col("player_id_new"))
+                 | pl.col("share").ne_missing(pl.col("share_new")))
+    rows: list[Reason] = []
+    corrections = _correction_reasons(new)
+    both = _units(old) & _units(new) if rules_changed else set()
+    for row in joined.filter(different).iter_rows(named=True):  # the changed awards only: a few per edition
+        unit_in_both = (row["event_id"], row["session_id"], row["section"], row["direction"]) in both
+        rows += _explain(row, corrections, rules_changed if unit_in_both else None)
+    frame = pl.DataFrame(rows, schema={"player_id": pl.String, "reason": pl.String, "points_change": pl.Float64,
+                                       "detail": pl.String}, orient="row")
+    # An award worth nothing in both editions (a place past the curve) moves nobody.
+    return frame.filter(pl.col("points_change") != 0).sort("player_id", "reason", "detail")
+
+
+def _units(edition: RankingEdition) -> set[tuple[object, ...]]:
+    return set(edition.awards.select("event_id", "session_id", "section", "direction").unique().iter_rows())
+
+
+def _correction_reasons(edition: RankingEdition) -> dict[str, str]:
+    return {row["correction_id"]: f"{row['correction_id']} ({row['reason']}, by {row['requested_by']})"
+            for row in edition.corrections.iter_rows(named=True)}
+
+
+Reason = tuple[object, str, float, str]
+
+
+def _explain(row: dict[str, object], corrections: dict[str, str], rules_changed: str | None) -> list[Reason]:
+    what = f"{row['event_name_new'] or row['event_name']} {row['session_id'] or ''} {row['direction']} " \
+           f"{row['contestant_id']}".replace("  ", " ")
+    old_share, new_share = _num(row["share"]), _num(row["share_new"])
+    if rules_changed and (row["player_id"] is None or row["player_id_new"] is None):
+        player = row["player_id_new"] or row["player_id"]
+        return [(player, "rule version", new_share - old_share,
+                 f"{rules_changed}: {what} award {_pts(row['award'])} -> {_pts(row['award_new'])}")]
+    if row["player_id"] is None:
+        return [(row["player_id_new"], "new award", new_share,
+                 f"{what}: place {row['place_new']} of {row['field_new']}, {_pts(row['points_new'])} points")]
+    if row["player_id_new"] is None:
+        return [(row["player_id"], "award withdrawn", -old_share, f"{what}: was place {row['place']}")]
+    if row["player_id"] != row["player_id_new"]:
+        merge = f"{row['player_id']} merged into {row['player_id_new']}: {what}"
+        return [(row["player_id"], "identity merge", -old_share, merge),
+                (row["player_id_new"], "identity merge", new_share, merge)]
+    added = sorted(set(str(row["corrections_new"] or "").split()) - set(str(row["corrections"] or "").split()))
+    delta = new_share - old_share
+    if added and row["award"] != row["award_new"]:
+        named = "; ".join(corrections.get(c, c) for c in added)
+        return [(row["player_id"], "correction", delta,
+                 f"{named} changed {what}: place {row['place']} -> {row['place_new']}")]
+    if rules_changed and row["award"] != row["award_new"]:
+        return [(row["player_id"], "rule version", delta,
+                 f"{rules_changed}: {what} award {_pts(row['award'])} -> {_pts(row['award_new'])}")]
+    if row["award"] != row["award_new"]:
+        return [(row["player_id"], "recomputed", delta, f"{what}: place {row['place']} -> {row['place_new']}")]
+    return [(row["player_id"], "decay", delta,
+             f"{what}: {_pct(row['decay'])} -> {_pct(row['decay_new'])} of {_pts(row['award'])}")]
+
+
+def _num(value: object) -> float:
+    return float(value) if isinstance(value, int | float) else 0.0
+
+
+def _pts(value: object) -> str:
+    return f"{_num(value):.2f}".rstrip("0").rstrip(".")
+
+
+def _pct(value: object) -> str:
+    return f"{_num(value) * 100:.0f} %"
+
+
+def _show(value: object) -> str:
+    return "-" if value is None else _pts(value) if isinstance(value, float) else str(value)

@@ -1,0 +1,170 @@
+"""A ranking edition: the log up to a position, as of a time, under one rule set.
+
+`compute_edition` is a pure function of (events, rule set, position, as-of): it reads no clock,
+and its canonical output (`output_bytes`) is the same bytes every time it is rebuilt.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+from dataclasses import dataclass
+from datetime import date, datetime
+
+import polars as pl
+
+from models.ranking_rules import RuleSet
+from pipelines.ranking.awards import (
+    AWARD_COLUMNS,
+    award_dates,
+    decayed,
+    player_awards,
+    unit_awards,
+    unit_corrections,
+)
+from pipelines.ranking.curves import round_rule
+from pipelines.ranking.inputs import log_head, read_inputs
+from pipelines.ranking.players import contestant_players, resolve_players, unmatched_players
+from pipelines.ranking.standings_source import read_standings
+from pipelines.ranking.units import ranking_units
+from pipelines.store import EventStore, to_epoch_us
+
+log = logging.getLogger(__name__)
+
+RANKING_COLUMNS = ["place", "player_id", "name", "club", "region", "gender", "birth_year", "points", "awards"]
+"""The published ranking, one row per player with points."""
+SUB_RANKING_COLUMNS = ["grouping", "group", "place", "player_id", "points"]
+"""Sub-rankings in long form: one row per player per group the player belongs to."""
+_CSV_FLOAT_PRECISION = 6
+_EXACT_DECIMALS = 6
+"""Points kept to this many decimals when summed, when the rule set does not round them."""
+
+
+@dataclass(frozen=True)
+class RankingEdition:
+    """A computed edition and everything needed to explain it."""
+
+    rules: RuleSet
+    position: int
+    as_of: datetime
+    awards: pl.DataFrame
+    """`AWARD_COLUMNS`: every award of every matched player, with how its points now were reached."""
+    ranking: pl.DataFrame
+    """`RANKING_COLUMNS`, by place."""
+    sub_rankings: pl.DataFrame
+    """`SUB_RANKING_COLUMNS`."""
+    provisional: pl.DataFrame
+    """Sessions left out because they were not final at `as_of`."""
+    unmatched: pl.DataFrame
+    """Players of the events that no member was found for."""
+    corrections: pl.DataFrame
+    """Applied corrections behind the awards: correction_id, event_id, session_id, reason, requested_by."""
+    merges: pl.DataFrame
+    """Identity merges in force: kept_id, merged_id, reason."""
+
+    def output_bytes(self) -> dict[str, bytes]:
+        """The canonical CSV of ranking, sub-rankings and awards (what an edition's hash covers)."""
+        return {name: frame.write_csv(float_precision=_CSV_FLOAT_PRECISION).encode()
+                for name, frame in (("ranking", self.ranking), ("sub_rankings", self.sub_rankings),
+                                    ("awards", self.awards))}
+
+    def output_sha256(self) -> str:
+        """SHA-256 over the canonical outputs in a fixed order."""
+        digest = hashlib.sha256()
+        for name, data in sorted(self.output_bytes().items()):
+            digest.update(name.encode() + b"\0" + data + b"\0")
+        return digest.hexdigest()
+
+
+def compute_edition(store: EventStore, rules: RuleSet, *, as_of: datetime, up_to: int | None = None) -> RankingEdition:
+    """The edition of `rules` over the events at positions <= `up_to` (default: the whole log)
+    that had happened by `as_of`."""
+    position = log_head(store) if up_to is None else up_to
+    as_of_us = to_epoch_us(as_of)
+    snapshot = read_standings(store, up_to=position, as_of_us=as_of_us)
+    inputs = read_inputs(store, up_to=position, as_of_us=as_of_us)
+    units = ranking_units(snapshot, inputs.tournaments)
+    _warn_unknown_categories(inputs.tournaments, rules)
+    players = resolve_players(contestant_players(inputs.contestants), inputs, rules.federation)
+    contestant = unit_awards(units, inputs, rules)
+    per_player = player_awards(contestant, units, players, snapshot.standings, rules)
+    dated = (per_player.join(award_dates(units, inputs, snapshot.windows), on=["event_id", "unit_session"], how="left")
+             .join(unit_corrections(units, snapshot.corrections), on=["event_id", "unit_session"], how="left"))
+    awards = _canonical_awards(decayed(dated, rules, as_of.date()))
+    ranking = rank_players(awards, inputs.members, rules)
+    return RankingEdition(
+        rules=rules, position=position, as_of=as_of, awards=awards, ranking=ranking,
+        sub_rankings=sub_rankings(ranking, rules, as_of.date()),
+        provisional=units.provisional, unmatched=unmatched_players(players),
+        corrections=_applied_corrections(snapshot.corrections),
+        merges=inputs.merges.select("kept_id", "merged_id", "reason"),
+    )
+
+
+def _warn_unknown_categories(tournaments: pl.DataFrame, rules: RuleSet) -> None:
+    unknown = tournaments.filter(pl.col("category").is_not_null() & ~pl.col("category").is_in(list(rules.categories)))
+    if unknown.height:
+        listed = ", ".join(f"{e} ({c})" for e, c in unknown.select("event_id", "category").head(10).iter_rows())
+        log.warning("%d tournament(s) have a category %s %s does not know, ranked as %r: %s", unknown.height,
+                    rules.name, rules.version, rules.default_category, listed)
+
+
+def _canonical_awards(awards: pl.DataFrame) -> pl.DataFrame:
+    return (
+        awards.rename({"unit_session": "session_id", "rank": "place"})
+        .with_columns(corrections=pl.col("corrections").fill_null(""))
+        .select(AWARD_COLUMNS)
+        .sort(["player_id", "event_id", "session_id", "section", "direction", "contestant_id", "original_id",
+               "player_name"])
+    )
+
+
+def rank_players(awards: pl.DataFrame, members: pl.DataFrame, rules: RuleSet) -> pl.DataFrame:
+    """Players with points, by place; tied players share the best place."""
+    # Points are summed as whole units of their last published decimal: an integer sum does not
+    # depend on the order the rows are added in, so every rebuild gives the same total to the bit.
+    unit = 10.0 ** (rules.points_rounding.decimals if rules.points_rounding.mode != "none" else _EXACT_DECIMALS)
+    totals = awards.group_by("player_id").agg(
+        _units=(pl.col("points") * unit).round().cast(pl.Int64).sum(), awards=pl.len().cast(pl.Int64))
+    points = round_rule(pl.col("_units") / unit / rules.points_divisor, rules.points_rounding)
+    details = members.select(player_id="federation_id", name="name", club="club", region="region",
+                             gender="gender", birth_year="birth_year")
+    return (
+        totals.with_columns(points=points).filter(pl.col("points") > 0)
+        .join(details, on="player_id", how="left")
+        .with_columns(place=pl.col("points").rank("min", descending=True).cast(pl.Int64))
+        .select(RANKING_COLUMNS)
+        .sort(["place", "player_id"])
+    )
+
+
+def sub_rankings(ranking: pl.DataFrame, rules: RuleSet, edition_date: date) -> pl.DataFrame:
+    """Places within each grouping the rule set publishes (gender, age band, region, club)."""
+    parts = []
+    for grouping in rules.sub_rankings.by:
+        if grouping == "age_band":
+            age = edition_date.year - pl.col("birth_year")
+            for band in rules.sub_rankings.age_bands:
+                members = ranking.filter(age.is_between(band.min_age, band.max_age))
+                parts.append(members.select(grouping=pl.lit("age_band"), group=pl.lit(band.label),
+                                            player_id="player_id", points="points"))
+        else:
+            parts.append(ranking.filter(pl.col(grouping).is_not_null()).select(
+                grouping=pl.lit(grouping), group=pl.col(grouping).cast(pl.String), player_id="player_id",
+                points="points"))
+    if not parts:
+        return pl.DataFrame(schema={"grouping": pl.String, "group": pl.String, "place": pl.Int64,
+                                    "player_id": pl.String, "points": pl.Float64})
+    return (
+        pl.concat(parts)
+        .with_columns(place=pl.col("points").rank("min", descending=True).over("grouping", "group").cast(pl.Int64))
+        .select(SUB_RANKING_COLUMNS)
+        .sort(["grouping", "group", "place", "player_id"])
+    )
+
+
+def _applied_corrections(corrections: pl.DataFrame) -> pl.DataFrame:
+    columns = ["correction_id", "event_id", "session_id", "reason", "requested_by"]
+    if corrections.is_empty() or "applied" not in corrections.columns:
+        return pl.DataFrame(schema=dict.fromkeys(columns, pl.String))
+    return corrections.filter(pl.col("applied")).select(columns).sort("correction_id")

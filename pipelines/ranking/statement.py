@@ -1,0 +1,73 @@
+"""A player's statement: every award in an edition and how its points now were reached."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import polars as pl
+
+from pipelines.ranking.curves import decay_by_kind, round_rule
+from pipelines.ranking.edition import RankingEdition
+from pipelines.ranking.players import normalised_name
+
+STATEMENT_COLUMNS = ["event_name", "session_id", "award_date", "place", "field", "base_award", "weight", "share",
+                     "award", "age_years", "decay", "points", "decays_on", "points_then", "corrections"]
+"""Each award: how its points now were reached, and when and to what they next change."""
+
+
+@dataclass(frozen=True)
+class Statement:
+    """One player's awards in one edition."""
+
+    player_id: str
+    name: str | None
+    place: int | None
+    points: float
+    awards: pl.DataFrame
+    """`STATEMENT_COLUMNS`, oldest first."""
+    divisor: float
+
+
+def player_statement(edition: RankingEdition, player: str) -> Statement:
+    """The statement of `player` (a federation id, or a member's name) in `edition`.
+
+    Raises `LookupError` when nobody or more than one player answers to the name.
+    """
+    player_id = _find(edition, player)
+    row = edition.ranking.filter(pl.col("player_id") == player_id)
+    awards = _with_next_change(edition, edition.awards.filter(pl.col("player_id") == player_id))
+    name = row["name"][0] if row.height else (awards["player_name"][0] if awards.height else None)
+    return Statement(
+        player_id=player_id, name=name, place=row["place"][0] if row.height else None,
+        points=row["points"][0] if row.height else 0.0,
+        awards=awards.sort("award_date", "event_id", "session_id").select(STATEMENT_COLUMNS),
+        divisor=edition.rules.points_divisor,
+    )
+
+
+def _with_next_change(edition: RankingEdition, awards: pl.DataFrame) -> pl.DataFrame:
+    """The award's next anniversary and its points from then on (what expires next)."""
+    rules = edition.rules
+    next_age = pl.col("age_years").clip(lower_bound=0) + 1
+    return awards.with_columns(
+        decays_on=pl.col("award_date").dt.offset_by(pl.format("{}y", next_age)),
+        points_then=round_rule(pl.col("award") * decay_by_kind(rules, next_age), rules.points_rounding),
+    ).with_columns(
+        decays_on=pl.when(pl.col("points_then") != pl.col("points")).then(pl.col("decays_on")),
+        points_then=pl.when(pl.col("points_then") != pl.col("points")).then(pl.col("points_then")),
+    )
+
+
+def _find(edition: RankingEdition, player: str) -> str:
+    ids = set(edition.awards["player_id"].to_list()) | set(edition.ranking["player_id"].to_list())
+    if player in ids:
+        return player
+    names = pl.concat([edition.ranking.select("player_id", "name"),
+                       edition.awards.select("player_id", name="player_name")]).unique()
+    wanted = pl.select(normalised_name(pl.lit(player))).item()
+    found = names.filter(normalised_name(pl.col("name")) == wanted)["player_id"].unique().sort().to_list()
+    if len(found) == 1:
+        return str(found[0])
+    if found:
+        raise LookupError(f"{player!r} could be any of {', '.join(found)}; give the federation id")
+    raise LookupError(f"no player {player!r} has awards in this edition")

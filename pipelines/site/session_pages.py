@@ -1,0 +1,175 @@
+"""Every file of one session's folder, rendered from that session's data alone.
+
+`session_files` is a pure function of (`SessionData`, the deals' analyses): the same session gives
+the same bytes, and nothing of another session can change them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import polars as pl
+
+from models.board import law2_dealer, law2_vulnerability
+from parsers.records import BoardRecord
+from pipelines.audit import AUDIT_COLUMNS, audit_rows
+from pipelines.projections import ScoredEdition
+from pipelines.site.analysis import DoubleDummy, canonical_deal
+from pipelines.site.cards import score_cards
+from pipelines.site.csvsafe import neutralised
+from pipelines.site.gather import SessionData, natural_key
+from pipelines.site.labels import labels
+from pipelines.site.paths import board_page, plot_name
+from pipelines.site.plots import distribution_plot, running_plot
+from pipelines.site.render import direction_label, render, session_name, session_summary
+from pipelines.site.teams import TEAM_METHODS, match_rows, vp_table
+from pipelines.site.views import Names, columns_for, dd_view, hand_diagram, standings_groups, table_rows
+
+ROOT = "../../"
+"""From a session's folder back to the site's root."""
+Row = dict[str, Any]
+
+
+def session_files(data: SessionData, analyses: Mapping[str, DoubleDummy], audit: pl.DataFrame) -> dict[str, bytes]:
+    """Relative path -> bytes for every page, plot and download of the session."""
+    words = labels(data.event.conditions.language)
+    names = Names.of(data)
+    tables = table_rows(data, names, words)
+    shared = _shared(data, words)
+    files: dict[str, bytes] = {}
+    keys = sorted(set(tables) | {(b.section, b.board) for b in data.records.boards},
+                  key=lambda k: (natural_key(k[0]), k[1]))
+    for position, key in enumerate(keys):
+        files.update(_board_files(data, key, tables.get(key, []), analyses, shared, keys, position))
+    cards = score_cards(data, names, tables)
+    for card in cards:
+        files.update(_card_files(card, shared))
+    files["index.html"] = _session_page(data, names, keys, shared)
+    files.update(_downloads(data))
+    files.update(_audit_files(audit, shared))
+    return files
+
+
+def _shared(data: SessionData, words: Mapping[str, str]) -> Row:
+    zone = data.event.conditions.timezone
+    team = data.info.method in TEAM_METHODS
+    session = {**session_summary(data.info, zone, words), "position": data.last_position}
+    crumbs = [{"text": data.event.name, "href": "../index.html"},
+              {"text": session_name(data.info, words), "href": "index.html"}]
+    return {"event": {"name": data.event.name}, "session": session, "crumbs": crumbs, "words": words,
+            "lang": data.event.conditions.language,
+            "unit": columns_for(data.info.method).unit,
+            "contestant_label": words["team"] if team else words["pair"]}
+
+
+def _base(shared: Row, title: str, extra_crumb: str | None = None) -> Row:
+    """What base.html needs, for a page of this session."""
+    crumbs = list(shared["crumbs"])
+    if extra_crumb:
+        crumbs.append({"text": extra_crumb, "href": ""})
+    return {"lang": shared["lang"], "t": shared["words"], "root": ROOT, "crumbs": crumbs, "title": title,
+            "event": shared["event"], "session": shared["session"], "unit": shared["unit"],
+            "contestant_label": shared["contestant_label"]}
+
+
+def _session_page(data: SessionData, names: Names, keys: list[tuple[str, int]], shared: Row) -> bytes:
+    words = shared["words"]
+    groups = standings_groups(data, names)
+    for group in groups:
+        group["direction_label"] = direction_label(group["direction"], words)
+    matches = match_rows(data, names)
+    context = _base(shared, f"{data.event.name} · {session_name(data.info, words)}")
+    context["crumbs"] = [shared["crumbs"][0], {"text": session_name(data.info, words), "href": ""}]
+    return render("session.html", **context, groups=groups, matches=matches,
+                  vp_table=vp_table(matches) if matches else None,
+                  boards=[{"section": s, "board": b, "href": board_page(s, b)} for s, b in keys])
+
+
+def _board_info(data: SessionData, key: tuple[str, int]) -> BoardRecord | None:
+    return next((b for b in data.records.boards if (b.section, b.board) == key), None)
+
+
+def _board_files(data: SessionData, key: tuple[str, int], rows: list[Row], analyses: Mapping[str, DoubleDummy],
+                 shared: Row, keys: list[tuple[str, int]], position: int) -> dict[str, bytes]:
+    section, board = key
+    words = shared["words"]
+    record = _board_info(data, key)
+    dealer = (record.dealer if record and record.dealer else law2_dealer(board)).value
+    vulnerability = (record.vulnerability if record and record.vulnerability else law2_vulnerability(board)).value
+    deal = record.deal.to_pbn() if record and record.deal else None
+    canonical = canonical_deal(deal)
+    page = board_page(section, board)
+    scores = [r["score_raw"] for r in rows if r["score_raw"] is not None]
+    files: dict[str, bytes] = {}
+    if scores:
+        files[plot_name(page)] = distribution_plot(scores)
+    prev_key = keys[position - 1] if position else None
+    next_key = keys[position + 1] if position + 1 < len(keys) else None
+    analysis = analyses.get(canonical) if canonical else None
+    view = {
+        "section": section, "board": board, "dealer": dealer, "vulnerability": vulnerability,
+        "hands": hand_diagram(deal), "dd": dd_view(analysis, dealer, vulnerability),
+        "prev": board_page(*prev_key) if prev_key else "", "next": board_page(*next_key) if next_key else "",
+        "prev_label": f"{words['board']} {prev_key[1]}" if prev_key else "",
+        "next_label": f"{words['board']} {next_key[1]}" if next_key else "",
+    }
+    unit = shared["unit"]
+    show_datum = any(r["datum"] for r in rows)
+    span = 8 + {"mp": 4, "imp": 2, "points": 2}[unit] + (1 if show_datum else 0)
+    title = f"{words['board']} {board}"
+    files[page] = render("board.html", **_base(shared, title, title), board=view,
+                         rows=rows, show_datum=show_datum, note_span=span,
+                         plot=plot_name(page) if scores else "")
+    return files
+
+
+def _card_files(card: Row, shared: Row) -> dict[str, bytes]:
+    words = shared["words"]
+    title = f"{shared['contestant_label']} {card['contestant']}"
+    files: dict[str, bytes] = {}
+    rows = card["rows"]
+    plot = ""
+    if rows:
+        percent = bool(card["has_percent"])
+        values = [r["running_percent_value"] if percent else r["running_value"] for r in rows]
+        if all(v is not None for v in values):
+            plot = plot_name(card["page"])
+            files[plot] = running_plot([r["board"] for r in rows], values, percent=percent,
+                                       ylabel=words["running_percent"] if percent else words["running_total"])
+    context = _base(shared, title, title)
+    files[card["page"]] = render("card.html", **context, card=card, plot=plot)
+    return files
+
+
+def _downloads(data: SessionData) -> dict[str, bytes]:
+    from parsers.pbn_writer import dumps
+
+    keys = ["section", "direction", "board", "rank", "contestant_id", "table_id"]
+    boards = data.board_scores.sort([k for k in keys if k in data.board_scores.columns], nulls_last=True)
+    standings = data.standings.sort([k for k in keys if k in data.standings.columns], nulls_last=True)
+    return {
+        "session.pbn": dumps(data.records).encode(),
+        "board_scores.csv": neutralised(boards).write_csv(float_precision=4).encode(),
+        "standings.csv": neutralised(standings).write_csv(float_precision=4).encode(),
+    }
+
+
+def _audit_files(audit: pl.DataFrame, shared: Row) -> dict[str, bytes]:
+    words = shared["words"]
+    context = _base(shared, words["audit"], words["audit"])
+    return {
+        "audit.csv": neutralised(audit).write_csv(float_precision=2).encode(),
+        "audit.html": render("audit.html", **context, columns=AUDIT_COLUMNS, rows=audit.to_dicts()),
+    }
+
+
+def session_audit(edition: ScoredEdition, data: SessionData) -> pl.DataFrame:
+    """The session's corrections and rulings (pipelines.audit); a session without any skips the rescoring."""
+    projection = edition.projection
+    key = (pl.col("event_id") == data.info.event_id) & (pl.col("session_id") == data.info.session_id)
+    requests = projection.corrections.filter(key).height if projection.corrections.height else 0
+    rulings = projection.rulings.filter(key).height if projection.rulings.height else 0
+    if not requests and not rulings:
+        return pl.DataFrame(schema=dict.fromkeys(AUDIT_COLUMNS, pl.String))
+    return audit_rows(edition, data.info.event_id, data.info.session_id)

@@ -1,0 +1,262 @@
+"""A session's data arranged as its pages show it: standings, travellers and score cards.
+
+Plain Python over a session's rows (tens of contestants, a few hundred tables) is clearer here
+than frame expressions; scoring has already been done column-wise.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from parsers.records import ContestantRecord
+from pipelines.site.analysis import SEATS, STRAINS, DoubleDummy, canonical_deal
+from pipelines.site.gather import SessionData, natural_key
+from pipelines.site.paths import card_page
+
+_CONTRACT = re.compile(r"^([1-7])(NT|[SHDC])(X{0,2})$")
+Row = dict[str, Any]
+DIRECTION_ORDER = {"NS": 0, "EW": 1, "ALL": 2}
+"""Standings tables: NS first, as results sheets print them."""
+
+
+@dataclass(frozen=True)
+class Columns:
+    """Which score columns a session shows, by scoring method."""
+
+    unit: str
+    """`mp`, `imp` or `points`: the label key of a board's value."""
+    percent: bool
+    """Whether boards and totals have a percentage (matchpoints)."""
+
+
+def columns_for(method: str) -> Columns:
+    """The columns of a method: MP shows matchpoints and %, IMP methods IMPs, total points points."""
+    if method == "MP":
+        return Columns("mp", True)
+    if method == "TOTAL":
+        return Columns("points", False)
+    return Columns("imp", False)
+
+
+def contract_parts(contract: str | None) -> Row | None:
+    """`4SX` -> level 4, strain S, doubling X; `PASS` -> passed; None for no contract."""
+    if contract is None:
+        return None
+    found = _CONTRACT.match(contract)
+    if found is None:
+        return {"passed": True}
+    return {"passed": False, "level": found[1], "strain": found[2], "doubling": found[3]}
+
+
+def result_text(contract: str | None, tricks: int | None) -> str:
+    """Tricks against the contract: `=`, `+1`, `-2` (empty when passed out or unknown)."""
+    found = _CONTRACT.match(contract or "")
+    if found is None or tricks is None:
+        return ""
+    over = tricks - (int(found[1]) + 6)
+    return "=" if over == 0 else f"{over:+d}"
+
+
+@dataclass
+class Names:
+    """Who a contestant id is, in a section and direction, and where its score card is."""
+
+    records: Mapping[tuple[str, str, str], ContestantRecord]
+    directions: Mapping[tuple[str, str], frozenset[str]]
+    """(section, contestant) -> the directions its standings rows are under (NS, EW or ALL)."""
+
+    @classmethod
+    def of(cls, data: SessionData) -> Names:
+        """Index the session's registered contestants and its standings."""
+        found: dict[tuple[str, str, str], ContestantRecord] = {}
+        for record in data.records.contestants:
+            found[(record.section, record.contestant_id, record.direction or "")] = record
+        directions: dict[tuple[str, str], set[str]] = {}
+        for section, contestant, direction in data.standings.select(
+                "section", "contestant_id", "direction").iter_rows():
+            directions.setdefault((section, contestant), set()).add(direction)
+        return cls(found, {k: frozenset(v) for k, v in directions.items()})
+
+    def record(self, section: str, contestant: str, direction: str) -> ContestantRecord | None:
+        """The registration for this direction, else for the contestant without one."""
+        return self.records.get((section, contestant, direction)) or self.records.get((section, contestant, ""))
+
+    def players(self, section: str, contestant: str, direction: str) -> str:
+        """Its players' names (or the pair's or team's name), joined."""
+        record = self.record(section, contestant, direction)
+        if record is None:
+            return ""
+        players = [p.name for p in record.players if p.name]
+        names = " – ".join(players)
+        if record.name and players and _squeezed(record.name) != _squeezed("".join(players)):
+            return f"{record.name}: {names}"  # a team's or pair's own name, then its players
+        return names or record.name or ""
+
+    def card_direction(self, section: str, contestant: str, side: str) -> str:
+        """The standings direction a contestant's card is filed under when it sat `side`."""
+        known = self.directions.get((section, contestant), frozenset())
+        return side if side in known or "ALL" not in known else "ALL"
+
+
+def _squeezed(text: str) -> str:
+    """A name cell without its separators, to tell `A - B` from the players A and B."""
+    return re.sub(r"[\s;,\-–]+", "", text)
+
+
+def fmt(value: float | int | None, decimals: int = 2) -> str:
+    """A number as the pages print it; empty for none."""
+    if value is None:
+        return ""
+    if isinstance(value, int):
+        return str(value)
+    text = f"{value:.{decimals}f}"
+    return "0" + text[2:] if text.startswith("-0") and float(text) == 0 else text
+
+
+def place_text(rank: int | None, tied: bool | None) -> str:
+    """`3` or `3=` for a shared place."""
+    if rank is None:
+        return ""
+    return f"{rank}=" if tied else str(rank)
+
+
+def standings_groups(data: SessionData, names: Names) -> list[Row]:
+    """One table per section and direction, in place order."""
+    columns = columns_for(data.info.method)
+    rows = sorted(data.standings.iter_rows(named=True),
+                  key=lambda r: (natural_key(r["section"]), DIRECTION_ORDER.get(r["direction"], 3), r["rank"] or 0,
+                                 natural_key(r["contestant_id"])))
+    groups: dict[tuple[str, str], Row] = {}
+    for row in rows:
+        group = groups.setdefault((row["section"], row["direction"]), {
+            "section": row["section"], "direction": row["direction"], "rows": [],
+            "percent": columns.percent, "cumulative": False, "vp": False, "players": False})
+        group["cumulative"] = group["cumulative"] or row["cumulative_score"] is not None
+        group["vp"] = group["vp"] or row["vp"] is not None
+        players = names.players(row["section"], row["contestant_id"], row["direction"])
+        group["players"] = group["players"] or bool(players)
+        group["rows"].append({
+            "place": place_text(row["rank"], row["tied"]), "tied": bool(row["tied"]),
+            "contestant": row["contestant_id"],
+            "href": card_page(row["section"], row["direction"], row["contestant_id"]),
+            "players": players, "score": fmt(row["score"]), "percent": fmt(row["percentage"]), "boards": row["boards"],
+            "cumulative": fmt(row["cumulative_score"]), "vp": fmt(row["vp"]),
+        })
+    return list(groups.values())
+
+
+def _kinds(data: SessionData) -> dict[tuple[str, int, str], Row]:
+    return {(r["section"], r["board"], r["table_id"]): r for r in data.results.iter_rows(named=True)}
+
+
+def _leads(data: SessionData) -> dict[tuple[str, int, str], str]:
+    return {(r.section, r.board, r.table_id): str(r.lead) for r in data.records.results if r.lead is not None}
+
+
+def _award_text(award: str | None) -> str:
+    if award is None:
+        return ""
+    return award if award in ("A+", "A", "A-") else f"{award}%"
+
+
+def _weighted_text(components: list[Row] | None) -> str:
+    return " + ".join(f"{c['weight'] * 100:g}% × {fmt(c['score_ns'])}" for c in components or [])
+
+
+def table_rows(data: SessionData, names: Names, labels: Mapping[str, str]) -> dict[tuple[str, int], list[Row]]:
+    """Every board's table rows, keyed by (section, board)."""
+    kinds, leads = _kinds(data), _leads(data)
+    boards: dict[tuple[str, int], list[Row]] = {}
+    ordered = sorted(data.board_scores.iter_rows(named=True),
+                     key=lambda r: (natural_key(r["section"]), r["board"], natural_key(r["table_id"])))
+    for row in ordered:
+        key = (row["section"], row["board"], row["table_id"])
+        boards.setdefault((row["section"], row["board"]), []).append(
+            _table_row(row, kinds.get(key, {}), leads.get(key, ""), key in data.corrected_tables, names, labels))
+    return boards
+
+
+def _table_row(row: Row, kind_row: Row, lead: str, corrected: bool, names: Names,
+               labels: Mapping[str, str]) -> Row:
+    kind = kind_row.get("kind") or "result"
+    score = row["score_ns"]
+    notes, classes = [], []
+    if kind == "artificial":
+        notes.append(f"{labels['artificial_note']}: {labels['ns']} {_award_text(kind_row.get('ns_award'))}, "
+                     f"{labels['ew']} {_award_text(kind_row.get('ew_award'))}")
+        classes.append("adjusted")
+    elif kind == "weighted":
+        ew = kind_row.get("ew_components")
+        notes.append(f"{labels['weighted_note']}: {labels['ns']} {_weighted_text(kind_row.get('ns_components'))}"
+                     + (f"; {labels['ew']} {_weighted_text(ew)}" if ew else ""))
+        classes.append("weighted")
+    if corrected:
+        notes.append(labels["corrected_note"])
+        classes.append("corrected")
+    section = row["section"]
+    return {
+        "table": row["table_id"], "section": section, "board": row["board"],
+        "ns": row["ns_id"], "ew": row["ew_id"],
+        "ns_names": names.players(section, row["ns_id"] or "", "NS"),
+        "ew_names": names.players(section, row["ew_id"] or "", "EW"),
+        "ns_href": _card_link(names, section, row["ns_id"], "NS"),
+        "ew_href": _card_link(names, section, row["ew_id"], "EW"),
+        "contract": contract_parts(row["contract"]), "declarer": row["declarer"] or "", "lead": lead,
+        "tricks": "" if row["tricks"] is None else row["tricks"], "result": result_text(row["contract"], row["tricks"]),
+        "score_ns": fmt(score) if score is not None and score >= 0 else "",
+        "score_ew": fmt(-score) if score is not None and score < 0 else "",
+        "score_raw": score, "mp_ns": fmt(row["mp_ns"]), "mp_ew": fmt(row["mp_ew"]),
+        "imp_ns": fmt(row["imp_ns"]), "imp_ew": fmt(row["imp_ew"]),
+        "points_ns": fmt(row["points_ns"]), "points_ew": fmt(row["points_ew"]),
+        "pct_ns": fmt(row["pct_ns"]), "pct_ew": fmt(row["pct_ew"]), "datum": fmt(row["datum"], 0),
+        "kind": kind, "note": "; ".join(notes), "classes": " ".join(classes),
+        "mp_ns_raw": row["mp_ns"], "mp_ew_raw": row["mp_ew"], "imp_ns_raw": row["imp_ns"], "imp_ew_raw": row["imp_ew"],
+        "points_ns_raw": row["points_ns"], "points_ew_raw": row["points_ew"], "top": row["top"],
+        "match_id": row["match_id"],
+    }
+
+
+def _card_link(names: Names, section: str, contestant: str | None, side: str) -> str:
+    """The score card of the pair that sat `side`; none when the row does not say who (a ruling's row)."""
+    if contestant is None:
+        return ""
+    return card_page(section, names.card_direction(section, contestant, side), contestant)
+
+
+def hand_diagram(deal_pbn: str | None) -> Row | None:
+    """The four hands, suit by suit, with tens written `10`; None when the board has no full deal."""
+    from models.cards import Deal, Seat, Suit
+
+    canonical = canonical_deal(deal_pbn)
+    if canonical is None:
+        return None
+    deal = Deal.from_pbn(canonical)
+    hands: Row = {}
+    for seat in Seat:
+        hand = deal.hand(seat)
+        assert hand is not None
+        hands[seat.value] = [{"suit": suit.value, "ranks": hand.ranks(suit).replace("T", "10") or "—"}
+                             for suit in (Suit.S, Suit.H, Suit.D, Suit.C)]
+    return hands
+
+
+def dd_view(analysis: DoubleDummy | None, dealer: str, vulnerability: str) -> Row | None:
+    """The double-dummy table (declarers by strains) and par for the board's dealer and vulnerability."""
+    if analysis is None:
+        return None
+    par = analysis.par_for(dealer, vulnerability)
+    return {
+        "strains": STRAINS,
+        "rows": [{"seat": seat, "tricks": [analysis.tricks[seat][s] for s in STRAINS]} for seat in SEATS],
+        "par_score": None if par is None else par.score_ns,
+        "par_contracts": [] if par is None else [_par_parts(c) for c in par.contracts],
+    }
+
+
+def _par_parts(text: str) -> Row:
+    contract, seats, result = text.split(" ")
+    return {"contract": contract_parts(contract), "seats": seats, "result": result}
+

@@ -1,0 +1,60 @@
+"""A teams session's pages: every match and the table of teams against teams (a RealBridge round)."""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from pipelines.ingest import ingest_file
+from pipelines.site import build_site
+from pipelines.store import EventStore
+from tests.conftest import CORPUS
+
+
+@pytest.fixture(scope="module")
+def teams_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("teams")
+    store = EventStore(folder / "events.duckdb")
+    ingest_file(store, CORPUS / "pbn" / "endplay_realbridge_2021_teams.pbn",
+                recorded_at=datetime(2026, 11, 22, tzinfo=UTC))
+    build_site(store, folder / "site")
+    [session] = (folder / "site").glob("e-*/s-*/index.html")
+    return session
+
+
+def _cells(html: str, table: str) -> list[list[str]]:
+    body = html.split(f'<table class="{table}">', 1)[1].split("</table>", 1)[0].split("<tbody>", 1)[1]
+    rows = re.findall(r"<tr>(.*?)</tr>", body, re.S)
+    return [[re.sub(r"<[^>]+>", "", c).strip() for c in re.findall(r"<t[hd][^>]*>(.*?)</t[hd]>", r, re.S)]
+            for r in rows]
+
+
+def test_every_match_from_both_sides(teams_site: Path) -> None:
+    html = teams_site.read_text()
+    matches = _cells(html, "matches")
+    assert len(matches) == 30  # 15 matches, each team's line
+    by_team = {row[0]: row for row in matches}
+    assert by_team["SWEDEN"][1:] == ["CROATIA", "10", "36.00", "4.00"]  # the file's own ScoreIMPs (oracle tests)
+    assert by_team["CROATIA"][1:] == ["SWEDEN", "10", "4.00", "36.00"]
+    for team, opponent, _, imps_for, imps_against in matches:
+        assert by_team[team][1] == opponent
+        assert by_team[opponent][3:5] == [imps_against, imps_for]
+
+
+def test_cross_table_without_vps_shows_imp_margins(teams_site: Path) -> None:
+    html = teams_site.read_text()
+    assert "IMP margins, team against team" in html and ">VP<" not in html
+    rows = {row[0]: row[1:] for row in _cells(html, "vp-table")}
+    teams = sorted(rows)
+    assert rows["SWEDEN"][teams.index("CROATIA")] == "32.00"
+    assert rows["CROATIA"][teams.index("SWEDEN")] == "-32.00"
+    assert rows["SWEDEN"][teams.index("SWEDEN")] == "—"
+
+
+def test_a_teams_score_card_counts_each_board_once(teams_site: Path) -> None:
+    card = (teams_site.parent / "card-all-SWEDEN.html").read_text()
+    running = re.findall(r'<td class="num running opt">([^<]*)</td>', card)
+    assert running[-1] == "32.00"  # 36 - 4: both rooms of a board carry the same IMPs, counted once
