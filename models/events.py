@@ -6,14 +6,41 @@ JSON payload. Old payloads are brought up to date by upcasters on read (`pipelin
 
 from __future__ import annotations
 
-from datetime import date, datetime
+from datetime import UTC, date, datetime
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, TypeAdapter
 
 from models.diagnostics import Diagnostic
 
 _FROZEN = ConfigDict(frozen=True, extra="forbid")
+
+EARLIEST = datetime(1900, 1, 1, tzinfo=UTC)
+"""The earliest time an event may claim (a federation's history does not go further back)."""
+LATEST = datetime(2200, 1, 1, tzinfo=UTC)
+"""The latest time an event may claim: far enough for any schedule, far from where time arithmetic
+(deadlines, microseconds since 1970 in 64 bits, Python's year 9999) overflows."""
+MAX_PERIOD_MINUTES = 60 * 24 * 366
+"""The longest correction or appeal period a publication may set: a year."""
+MAX_AWARD = 100.0
+"""The largest explicit artificial award in size: a percentage (pairs) or IMPs (teams)."""
+MAX_PENALTY = 1000.0
+"""The largest penalty in any unit (MP, %, IMP, VP)."""
+
+
+def check_moment(moment: datetime) -> datetime:
+    """`moment` when it carries its timezone and lies between `EARLIEST` and `LATEST`."""
+    if moment.tzinfo is None or moment.utcoffset() is None:
+        raise ValueError(f"time {moment.isoformat()} has no timezone; give one (e.g. +01:00 or Z)")
+    if not EARLIEST <= moment < LATEST:
+        raise ValueError(f"time {moment.isoformat()} is outside {EARLIEST.year}-{LATEST.year - 1}")
+    return moment
+
+
+Moment = Annotated[datetime, AfterValidator(check_moment)]
+"""A time with its zone, within the years the log accepts."""
+Id = Annotated[str, Field(min_length=1, max_length=200)]
+"""An identifier given by a person (event, session, table, contestant, correction): never empty."""
 
 
 class _Event(BaseModel):
@@ -205,7 +232,8 @@ class ResultRecorded(_Event):
     """Where the row came from."""
 
 
-ArtificialAward = Literal["A+", "A", "A-"] | float
+ArtificialAward = Literal["A+", "A", "A-"] | Annotated[float, Field(ge=-MAX_AWARD, le=MAX_AWARD,
+                                                                      allow_inf_nan=False)]
 """Average-plus / average / average-minus, or an explicit percentage (pairs) or IMPs (teams)."""
 
 
@@ -214,15 +242,15 @@ class ArtificialScoreAwarded(_Event):
 
     type: Literal["ArtificialScoreAwarded"] = "ArtificialScoreAwarded"
     schema_version: Literal[1] = 1
-    event_id: str
+    event_id: Id
     """Tournament identifier."""
-    session_id: str
+    session_id: Id
     """Session identifier."""
     section: str = ""
     """Section."""
     board: int = Field(ge=1)
     """Board number."""
-    table_id: str
+    table_id: Id
     """Table."""
     ns_id: str
     """North-South contestant."""
@@ -236,7 +264,7 @@ class ArtificialScoreAwarded(_Event):
     """Why, in the director's words."""
     director: str | None = None
     """Who ruled."""
-    requested_at: datetime | None = None
+    requested_at: Moment | None = None
     """When the ruling was requested (Law 92B)."""
     published: dict[str, float | str] = Field(default_factory=dict)
     """Values the source published for this row."""
@@ -255,7 +283,7 @@ class WeightedComponent(BaseModel):
     """Declarer."""
     tricks: int | None = Field(default=None, ge=0, le=13)
     """Tricks won by declarer."""
-    weight: float = Field(gt=0, le=1)
+    weight: float = Field(gt=0, le=1, allow_inf_nan=False)
     """Weight of this outcome; the weights of one side sum to 1."""
 
 
@@ -264,15 +292,15 @@ class WeightedScoreAwarded(_Event):
 
     type: Literal["WeightedScoreAwarded"] = "WeightedScoreAwarded"
     schema_version: Literal[1] = 1
-    event_id: str
+    event_id: Id
     """Tournament identifier."""
-    session_id: str
+    session_id: Id
     """Session identifier."""
     section: str = ""
     """Section."""
     board: int = Field(ge=1)
     """Board number."""
-    table_id: str
+    table_id: Id
     """Table."""
     ns_id: str | None = None
     """North-South contestant (None in events recorded before it was kept: replay takes the
@@ -287,7 +315,7 @@ class WeightedScoreAwarded(_Event):
     """Why."""
     director: str | None = None
     """Who ruled."""
-    requested_at: datetime | None = None
+    requested_at: Moment | None = None
     """When the ruling was requested."""
 
 
@@ -296,9 +324,9 @@ class BoardFouled(_Event):
 
     type: Literal["BoardFouled"] = "BoardFouled"
     schema_version: Literal[1] = 1
-    event_id: str
+    event_id: Id
     """Tournament identifier."""
-    session_id: str
+    session_id: Id
     """Session identifier."""
     section: str = ""
     """Section."""
@@ -315,18 +343,18 @@ class PenaltyAwarded(_Event):
 
     type: Literal["PenaltyAwarded"] = "PenaltyAwarded"
     schema_version: Literal[1] = 1
-    event_id: str
+    event_id: Id
     """Tournament identifier."""
-    session_id: str
+    session_id: Id
     """Session identifier."""
-    contestant_id: str
+    contestant_id: Id
     """Penalised contestant."""
     section: str = ""
     """Section ('' in events recorded before it was resolved: any section the id played in)."""
     direction: Literal["NS", "EW"] | None = None
     """The contestant's direction in a two-field (Mitchell) session, where NS 1 and EW 1 are two
     pairs; None in a one-field session or team play (and in events recorded before it was kept)."""
-    amount: float = Field(gt=0)
+    amount: float = Field(gt=0, le=MAX_PENALTY, allow_inf_nan=False)
     """Size of the penalty (deducted)."""
     unit: Literal["MP", "%", "IMP", "VP"]
     """Unit of the amount."""
@@ -336,17 +364,31 @@ class PenaltyAwarded(_Event):
     """Law applied, e.g. 90B2."""
 
 
+class LogHead(BaseModel):
+    """The log's head when something was published: the last position and its hash."""
+
+    model_config = _FROZEN
+
+    position: int = Field(ge=0)
+    """Last log position."""
+    hash: str = Field(pattern=r"^[0-9a-f]{64}$")
+    """The event hash at that position."""
+
+
 class ScoresPublished(_Event):
     """The official score was made available for inspection: the 79C correction period opens."""
 
     type: Literal["ScoresPublished"] = "ScoresPublished"
     schema_version: Literal[1] = 1
-    event_id: str
+    event_id: Id
     """Tournament identifier."""
-    session_id: str
+    session_id: Id
     """Session identifier."""
-    correction_period_minutes: float | None = None
+    correction_period_minutes: float | None = Field(default=None, ge=0, le=MAX_PERIOD_MINUTES,
+                                                    allow_inf_nan=False)
     """Override of the conditions of contest, if the organiser set one for this session."""
+    log_head: LogHead | None = None
+    """The log's head when the scores were published (`verify` checks the log still holds it)."""
 
 
 class CorrectionPeriodClosed(_Event):
@@ -358,9 +400,9 @@ class CorrectionPeriodClosed(_Event):
 
     type: Literal["CorrectionPeriodClosed"] = "CorrectionPeriodClosed"
     schema_version: Literal[1] = 1
-    event_id: str
+    event_id: Id
     """Tournament identifier."""
-    session_id: str
+    session_id: Id
     """Session identifier."""
 
 
@@ -369,17 +411,17 @@ class ScoreCorrectionRequested(_Event):
 
     type: Literal["ScoreCorrectionRequested"] = "ScoreCorrectionRequested"
     schema_version: Literal[1] = 1
-    correction_id: str
+    correction_id: Id
     """Identifier of the request (referenced by a late approval)."""
-    event_id: str
+    event_id: Id
     """Tournament identifier."""
-    session_id: str
+    session_id: Id
     """Session identifier."""
     section: str = ""
     """Section."""
     board: int = Field(ge=1)
     """Board number."""
-    table_id: str
+    table_id: Id
     """Table whose result is corrected."""
     contract: str | None = None
     """Corrected contract."""
@@ -398,11 +440,11 @@ class LateCorrectionApproved(_Event):
 
     type: Literal["LateCorrectionApproved"] = "LateCorrectionApproved"
     schema_version: Literal[1] = 1
-    correction_id: str
+    correction_id: Id
     """The correction request approved."""
-    event_id: str
+    event_id: Id
     """Tournament identifier."""
-    session_id: str
+    session_id: Id
     """Session identifier."""
     organiser: str
     """Who approved for the tournament organiser."""
@@ -436,6 +478,8 @@ class RankingPublished(_Event):
     """Edition label."""
     position: int
     """Log position the edition was computed at."""
+    log_head: LogHead | None = None
+    """The log's head when the edition was published (`verify` checks the log still holds it)."""
     rule_set: str = ""
     """Name of the ranking rule set (its version is `rule_version`)."""
     rule_hash: str | None = None

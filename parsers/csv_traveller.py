@@ -20,7 +20,6 @@ rows stand (lenient) and the caller decides whether any error rejects the whole 
 
 from __future__ import annotations
 
-import csv
 import re
 from collections.abc import Iterator
 
@@ -28,6 +27,7 @@ from models.cards import Card
 from models.contract import Contract, TableResult
 from models.diagnostics import Diagnostic, Severity
 from models.events import ArtificialAward, Player
+from parsers.numbers import MAX_WHOLE, whole_number
 from parsers.records import ArtificialRecord, FileMetadata, ParsedFile, Position, ResultRecord
 
 PARSER_VERSION = "csv-1.0"
@@ -35,7 +35,12 @@ REQUIRED = ("event", "session", "board", "section", "table", "ns", "ew", "contra
 OPTIONAL = ("lead", "score", "ns_players", "ew_players")
 _FIELD = re.compile(r'"(?:[^"]|"")*"|[^,]*')
 _PLAYER = re.compile(r"^\s*(?P<name>[^\[\]]*?)\s*(?:\[\s*(?P<id>[^\[\]]*?)\s*\])?\s*$")
-_AWARD = re.compile(r"^\s*(A\+|A-|A=|A|\d+(?:\.\d+)?%?)\s*/\s*(A\+|A-|A=|A|\d+(?:\.\d+)?%?)\s*$", re.I)
+_ONE_AWARD = r"(A\+|A-|A=|A|[0-9]{1,3}(?:\.[0-9]{1,6})?%?)"
+_AWARD = re.compile(rf"^\s*{_ONE_AWARD}\s*/\s*{_ONE_AWARD}\s*$", re.I)
+_SCORE = re.compile(r"[+-]?[0-9]{1,5}(?:\.[0-9]{1,6})?")
+"""A published NS score: points, at most five digits (7NTXX redoubled vulnerable overtricks stay under 10^4)."""
+_SHOWN = 40
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
 
 
 class _RowError(Exception):
@@ -52,13 +57,13 @@ def loads(data: str | bytes, *, source: str = "<string>", strict: bool = False) 
     accepted so that every reader is called the same way.
     """
     text, diagnostics = _decode(data, source)
-    lines = text.splitlines()
+    lines = _LINE_BREAK.split(text)  # not str.splitlines: \x0c, \x1c or \u2028 in a cell is no new line
     if not lines or not lines[0].strip():
         diagnostics.append(_diag(source, 1, 1, "csv.header.missing",
                                  f"the first line must be the header: {','.join(REQUIRED)}"))
         return ParsedFile(source=source, format="csv", parser_version=PARSER_VERSION,
                           diagnostics=tuple(diagnostics))
-    header = [h.strip().lower() for h in next(csv.reader([lines[0]]))]
+    header = [h.strip().lower() for h in _split(lines[0])[0]]
     missing = [name for name in REQUIRED if name not in header]
     if missing:
         diagnostics.append(_diag(source, 1, 1, "csv.header.missing-column",
@@ -150,10 +155,11 @@ def _row_record(row: dict[str, str], at: Position) -> ResultRecord | ArtificialR
     tricks = None if contract.is_passed_out else _tricks(contract, row["result"])
     published: dict[str, float | str] = {}
     if row.get("score", "").strip():
-        try:
-            published["score_ns"] = float(row["score"])
-        except ValueError as exc:
-            raise _RowError("score", f"score must be a number, got {row['score']!r}", "csv.row.score") from exc
+        score = _SCORE.fullmatch(row["score"].strip())
+        if score is None:
+            raise _RowError("score", f"score must be a whole number of points, got {_shown(row['score'])}",
+                            "csv.row.score")
+        published["score_ns"] = float(score.group(0))
     return ResultRecord(**common, contract=contract, tricks=tricks, lead=_lead(row.get("lead", "")),
                         published=published, ns_players=_players(row, "ns_players"),
                         ew_players=_players(row, "ew_players"), at=at)
@@ -191,9 +197,11 @@ def _text(row: dict[str, str], name: str) -> str:
 
 
 def _board(text: str) -> int:
-    if not text.strip().isdigit() or int(text) < 1:
-        raise _RowError("board", f"board must be a positive whole number, got {text!r}", "csv.row.board")
-    return int(text)
+    board = whole_number(text, low=1)
+    if board is None:
+        raise _RowError("board", f"board must be a whole number from 1 to {MAX_WHOLE}, got {_shown(text)}",
+                        "csv.row.board")
+    return board
 
 
 def _tricks(contract: Contract, text: str) -> int:
@@ -222,7 +230,15 @@ def _award(text: str) -> ArtificialAward:
         return token  # type: ignore[return-value]
     if token in ("A", "A="):
         return "A"
-    return float(token.rstrip("%"))
+    percent = float(token.rstrip("%"))
+    if percent > 100:
+        raise _RowError("contract", f"an award is a percentage 0-100, got {text.strip()!r}", "csv.row.award")
+    return percent
+
+
+def _shown(text: str) -> str:
+    """A cell as a diagnostic quotes it: at most a few dozen characters."""
+    return repr(text) if len(text) <= _SHOWN else f"{text[:_SHOWN]!r}... ({len(text)} characters)"
 
 
 def _diag(source: str, line: int, column: int, code: str, message: str, record: int | None = None,

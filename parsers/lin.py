@@ -36,6 +36,7 @@ from models.events import Player
 from parsers.lin_board import BlockContext, BlockOutcome, read_block, seat_names
 from parsers.lin_fast import loads_columnar as loads_columnar
 from parsers.lin_lexer import KNOWN_KEYS, LineIndex, Reporter, Tokens, decode, repair_mojibake, tokenize
+from parsers.numbers import whole_number
 from parsers.records import BoardRecord, FileMetadata, ParsedFile, PublishedValues, ResultRecord
 
 PARSER_VERSION = "lin-1.0.0"
@@ -110,7 +111,7 @@ class _Header:
     @property
     def first_board(self) -> int:
         text = self.vg[3].strip()
-        return int(text) if text.isdigit() else 1
+        return whole_number(text, low=1) or 1
 
 
 class _Reader:
@@ -138,7 +139,7 @@ class _Reader:
         elif not blocks and not self.tokens.skips:
             self.rep.report(_WARNING, "lin.file.empty", "the file contains no LIN data")
         boards, results, quarantined = self._assemble(contexts, outcomes)
-        diagnostics = sorted(self.rep.diagnostics, key=lambda d: (d.line, d.column))
+        diagnostics = sorted(self.rep.diagnostics + self.rep.unlisted(), key=lambda d: (d.line, d.column))
         return ParsedFile(source=self.rep.source, format="lin", parser_version=PARSER_VERSION,
                           metadata=self._metadata(header), boards=tuple(boards), results=tuple(results),
                           diagnostics=tuple(diagnostics), quarantined=quarantined)
@@ -241,7 +242,7 @@ class _Reader:
         if room not in ("o", "c"):
             self.rep.report(_WARNING, "lin.qx.bad-slot", f"board slot {label!r} is not o<N> or c<N>",
                             offset=self.tokens.value_offset(start))
-        return room, int(digits) if digits.isdigit() else None
+        return room, whole_number(digits)
 
     def _block_pn(self, start: int, end: int) -> tuple[int | None, int | None]:
         """Token of the block's own `pn`, and of a `pn` after all its board content, which names the

@@ -19,10 +19,11 @@ from parsers.auction import CALL_SPELLINGS, normalise_call, replay_masks, summar
 from parsers.construct import instance
 from parsers.lin_lexer import Reporter, Tokens
 from parsers.lin_values import CARD_CODES, CARDS, ParsedDeal, parse_md, parse_rs, parse_vulnerability
+from parsers.numbers import whole_number
 from parsers.records import BoardRecord, Position, PublishedValues, ResultRecord
 
 _ERROR, _WARNING, _INFO = Severity.ERROR, Severity.WARNING, Severity.INFO
-_DIGITS = re.compile(r"\d+")
+_DIGITS = re.compile(r"[0-9]+")
 
 
 @dataclass(slots=True)
@@ -130,14 +131,15 @@ class _Block:
         heading = self.last.get("ah")
         if heading is not None:
             digits = _DIGITS.search(heading)
-            if digits is not None and int(digits.group()) >= 1:
-                number = int(digits.group())
+            number = whole_number(digits.group(), low=1) if digits is not None else None
+            if number is not None:
                 if self.ctx.slot_number is not None and number != self.ctx.slot_number:
                     self.report(_INFO, "lin.ah.differs-from-qx",
                                 f"heading says board {number} but the slot (qx) says {self.ctx.slot_number}; "
                                 "the heading is used", key="ah")
                 return number
-            self.report(_WARNING, "lin.ah.bad-heading", f"heading {heading.strip()!r} carries no board number",
+            self.report(_WARNING, "lin.ah.bad-heading",
+                        f"heading {heading.strip()[:40]!r} carries no board number from 1 to 999999999",
                         key="ah")
         if self.ctx.slot_number is not None and self.ctx.slot_number >= 1:
             return self.ctx.slot_number
@@ -262,7 +264,7 @@ class _Block:
 
     def _claimed(self, claim: str, won: int, complete: int) -> int | None:
         text = claim.strip()
-        if not text.isdigit() or int(text) > 13:
+        if whole_number(text, high=13) is None:
             self.report(_ERROR, "lin.mc.bad-claim", f"claim {text!r} is not a number of tricks 0-13",
                         key="mc", part="result")
             return None

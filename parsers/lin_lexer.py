@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass, field
 from itertools import accumulate
 
-from models.diagnostics import Diagnostic, Severity
+from models.diagnostics import MAX_PER_CODE, Diagnostic, Severity
 
 KNOWN_KEYS: frozenset[str] = frozenset({
     "pn", "st", "md", "sv", "ah", "mb", "an", "pc", "mc", "rh", "qx", "vg", "rs", "pw", "bn", "mn",
@@ -91,19 +91,40 @@ class Reporter:
         self.lines = lines
         self.diagnostics: list[Diagnostic] = []
         self._failed: set[tuple[int, str]] = set()
+        self._per_code: dict[str, int] = {}
+        self._unlisted: dict[str, tuple[Diagnostic, int]] = {}
 
     def report(self, severity: Severity, code: str, message: str, *, offset: int | None = None,
                record: int | None = None, part: str = "board") -> None:
         """Add a diagnostic at character `offset`; `part` (board/result) says what an error spoils."""
         if self.strict:
             severity = Severity.ERROR
+        if severity is Severity.ERROR and record is not None:
+            self._failed.add((record, part))
+        count = self._per_code.get(code, 0) + 1
+        self._per_code[code] = count
+        if count > MAX_PER_CODE and code in self._unlisted:
+            first, more = self._unlisted[code]
+            self._unlisted[code] = (first, more + 1)  # counted, not built: a run of them costs nothing
+            return
         line = column = 0
         if offset is not None and self.lines is not None:
             line, column = self.lines.position(offset)
-        self.diagnostics.append(Diagnostic(source=self.source, line=line, column=column,
-                                           severity=severity, code=code, message=message, record=record))
-        if severity is Severity.ERROR and record is not None:
-            self._failed.add((record, part))
+        diagnostic = Diagnostic(source=self.source, line=line, column=column, severity=severity, code=code,
+                                message=message, record=record)
+        if count > MAX_PER_CODE:
+            self._unlisted[code] = (diagnostic, 1)
+            return
+        self.diagnostics.append(diagnostic)
+
+    def unlisted(self) -> list[Diagnostic]:
+        """One `diagnostics.more` line per code reported more than `MAX_PER_CODE` times."""
+        return [
+            Diagnostic(source=first.source, line=first.line, column=first.column, severity=first.severity,
+                       code="diagnostics.more", message=f"{more} more [{first.code}] from here on are not listed",
+                       record=first.record)
+            for first, more in self._unlisted.values()
+        ]
 
     def failed(self, record: int, part: str) -> bool:
         """True when an error was reported against `part` ('board' or 'result') of `record`."""

@@ -37,6 +37,7 @@ from models.cards import Card
 from models.contract import Contract, TableResult
 from models.diagnostics import Diagnostic, Severity
 from models.events import ArtificialAward, Player
+from parsers.numbers import whole_number
 from parsers.records import (
     ArtificialRecord,
     BoardRecord,
@@ -230,7 +231,7 @@ class _Reader:
         if winner_type in ("1", "2"):
             return winner_type == "2"
         ids = [pair.get("PAIR_NUMBER") or "" for block in participants for pair in block.find_all("PAIR")]
-        return not ids or not all(text.isdigit() for text in ids)
+        return not ids or not all(whole_number(text) is not None for text in ids)
 
     def _metadata(self, root: Node, event: Node, event_type: str | None) -> FileMetadata:
         club = root.find("CLUB")
@@ -275,7 +276,7 @@ class _Reader:
                 self._walk(child, scope)
             elif child.tag == "MATCH":
                 round_text = child.get("ROUND_NUMBER") or ""
-                self._walk(child, _Scope(scope.section, int(round_text) if round_text.isdigit() else None,
+                self._walk(child, _Scope(scope.section, whole_number(round_text),
                                          child.get("TEAM") or child.get("TEAM_NUMBER") or child.get("TEAM_ID"),
                                          child.get("OPPOSING_TEAM"), scope.match + 1))
 
@@ -346,8 +347,9 @@ class _Reader:
 
     def _board_number(self, node: Node) -> int | None:
         text = node.get("BOARD_NUMBER") or ""
-        if text.isdigit() and int(text) >= 1:
-            return int(text)
+        number = whole_number(text, low=1)
+        if number is not None:
+            return number
         record = self._next_record()
         self.report(_ERROR, "usebio.board.bad-number",
                     f"board number {text!r} is not a positive number; this board's lines are left out",
@@ -464,7 +466,8 @@ class _Reader:
             return None
         result = line.get("RESULT") or ""
         try:
-            tricks = int(text) if text else TableResult.tricks_from_result(contract.level, result) if result else None
+            tricks = whole_number(text, high=13) if text else \
+                TableResult.tricks_from_result(contract.level, result) if result else None
         except ValueError:
             tricks = None
         if tricks is None or not 0 <= tricks <= 13:

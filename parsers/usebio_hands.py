@@ -9,6 +9,7 @@ from pydantic import ValidationError
 from models.board import Vulnerability
 from models.cards import Deal, Hand, Seat
 from models.diagnostics import Severity
+from parsers.numbers import whole_number
 from parsers.usebio_xml import Node
 
 SEATS: dict[str, Seat] = {"N": Seat.N, "E": Seat.E, "S": Seat.S, "W": Seat.W}
@@ -53,7 +54,7 @@ def seat_of(text: str) -> Seat | None:
 def read_hand_record(node: Node) -> HandRecord:
     """Read a HANDSET BOARD: BOARD_NUMBER, HAND (DIRECTION, SPADES ... CLUBS) x 3-4, DEALER, VULNERABILITY."""
     text = node.get("BOARD_NUMBER") or ""
-    record = HandRecord(number=int(text) if text.isdigit() and int(text) >= 1 else None)
+    record = HandRecord(number=whole_number(text, low=1))
     if record.number is None:
         record.findings.append(Finding(Severity.ERROR, "usebio.hand.bad-number",
                                        f"hand record board number {text!r} is not a number", node))

@@ -13,13 +13,16 @@ from pathlib import Path
 import polars as pl
 from jinja2 import Environment, select_autoescape
 
+from pipelines.neutralise import safe_file_name, spreadsheet_safe
 from pipelines.projections import ScoredEdition, score_results
+from pipelines.store import EventStore
 
 _TABLE = ["event_id", "session_id", "section", "board", "table_id"]
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 AUDIT_COLUMNS = [
-    "kind", "id", "event_id", "session_id", "section", "board", "table_id", "raised_at", "requested_by",
+    "kind", "id", "event_id", "session_id", "section", "board", "table_id", "raised_at", "recorded_at",
+    "back_dated", "requested_by",
     "reason", "window", "decision", "rule", "before_contract", "before_declarer", "before_tricks",
     "before_score_ns", "before_mp_ns", "before_imp_ns", "asked", "after_contract", "after_declarer",
     "after_tricks", "after_score_ns", "after_mp_ns", "after_imp_ns", "published_at", "deadline",
@@ -35,6 +38,9 @@ Status as of {{ as_of }}: <strong>{{ status }}</strong>. Log position {{ positio
 {% if rows %}<table><tr>{% for c in columns %}<th>{{ c }}</th>{% endfor %}</tr>
 {% for r in rows %}<tr class="{{ r.decision }}">{% for c in columns %}<td>{{ r[c] if r[c] is not none else "" }}</td>
 {% endfor %}</tr>{% endfor %}</table>{% else %}<p>No corrections or rulings.</p>{% endif %}
+{% if left_out %}<h2>Events left out of replay</h2><p>The log holds these events, but they cannot be used
+as recorded; scores are computed without them.</p><ul>{% for e in left_out %}<li>position {{ e.position }}
+({{ e.type }}): {{ e.reason }}</li>{% endfor %}</ul>{% endif %}
 </body></html>
 """
 
@@ -63,8 +69,28 @@ def iso(micros: int | None) -> str | None:
     return None if micros is None else (_EPOCH + timedelta(microseconds=micros)).isoformat()
 
 
-def audit_rows(edition: ScoredEdition, event_id: str, session_id: str) -> pl.DataFrame:
-    """One row per correction request and per ruling in the session."""
+def recorded_times(store: EventStore) -> pl.DataFrame:
+    """When the log received each correction request and ruling (position, recorded_us).
+
+    Replay never reads `recorded_at`; only the audit shows it beside the time each one claims.
+    """
+    if not store.exists():
+        return pl.DataFrame(schema=_RECORDED_SCHEMA)
+    with store.reader() as con:
+        frame: pl.DataFrame = con.sql(
+            "SELECT position, epoch_us(recorded_at) AS recorded_us FROM events WHERE type IN"
+            " ('ScoreCorrectionRequested', 'ArtificialScoreAwarded', 'WeightedScoreAwarded')").pl()
+    return frame.cast(_RECORDED_SCHEMA)  # type: ignore[arg-type]
+
+
+def audit_rows(edition: ScoredEdition, event_id: str, session_id: str,
+               recorded: pl.DataFrame | None = None) -> pl.DataFrame:
+    """One row per correction request and per ruling in the session.
+
+    With `recorded` (`recorded_times`), each row also shows when the log received it, and
+    `back_dated` flags a claim older than the period it asks to fall in: raised (as claimed)
+    before the period ended, but recorded only after.
+    """
     projection = edition.projection
     in_session = (pl.col("event_id") == event_id) & (pl.col("session_id") == session_id)
     before_scores, _ = score_results(projection, _rulings_only(projection.original_results, projection))
@@ -76,14 +102,29 @@ def audit_rows(edition: ScoredEdition, event_id: str, session_id: str) -> pl.Dat
     parts = [p for p in (corrections, rulings) if p is not None and p.height]
     if not parts:
         return pl.DataFrame(schema={c: pl.String for c in AUDIT_COLUMNS})
-    rows = pl.concat(parts, how="diagonal_relaxed").join(before, on=_TABLE, how="left").join(
-        after, on=_TABLE, how="left")
+    rows = _with_recorded(pl.concat(parts, how="diagonal_relaxed"), recorded).join(
+        before, on=_TABLE, how="left").join(after, on=_TABLE, how="left")
     windows = projection.windows.filter(in_session)
     published = windows["published_us"][0] if windows.height else None
     deadline = windows["deadline_us"][0] if windows.height else None
     return rows.with_columns(published_at=pl.lit(iso(published)), deadline=pl.lit(iso(deadline))).select(
         [pl.col(c) if c in rows.columns or c in ("published_at", "deadline") else pl.lit(None).alias(c)
          for c in AUDIT_COLUMNS]).sort(["raised_at", "id"])
+
+
+_RECORDED_SCHEMA = {"position": pl.Int64, "recorded_us": pl.Int64}
+
+
+def _with_recorded(rows: pl.DataFrame, recorded: pl.DataFrame | None) -> pl.DataFrame:
+    received = recorded if recorded is not None else pl.DataFrame(schema=_RECORDED_SCHEMA)
+    joined = rows.join(received, on="position", how="left")
+    late = (pl.col("claimed_us") < pl.col("period_end_us")) & (pl.col("recorded_us") >= pl.col("period_end_us"))
+    return joined.with_columns(
+        recorded_at=_iso_expr("recorded_us"),
+        back_dated=pl.when(late.fill_null(False)).then(
+            pl.lit("yes: claims a time inside the period but was recorded after it ended ")
+            + _iso_expr("period_end_us")).otherwise(pl.lit("")),
+    )
 
 
 def _rulings_only(original: pl.DataFrame, projection: object) -> pl.DataFrame:
@@ -108,7 +149,8 @@ def _correction_rows(decided: pl.DataFrame) -> pl.DataFrame:
                            pl.lit(" tricks "), pl.col("tricks").cast(pl.String).fill_null("-")])
     return decided.select(
         pl.lit("correction").alias("kind"), pl.col("correction_id").alias("id"), *_TABLE,
-        _iso_expr("occurred_us").alias("raised_at"),
+        _iso_expr("occurred_us").alias("raised_at"), "position", pl.col("occurred_us").alias("claimed_us"),
+        pl.col("deadline_us").alias("period_end_us"),
         "requested_by", "reason", "window",
         pl.when(pl.col("applied")).then(pl.lit("applied")).otherwise(pl.lit("rejected")).alias("decision"),
         "rule", asked.alias("asked"),
@@ -120,25 +162,39 @@ def _ruling_rows(decided: pl.DataFrame) -> pl.DataFrame:
         pl.concat_str([pl.lit("NS "), pl.col("ns_award"), pl.lit(" / EW "), pl.col("ew_award")]))
     return decided.filter(pl.col("requested_us").is_not_null()).select(
         pl.lit("ruling").alias("kind"), pl.col("position").cast(pl.String).alias("id"), *_TABLE,
-        _iso_expr("requested_us").alias("raised_at"),
+        _iso_expr("requested_us").alias("raised_at"), "position", pl.col("requested_us").alias("claimed_us"),
+        pl.col("appeal_deadline_us").alias("period_end_us"),
         pl.col("director").alias("requested_by"), "reason", "window",
         pl.when(pl.col("applied")).then(pl.lit("applied")).otherwise(pl.lit("rejected")).alias("decision"),
         "rule", asked.alias("asked"),
     )
 
 
+def _of_session(left_out: pl.DataFrame | None, event_id: str, session_id: str) -> list[dict[str, object]]:
+    if left_out is None or left_out.is_empty():
+        return []
+    mine = left_out.filter((pl.col("event_id").is_null() | (pl.col("event_id") == event_id))
+                           & (pl.col("session_id").is_null() | (pl.col("session_id") == session_id)))
+    return mine.to_dicts()
+
+
 def _iso_expr(column: str) -> pl.Expr:
     return pl.col(column).cast(pl.Datetime("us", "UTC")).dt.to_string("%Y-%m-%dT%H:%M:%S%z")
 
 
-def write_audit(edition: ScoredEdition, event_id: str, session_id: str, outdir: str | Path) -> AuditReport:
-    """Write audit_<event>_<session>.csv and .html; return the rows and the paths."""
-    rows = audit_rows(edition, event_id, session_id)
+def write_audit(edition: ScoredEdition, event_id: str, session_id: str, outdir: str | Path, *,
+                recorded: pl.DataFrame | None = None, left_out: pl.DataFrame | None = None) -> AuditReport:
+    """Write audit_<event>_<session>.csv and .html; return the rows and the paths.
+
+    `recorded`: see `audit_rows`. `left_out`: events replay could not use (`pipelines.vetting`);
+    those of this session (or of none) are listed in the HTML report.
+    """
+    rows = audit_rows(edition, event_id, session_id, recorded)
     out = Path(outdir)
     out.mkdir(parents=True, exist_ok=True)
-    stem = f"audit_{event_id}_{session_id}"
+    stem = f"audit_{safe_file_name(event_id)}_{safe_file_name(session_id)}"
     csv_path, html_path = out / f"{stem}.csv", out / f"{stem}.html"
-    rows.write_csv(csv_path, float_precision=2)
+    spreadsheet_safe(rows).write_csv(csv_path, float_precision=2)
     windows = edition.projection.windows.filter(
         (pl.col("event_id") == event_id) & (pl.col("session_id") == session_id))
     env = Environment(autoescape=select_autoescape(default=True, default_for_string=True))
@@ -148,6 +204,7 @@ def write_audit(edition: ScoredEdition, event_id: str, session_id: str, outdir: 
         deadline=iso(windows["deadline_us"][0]) if windows.height else None,
         status=windows["status"][0] if windows.height else "provisional",
         as_of=iso(edition.as_of_us), position=edition.position,
+        left_out=_of_session(left_out, event_id, session_id),
     )
     html_path.write_text(html, encoding="utf-8")
     return AuditReport(rows, csv_path, html_path)

@@ -34,10 +34,19 @@ console = Console(soft_wrap=True)
 errors = Console(stderr=True, soft_wrap=True)
 
 DEFAULT_STORE = "bridgeledger.duckdb"
+MAX_POSITION = 2**63 - 1
+"""The largest log position (DuckDB BIGINT)."""
 StoreOption = Annotated[
     Path | None,
     typer.Option("--store", help=f"DuckDB event store (default: $BRIDGELEDGER_STORE or {DEFAULT_STORE})"),
 ]
+
+
+def _shown(text: str) -> str:
+    """`pipelines.neutralise.for_terminal`, imported when first needed (it brings polars)."""
+    from pipelines.neutralise import for_terminal
+
+    return for_terminal(text)
 
 
 def store_path(store: Path | None) -> Path:
@@ -53,11 +62,32 @@ def open_store(store: Path | None) -> EventStore:
 
 
 def parse_time(text: str) -> datetime:
-    """An ISO 8601 time that must carry its timezone (e.g. 2026-11-21T21:00+01:00)."""
-    moment = datetime.fromisoformat(text)
+    """An ISO 8601 time that must carry its timezone (e.g. 2026-11-21T21:00+01:00), within the
+    years the log accepts (`models.events.check_moment`)."""
+    from models.events import check_moment
+
+    try:
+        moment = datetime.fromisoformat(text)
+    except ValueError as exc:
+        raise typer.BadParameter(f"{_shown(text)!r} is not an ISO 8601 time, e.g. 2026-11-21T21:00+01:00") from exc
     if moment.tzinfo is None:
-        raise typer.BadParameter(f"{text!r} has no timezone; add one, e.g. {text}+01:00 or {text}Z")
-    return moment
+        raise typer.BadParameter(f"{_shown(text)!r} has no timezone; add one, e.g. {_shown(text)}+01:00 or "
+                                 f"{_shown(text)}Z")
+    try:
+        return check_moment(moment)
+    except ValueError as exc:
+        raise typer.BadParameter(str(exc)) from exc
+
+
+def existing_store(store: Path | None) -> EventStore:
+    """The store named by --store (see `store_path`), which must exist: commands that read it
+    never create an empty one."""
+    path = store_path(store)
+    if not path.exists():
+        errors.print(f"[red]error[/red] no event store at {_shown(str(path))}; ingest a file first "
+                     "(or give --store)")
+        raise typer.Exit(1)
+    return open_store(path)
 
 
 @app.callback()
@@ -93,10 +123,10 @@ def ingest(
                 _print_ingest(ingest_file(event_store, path, recorded_at=now, options=options))
             except IngestRejected as exc:
                 failed += 1
-                errors.print(f"[red]rejected[/red] {exc}")
+                errors.print(f"[red]rejected[/red] {_shown(str(exc))}")
             except (OSError, StoreError) as exc:
                 failed += 1
-                errors.print(f"[red]error[/red] {path}: {exc}")
+                errors.print(f"[red]error[/red] {_shown(str(path))}: {_shown(str(exc))}")
             progress.advance(task)
     if failed:
         raise typer.Exit(1)
@@ -104,18 +134,19 @@ def ingest(
 
 def _print_ingest(report: IngestReport) -> None:
     if report.already_ingested:
-        console.print(f"{report.source}: already ingested (sha256 {report.sha256[:12]}), nothing added")
+        console.print(f"{_shown(report.source)}: already ingested (sha256 {report.sha256[:12]}), nothing added")
         return
-    console.print(f"{report.source}: {report.events} events appended to {report.event_id}/"
-                  f"{report.session_id}, {report.quarantined} record(s) quarantined")
+    console.print(f"{_shown(report.source)}: {report.events} events appended to {_shown(str(report.event_id))}/"
+                  f"{_shown(str(report.session_id))}, {report.quarantined} record(s) quarantined")
     for diagnostic in report.diagnostics:
-        errors.print(f"  {diagnostic}")
+        errors.print(f"  {_shown(str(diagnostic))}")
 
 
 @app.command()
 def score(
     store: StoreOption = None,
-    position: Annotated[int | None, typer.Option(help="An edition: the log up to this position")] = None,
+    position: Annotated[int | None, typer.Option(help="An edition: the log up to this position", min=0,
+                                                 max=MAX_POSITION)] = None,
     as_of: Annotated[str | None, typer.Option("--as-of", help="An edition: results as they stood at this time")] = None,
     event: Annotated[str | None, typer.Option("--event", help="An edition of this event only")] = None,
     session: Annotated[str | None, typer.Option("--session", help="With --event: of this session only")] = None,
@@ -133,11 +164,11 @@ def score(
         raise typer.BadParameter("--full rebuilds the views from the whole log; it takes no edition options")
     try:
         if position is not None or as_of or event:
-            _score_edition(open_store(store), position, as_of, event, session, out)
+            _score_edition(existing_store(store), position, as_of, event, session, out)
         else:
-            _refresh_views(open_store(store), full, out)
+            _refresh_views(existing_store(store), full, out)
     except StoreError as exc:
-        errors.print(f"[red]error[/red] {exc}")
+        errors.print(f"[red]error[/red] {_shown(str(exc))}")
         raise typer.Exit(1) from exc
 
 
@@ -145,28 +176,34 @@ def _score_edition(event_store: EventStore, position: int | None, as_of: str | N
                    session: str | None, out: Path | None) -> None:
     from pipelines.editions import EditionRef
     from pipelines.projections import export_csv, leaders
+    from pipelines.vetting import collecting
 
     ref = EditionRef(position=position, as_of=parse_time(as_of) if as_of else None)
-    edition = ref.score(event_store, event_id=event, session_id=session)
+    with collecting() as left_out:
+        edition = ref.score(event_store, event_id=event, session_id=session)
     console.print(f"scored {edition.board_scores.height} results at log position {edition.position} "
                   "(an edition; the views are unchanged)")
+    _print_left_out(left_out.lines())
     if out:
         for name, path in export_csv(edition, out).items():
-            console.print(f"  {name}: {path}")
+            console.print(f"  {name}: {_shown(str(path))}")
     _print_leaders(leaders(edition.standings, limit=3))
 
 
 def _refresh_views(event_store: EventStore, full: bool, out: Path | None) -> None:
     from pipelines.live import export_tables, read_table, refresh
     from pipelines.projections import leaders
+    from pipelines.vetting import collecting
 
-    done = refresh(event_store, full=full)
+    with collecting() as left_out:
+        done = refresh(event_store, full=full)
     console.print(f"scored {done.board_rows} results at log position {done.position} "
                   f"({done.sessions.height} session(s) {'rebuilt' if done.full else 'rescored'}; "
                   "the views show every session)")
+    _print_left_out(left_out.lines())
     if out:
         for name, path in export_tables(event_store, out).items():
-            console.print(f"  {name}: {path}")
+            console.print(f"  {name}: {_shown(str(path))}")
     shown = done.sessions.head(_LEADER_SESSIONS)
     _print_leaders(leaders(read_table(event_store, "standings", shown), limit=3), done.sessions.height - shown.height)
 
@@ -181,6 +218,13 @@ def _print_leaders(frame: object, more_sessions: int = 0) -> None:
         console.print(f"... and {more_sessions} more session(s): query the standings view")
 
 
+def _print_left_out(lines: list[str]) -> None:
+    if lines:
+        errors.print(f"[yellow]{len(lines)} event(s) in the log cannot be used and were left out:[/yellow]")
+    for line in lines:
+        errors.print(f"  {_shown(line)}")
+
+
 def _director_call(action: Callable[[], int]) -> None:
     from pipelines.director import DirectorError
     from pipelines.store import StoreError
@@ -188,7 +232,7 @@ def _director_call(action: Callable[[], int]) -> None:
     try:
         position = action()
     except (DirectorError, ValueError, StoreError) as exc:
-        errors.print(f"[red]refused[/red] {exc}; nothing was appended")
+        errors.print(f"[red]refused[/red] {_shown(str(exc))}; nothing was appended")
         raise typer.Exit(1) from exc
     console.print(f"recorded at log position {position}")
 
@@ -217,7 +261,7 @@ def register(event: EventOpt,
     try:
         rules = ConditionsOfContest.from_toml(conditions)
     except (OSError, ValueError, ValidationError) as exc:
-        errors.print(f"[red]refused[/red] {conditions}: {exc}")
+        errors.print(f"[red]refused[/red] {_shown(str(conditions))}: {_shown(str(exc))}")
         raise typer.Exit(1) from exc
     _director_call(lambda: register_tournament(open_store(store), event, name, at=_now_or(at),
                                                conditions=rules, organiser=organiser))
@@ -399,16 +443,31 @@ def audit(event: EventOpt, session: SessionOpt,
           as_of: Annotated[str | None, typer.Option("--as-of", help="Audit as of this time")] = None,
           store: StoreOption = None) -> None:
     """Every correction and ruling of a session: before/after, who/when/why, applied or rejected."""
-    from pipelines.audit import write_audit
+    from models.events import session_stream
+    from pipelines.audit import recorded_times, write_audit
     from pipelines.projections import score_store
-    from pipelines.store import to_epoch_us
+    from pipelines.store import StoreError, to_epoch_us
+    from pipelines.vetting import collecting
 
-    edition = score_store(open_store(store), sessions=[(event, session)],
-                          as_of_us=to_epoch_us(parse_time(as_of)) if as_of else None)
-    report = write_audit(edition, event, session, out)
-    _print_frame(report.rows.select("kind", "id", "board", "table_id", "raised_at", "decision", "rule"),
+    as_of_us = to_epoch_us(parse_time(as_of)) if as_of else None
+    event_store = existing_store(store)
+    try:
+        if event_store.stream_version(session_stream(event, session)) == 0:
+            errors.print(f"[red]error[/red] there is no session {_shown(event)}/{_shown(session)} in the log; "
+                         "nothing was written")
+            raise typer.Exit(1)
+        with collecting() as left_out:
+            edition = score_store(event_store, as_of_us=as_of_us, sessions=[(event, session)])
+        recorded = recorded_times(event_store)
+    except StoreError as exc:
+        errors.print(f"[red]error[/red] {_shown(str(exc))}")
+        raise typer.Exit(1) from exc
+    _print_left_out(left_out.lines())
+    report = write_audit(edition, event, session, out, recorded=recorded, left_out=left_out.events)
+    _print_frame(report.rows.select("kind", "id", "board", "table_id", "raised_at", "recorded_at", "back_dated",
+                                    "decision", "rule"),
                  "audit")
-    console.print(f"csv: {report.csv_path}\nhtml: {report.html_path}")
+    console.print(f"csv: {_shown(str(report.csv_path))}\nhtml: {_shown(str(report.html_path))}")
 
 
 @app.command()
@@ -420,22 +479,30 @@ def diff(old: Annotated[str, typer.Option("--from", help="Log position or ISO ti
          store: StoreOption = None) -> None:
     """Every board score, standing and rank that changed between two editions, and why."""
     from pipelines.editions import EditionRef, describe_changes, diff_editions
+    from pipelines.store import StoreError
 
     if session is not None and event is None:
         raise typer.BadParameter("--session needs --event")
     try:
-        changes = diff_editions(open_store(store), EditionRef.parse(old), EditionRef.parse(new),
-                                event_id=event, session_id=session)
+        refs = EditionRef.parse(old), EditionRef.parse(new)
     except ValueError as exc:
         raise typer.BadParameter(str(exc)) from exc
+    event_store = existing_store(store)
+    try:
+        changes = diff_editions(event_store, *refs, event_id=event, session_id=session)
+    except StoreError as exc:
+        errors.print(f"[red]error[/red] {_shown(str(exc))}")
+        raise typer.Exit(1) from exc
     for line in describe_changes(changes):
-        console.print(line)
+        console.print(_shown(line))
     if out is not None:
         out.mkdir(parents=True, exist_ok=True)
-        changes.board_changes.write_csv(out / "board_changes.csv")
-        changes.standing_changes.write_csv(out / "standing_changes.csv")
-        changes.events.write_csv(out / "events_between.csv")
-        console.print(f"details: {out}")
+        from pipelines.neutralise import spreadsheet_safe
+
+        spreadsheet_safe(changes.board_changes).write_csv(out / "board_changes.csv")
+        spreadsheet_safe(changes.standing_changes).write_csv(out / "standing_changes.csv")
+        spreadsheet_safe(changes.events).write_csv(out / "events_between.csv")
+        console.print(f"details: {_shown(str(out))}")
 
 
 @app.command()
@@ -443,19 +510,19 @@ def check(paths: Annotated[list[Path], typer.Argument(help="Files to check")],
           strict: Annotated[bool, typer.Option("--strict/--lenient",
                                                help="Report every departure from the standard")] = True) -> None:
     """Read files without ingesting them and print every diagnostic; exit 1 on errors (strict)."""
-    from pipelines.ingest import parse_bytes
+    from pipelines.ingest import parse_path
 
     failed = False
     for path in paths:
         try:
-            parsed = parse_bytes(path.read_bytes(), path.name, strict=strict)
+            parsed = parse_path(path, strict=strict)
         except OSError as exc:
-            errors.print(f"[red]error[/red] {path}: {exc}")
+            errors.print(f"[red]error[/red] {_shown(str(path))}: {_shown(str(exc))}")
             failed = True
             continue
         for diagnostic in parsed.diagnostics:
-            console.print(str(diagnostic))
-        console.print(f"{path.name}: {len(parsed.boards)} boards, {len(parsed.results)} results, "
+            console.print(_shown(str(diagnostic)))
+        console.print(f"{_shown(path.name)}: {len(parsed.boards)} boards, {len(parsed.results)} results, "
                       f"{len(parsed.artificial)} artificial scores, {len(parsed.errors)} error(s), "
                       f"{parsed.quarantined} quarantined")
         failed = failed or (strict and bool(parsed.errors))
@@ -474,13 +541,13 @@ def export(fmt: Annotated[str, typer.Argument(help="pbn or lin")], event: EventO
     try:
         text = export_session(open_store(store), event, session, fmt.lower())
     except (ExportError, StoreError) as exc:
-        errors.print(f"[red]error[/red] {exc}")
+        errors.print(f"[red]error[/red] {_shown(str(exc))}")
         raise typer.Exit(1) from exc
     if out is None:
         sys.stdout.write(text)
     else:
         out.write_text(text, encoding="utf-8")
-        console.print(f"wrote {out}")
+        console.print(f"wrote {_shown(str(out))}")
 
 
 @app.command()
@@ -508,9 +575,14 @@ def diff_published(store: StoreOption = None,
     """List every score a source file published that ours does not reproduce (board, table, ours, theirs)."""
     from pipelines.projections import score_store
     from pipelines.published import published_differences
+    from pipelines.store import StoreError
 
-    event_store = open_store(store)
-    differences = published_differences(event_store, score_store(event_store))
+    event_store = existing_store(store)
+    try:
+        differences = published_differences(event_store, score_store(event_store))
+    except StoreError as exc:
+        errors.print(f"[red]error[/red] {_shown(str(exc))}")
+        raise typer.Exit(1) from exc
     console.print(f"{differences.height} published value(s) differ from ours")
     _print_frame(differences.head(limit), None)
 
@@ -523,29 +595,32 @@ def verify(store: StoreOption = None) -> None:
     try:
         report = open_store(store).verify()
     except StoreError as exc:
-        errors.print(f"[red]error[/red] {exc}")
+        errors.print(f"[red]error[/red] {_shown(str(exc))}")
         raise typer.Exit(1) from exc
     if report.ok:
         console.print(f"ok: {report.events} events, hash chain intact")
         return
-    errors.print(f"[red]broken[/red] at position {report.first_bad_position}: {report.reason}")
+    errors.print(f"[red]broken[/red] at position {report.first_bad_position}: {_shown(str(report.reason))}")
     raise typer.Exit(1)
 
 
 @app.command()
 def sql(query: Annotated[str, typer.Argument(help="SQL to run on a read-only connection")],
         store: StoreOption = None) -> None:
-    """Run a query for analysis. The connection is read-only: nothing can be changed."""
+    """Run one query for analysis: read-only, and it reaches nothing outside the store."""
+    from pipelines.analyst_sql import QueryRefused, run_query
     from pipelines.store import StoreError
 
     try:
-        with open_store(store).reader() as con:
-            frame = con.sql(query).pl()
+        frame = run_query(store_path(store), query)
+    except QueryRefused as exc:
+        errors.print(f"[red]refused[/red] {_shown(str(exc))}")
+        raise typer.Exit(1) from exc
     except StoreError as exc:
-        errors.print(f"[red]error[/red] {exc}")
+        errors.print(f"[red]error[/red] {_shown(str(exc))}")
         raise typer.Exit(1) from exc
     except Exception as exc:  # a query error is the analyst's to read, not a traceback
-        errors.print(f"[red]query failed[/red] {exc}")
+        errors.print(f"[red]query failed[/red] {_shown(str(exc))}")
         raise typer.Exit(1) from exc
     _print_frame(frame, None)
 
@@ -579,9 +654,9 @@ def _print_frame(frame: object, title: str | None) -> None:
     assert isinstance(frame, pl.DataFrame)
     table = Table(title=title)
     for column in frame.columns:
-        table.add_column(column)
+        table.add_column(_shown(column))
     for row in frame.iter_rows():  # display only: a few rows for a person to read
-        table.add_row(*("" if v is None else f"{v:.2f}" if isinstance(v, float) else str(v) for v in row))
+        table.add_row(*("" if v is None else f"{v:.2f}" if isinstance(v, float) else _shown(str(v)) for v in row))
     console.print(table)
 
 

@@ -11,6 +11,8 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from pipelines.neutralise import for_terminal
+
 if TYPE_CHECKING:
     import polars as pl
 
@@ -58,7 +60,7 @@ def _now_or(text: str | None) -> datetime:
 def _fail(message: str, exc: Exception) -> typer.Exit:
     from pipelines.cli import errors
 
-    errors.print(f"[red]refused[/red] {message}: {exc}")
+    errors.print(f"[red]refused[/red] {for_terminal(message)}: {for_terminal(str(exc))}")
     return typer.Exit(1)
 
 
@@ -69,16 +71,17 @@ def _show(frame: pl.DataFrame, title: str | None = None) -> None:
 
     table = Table(title=title)
     for column in frame.columns:
-        table.add_column(column)
-    for row in frame.iter_rows():  # display only
-        table.add_row(*("" if v is None else f"{v:.2f}" if isinstance(v, float) else str(v) for v in row))
+        table.add_column(for_terminal(column))
+    for row in frame.iter_rows():  # display only; names from files print as text, not markup
+        table.add_row(*("" if v is None else f"{v:.2f}" if isinstance(v, float) else for_terminal(str(v))
+                        for v in row))
     console.print(table)
 
 
 def _say(text: str) -> None:
     from pipelines.cli import console
 
-    console.print(text)
+    console.print(for_terminal(text))
 
 
 # --- players -----------------------------------------------------------------------------------------

@@ -11,7 +11,7 @@ from pathlib import Path
 import polars as pl
 
 from models.conditions import ConditionsOfContest
-from pipelines.audit import write_audit
+from pipelines.audit import recorded_times, write_audit
 from pipelines.director import TableRef, publish_scores, register_tournament, request_correction
 from pipelines.ingest import IngestOptions, IngestRejected, ingest_file
 from pipelines.projections import export_csv, score_store, top_standings, write_views
@@ -74,7 +74,7 @@ def run_demo(workdir: Path, *, now: datetime, sample_data: Path = SAMPLE_DATA) -
     edition = score_store(store)
     write_views(store, edition)
     paths = export_csv(edition, workdir / "outputs")
-    audit = write_audit(edition, EVENT, SESSION, workdir / "outputs")
+    audit = write_audit(edition, EVENT, SESSION, workdir / "outputs", recorded=recorded_times(store))
     for row in audit.rows.iter_rows(named=True):  # a handful of rows, printed for a person
         summary.lines.append(f"audit: {row['id']} board {row['board']} table {row['table_id']} raised "
                              f"{row['raised_at']}: {row['decision']} ({row['rule']})")

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any, Literal
 
 import polars as pl
@@ -29,6 +29,7 @@ from models.events import (
     TournamentRegistered,
     WeightedComponent,
     WeightedScoreAwarded,
+    check_moment,
     event_payload,
     session_stream,
 )
@@ -61,8 +62,8 @@ def register_tournament(store: EventStore, event_id: str, name: str, *, at: date
     event = TournamentRegistered(event_id=event_id, name=name, organiser=organiser, category=category,
                                  conditions=conditions.model_dump(mode="json"))
     stream = f"tournament:{event_id}"
-    result = store.append([NewEvent(stream, event.type, event_payload(event), at)], recorded_at=at,
-                          expected_versions={stream: store.stream_version(stream)})
+    result = store.append([NewEvent(stream, event.type, event_payload(event), check_moment(at))],
+                          recorded_at=appended_now(), expected_versions={stream: store.stream_version(stream)})
     assert result.last_position is not None
     return result.last_position
 
@@ -71,8 +72,10 @@ def publish_scores(store: EventStore, event_id: str, session_id: str, *, at: dat
                    correction_period_minutes: float | None = None) -> int:
     """The official score is available from `at` (opens the Law 79C correction period)."""
     _require_session(store, event_id, session_id)
+    tip = store.tip()
     event = ScoresPublished(event_id=event_id, session_id=session_id,
-                            correction_period_minutes=correction_period_minutes)
+                            correction_period_minutes=correction_period_minutes,
+                            log_head=tip.as_payload() if tip is not None else None)
     return _append(store, event, event_id, session_id, at)
 
 
@@ -252,12 +255,23 @@ def _unit(text: str) -> Literal["MP", "%", "IMP", "VP"]:
     return unit  # type: ignore[return-value]
 
 
+def appended_now() -> datetime:
+    """When an event is appended: the wall clock, always.
+
+    `at` is what the director claims (when the request was raised, the ruling made): it becomes
+    `occurred_at`, which replay judges. `recorded_at` is when the log received it, so a correction
+    entered on the 24th for the 21st shows both dates (the audit flags it) instead of looking as
+    if it had arrived on the 21st. Replay never reads `recorded_at`.
+    """
+    return datetime.now(UTC)
+
+
 def _append(store: EventStore, event: BaseModel, event_id: str, session_id: str, at: datetime) -> int:
-    to_epoch_us(at)  # refuses a time without a zone before anything is written
+    check_moment(at)  # refuses a time without a zone, or out of range, before anything is written
     stream = session_stream(event_id, session_id)
     version = store.stream_version(stream)
     result = store.append([NewEvent(stream, event.type, event_payload(event), at)],  # type: ignore[attr-defined]
-                          recorded_at=at, expected_versions={stream: version})
+                          recorded_at=appended_now(), expected_versions={stream: version})
     assert result.last_position is not None
     return result.last_position
 

@@ -8,7 +8,7 @@ from datetime import datetime
 
 import polars as pl
 
-from models.events import session_stream
+from models.events import check_moment, session_stream
 from pipelines.projections import ScoredEdition, score_store
 from pipelines.replay import SessionKey
 from pipelines.store import EventStore, from_epoch_us, to_epoch_us
@@ -29,10 +29,12 @@ class EditionRef:
     @classmethod
     def parse(cls, text: str) -> EditionRef:
         """`1234` is a log position; anything else must be an ISO time with its zone."""
-        if re.fullmatch(r"\d+", text.strip()):
+        if re.fullmatch(r"[0-9]{1,18}", text.strip()):  # ASCII digits, within a BIGINT
             return cls(position=int(text))
+        if re.fullmatch(r"\s*[0-9]+\s*", text):
+            raise ValueError(f"log position {text.strip()[:30]!r} is beyond any log")
         moment = datetime.fromisoformat(text.strip())
-        to_epoch_us(moment)  # refuses a time without a zone
+        check_moment(moment)  # refuses a time without a zone, or out of range
         return cls(as_of=moment)
 
     def score(self, store: EventStore, *, event_id: str | None = None,

@@ -29,6 +29,7 @@ from pathlib import Path
 import duckdb
 import polars as pl
 
+from pipelines.neutralise import spreadsheet_safe
 from pipelines.projections import VIEWS_SQL, ScoredEdition, canonical_order, score_projection
 from pipelines.replay import SessionKey, log_clock, replay
 from pipelines.scoring.frames import BOARD_SCORES_SCHEMA, STANDINGS_SCHEMA, conform
@@ -343,6 +344,6 @@ def export_tables(store: EventStore, outdir: str | Path, *, batch_events: int = 
                 for index, batch in enumerate(batches):
                     rows = con.sql(f"SELECT * FROM {_TABLES[name]} WHERE event_id IN (SELECT unnest(?))",
                                    params=[batch["event_id"].to_list()]).pl()
-                    canonical_order(conform(rows, schema)).write_csv(sink, float_precision=4,
-                                                                     include_header=index == 0)
+                    spreadsheet_safe(canonical_order(conform(rows, schema))).write_csv(
+                        sink, float_precision=4, include_header=index == 0)
     return paths

@@ -16,6 +16,7 @@ from typing import Any
 import polars as pl
 
 from pipelines.keyed import join_small
+from pipelines.neutralise import spreadsheet_safe
 from pipelines.replay import Projection, SessionKey, replay
 from pipelines.scoring.frames import BOARD_SCORES_SCHEMA, STANDINGS_SCHEMA, conform
 from pipelines.store import EventStore
@@ -114,8 +115,8 @@ def export_csv(edition: ScoredEdition, outdir: str | Path) -> dict[str, Path]:
     out = Path(outdir)
     out.mkdir(parents=True, exist_ok=True)
     paths = {"board_scores": out / "board_scores.csv", "standings": out / "standings.csv"}
-    canonical_order(edition.board_scores).write_csv(paths["board_scores"], float_precision=4)
-    canonical_order(edition.standings).write_csv(paths["standings"], float_precision=4)
+    spreadsheet_safe(canonical_order(edition.board_scores)).write_csv(paths["board_scores"], float_precision=4)
+    spreadsheet_safe(canonical_order(edition.standings)).write_csv(paths["standings"], float_precision=4)
     return paths
 
 

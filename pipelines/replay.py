@@ -36,6 +36,7 @@ from pipelines.scoring.frames import (
     conform,
 )
 from pipelines.store import UPCASTERS, EventStore, UpcasterRegistry, to_epoch_us
+from pipelines.vetting import unreadable_time_sql, vetted
 
 SessionKey = tuple[str, str]
 """(event_id, session_id)."""
@@ -336,6 +337,10 @@ class _Reader:
         return where, params
 
     def frame(self, event_type: str, fields: Mapping[str, str]) -> pl.DataFrame:
+        # Events replay cannot use are reported and left out, never a crash (pipelines.vetting).
+        return vetted(event_type, self._read_frame(event_type, fields))
+
+    def _read_frame(self, event_type: str, fields: Mapping[str, str]) -> pl.DataFrame:
         current = CURRENT_VERSIONS[event_type]
         where, params = self._where(event_type)
         frame = _fetch(self.con.sql(_frame_sql(fields, where), params=[event_type, current, *params]))
@@ -394,7 +399,7 @@ def _frame_sql(fields: Mapping[str, str], where: str) -> str:
     """
     struct = ", ".join(f'"{name}": {_struct_type(sql)}' for name, sql in fields.items())
     columns = ", ".join(
-        f"epoch_us(CAST(p.{name} AS TIMESTAMPTZ)) AS {name}" if sql == "TIME_US" else f"p.{name} AS {name}"
+        f"{unreadable_time_sql(f'p.{name}')} AS {name}" if sql == "TIME_US" else f"p.{name} AS {name}"
         for name, sql in fields.items()
     )
     return (

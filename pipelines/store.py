@@ -32,6 +32,7 @@ import polars as pl
 import pyarrow as pa
 
 from models.events import CURRENT_VERSIONS
+from pipelines.anchor import Head, missing_heads, read_anchor, write_anchor
 
 log = logging.getLogger(__name__)
 
@@ -94,6 +95,7 @@ class AppendResult:
     count: int
     first_position: int | None
     last_position: int | None
+    last_hash: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -227,6 +229,11 @@ class EventStore:
                     ) from exc
                 time.sleep(delay)
                 delay = min(delay * 2, 1.0)
+            except duckdb.Error as exc:  # e.g. a write-ahead log that fails its checksums on replay
+                wal = self.path.with_name(self.path.name + ".wal")
+                damaged = f"the store or its write-ahead log {wal}" if wal.exists() else "the store"
+                raise StoreError(f"cannot open {self.path}: {exc}. {damaged} is damaged; nothing was changed. "
+                                 "Restore it from a copy, then run `bridgeledger verify`.") from exc
 
     @contextmanager
     def reader(self) -> Iterator[duckdb.DuckDBPyConnection]:
@@ -315,6 +322,8 @@ class EventStore:
                 con.execute("BEGIN TRANSACTION")
                 result = self._append_in_transaction(con, frame, expected_versions or {})
                 _commit(con, checkpoint=_checkpoints_at_commit(frame))
+                # Still holding the write lock: anchors are written in commit order.
+                write_anchor(self.path, Head(result.last_position or 0, result.last_hash or GENESIS_HASH))
             except duckdb.ConstraintException as exc:
                 con.execute("ROLLBACK")
                 raise ConcurrencyError(f"a stream version was already taken: {exc}") from exc
@@ -346,11 +355,11 @@ class EventStore:
         # each insert finishes before the next is handed over.
         single = _chunk_rows(frame.height) <= _SINGLE_THREAD_CHUNK_ROWS
         with _setting(con, "threads", "1") if single else nullcontext():
-            self._hash_and_insert(con, frame, prev_hash)
-        return AppendResult(frame.height, int(positions[0]), int(positions[-1]))
+            last_hash = self._hash_and_insert(con, frame, prev_hash)
+        return AppendResult(frame.height, int(positions[0]), int(positions[-1]), last_hash)
 
     @staticmethod
-    def _hash_and_insert(con: duckdb.DuckDBPyConnection, frame: pl.DataFrame, prev_hash: str) -> None:
+    def _hash_and_insert(con: duckdb.DuckDBPyConnection, frame: pl.DataFrame, prev_hash: str) -> str:
         """Chain `frame`'s rows on `prev_hash` a chunk at a time, inserting each while the next is hashed."""
         with ThreadPoolExecutor(max_workers=1, thread_name_prefix="event-insert") as writer:
             pending: Future[None] | None = None
@@ -365,6 +374,7 @@ class EventStore:
                 pending = writer.submit(_insert, con, rows)
             if pending is not None:
                 pending.result()
+        return prev_hash
 
     # -- reading -------------------------------------------------------------------------------
 
@@ -381,6 +391,16 @@ class EventStore:
                 return 0
             rows = con.execute("SELECT coalesce(max(position), 0) FROM events").fetchall()
             return int(rows[0][0])
+
+    def tip(self) -> Head | None:
+        """The last event's position and hash (None when the log is empty): what anchors carry."""
+        if not self.exists():
+            return None
+        with self.reader() as con:
+            if not _has_events_table(con):
+                return None
+            rows = con.execute("SELECT position, hash FROM events ORDER BY position DESC LIMIT 1").fetchall()
+        return Head(int(rows[0][0]), str(rows[0][1])) if rows else None
 
     def stream_version(self, stream_id: str) -> int:
         """Current version of a stream (0 = no events yet)."""
@@ -413,15 +433,26 @@ class EventStore:
         """Recompute the hash chain; name the first position where a row was edited, added or removed."""
         if not self.exists():
             raise StoreMissing(f"no event store at {self.path}")
+        anchor = read_anchor(self.path)
         with self.reader() as con:
             if not _has_events_table(con):
+                if anchor is not None:
+                    return VerifyReport(0, anchor.position, _shorter(anchor, "the anchor file", "has no events table"))
                 return VerifyReport(0, None, None)
             cursor = con.sql(
                 "SELECT position, stream_id, stream_version, type, schema_version, payload::VARCHAR,"
                 " epoch_us(occurred_at), epoch_us(recorded_at), source_sha256, prev_hash, hash"
                 " FROM events ORDER BY position"
             ).to_arrow_reader(batch_size)
-            return _verify_batches(cursor)
+            chain_report = _verify_batches(cursor)
+            if not chain_report.ok:
+                return chain_report
+            missing = missing_heads(con, anchor)
+        if missing:
+            head, where = missing[0]
+            return VerifyReport(chain_report.events, head.position,
+                                _shorter(head, where, f"holds {chain_report.events} events"))
+        return chain_report
 
 
 ROW_GROUP_SIZE = 16_384
@@ -598,6 +629,12 @@ def _verify_batches(reader: Any) -> VerifyReport:
                 return VerifyReport(count, position, "this row was edited after it was written")
             expected_prev = stored
     return VerifyReport(count, None, None)
+
+
+def _shorter(head: Head, where: str, found: str) -> str:
+    return (f"the log is shorter than a head it has seen: {where} says position {head.position} "
+            f"(hash {head.hash[:12]}) was written, but the log {found}, without that event; "
+            "events were cut from its end, or its write-ahead log (.wal) was lost")
 
 
 def _has_events_table(con: duckdb.DuckDBPyConnection) -> bool:

@@ -17,6 +17,7 @@ from itertools import islice
 from types import MappingProxyType
 from typing import NamedTuple
 
+from parsers.numbers import whole_number
 from parsers.pbn.issues import Anchor, Issue, at_position, at_token, strict
 from parsers.pbn.lexer import (
     Chunk,
@@ -131,7 +132,7 @@ def _annotate(ann: Annotation, kind: int, text: str) -> tuple[Annotation, str]:
     """Add a note reference (2), NAG (3) or suffix (4) to an annotation; return any problem."""
     if kind == 2:
         digits = text.strip("=")
-        if not (text.endswith("=") and len(text) > 2 and digits.isdigit()):
+        if not (text.endswith("=") and len(text) > 2 and whole_number(digits) is not None):
             return ann, f"{text!r} is not a note reference; write =1= to =32=."
         if ann.note is not None:
             return ann, f"Two note references ({ann.note} and {digits}) on one token."
@@ -140,8 +141,8 @@ def _annotate(ann: Annotation, kind: int, text: str) -> tuple[Annotation, str]:
         return ann._replace(note=int(digits)), ""
     if kind == 3:
         digits = text[1:]
-        if not digits.isdigit():
-            return ann, f"{text!r} is not a NAG; write $0 to $255."
+        if whole_number(digits) is None:
+            return ann, f"{text[:20]!r} is not a NAG; write $0 to $255."
         nags = (*ann.nags, int(digits))
         if int(digits) > 255:
             return ann._replace(nags=nags), f"NAG {text} is out of range 0-255."

@@ -15,6 +15,7 @@ from typing import NamedTuple
 from models.board import Vulnerability
 from models.cards import Deal, Seat
 from parsers.construct import instance
+from parsers.numbers import whole_number
 from parsers.pbn.games import PbnGame
 from parsers.pbn.issues import ERROR, INFO, WARNING, Anchor, Issue, at_tag, at_value, lenient, note
 from parsers.pbn.results import (
@@ -297,7 +298,7 @@ class Builder:
         round_text = tags.text("Round")
         out.results.append(instance(ResultRecord, {
             "board": board.number, "section": board.section, "table_id": table_id,
-            "round": int(round_text) if round_text.isdigit() else None, "room": room, "ns_id": ns_id,
+            "round": whole_number(round_text), "room": room, "ns_id": ns_id,
             "ew_id": ew_id, "contract": contract, "tricks": tricks,
             "lead": CARD_MODELS[played[0]] if played else None, "auction": auction,
             "play": tuple(map(CARD_MODELS.__getitem__, played)),

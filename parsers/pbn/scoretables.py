@@ -13,6 +13,7 @@ from typing import NamedTuple
 
 from models.contract import Contract
 from models.events import ArtificialAward, Player
+from parsers.numbers import whole_number
 from parsers.pbn.bridge import CARD_DRIFT, CARDS
 from parsers.pbn.issues import Issue, at_cell, drift, error, warning
 from parsers.pbn.tables import Table, cell_text
@@ -140,7 +141,7 @@ def traveller_line(row: Row, index: int, tag_index: int, issues: list[Issue]) ->
         contract = contract_model(parsed.level, parsed.strain, parsed.doubling, declarer if parsed.level else None)
         if parsed.level:
             result = (cells.get("Result") or "").strip()
-            if not (result.isdigit() and int(result) <= 13):
+            if whole_number(result, high=13) is None:
                 issues.append(error("pbn.scoretable.result", f"Result {result!r} on table {table} is not a number "
                                     "of tricks 0-13; the row was left out.", where))
                 return None
@@ -169,7 +170,7 @@ def _known(text: str | None) -> str | None:
 
 def _round(text: str | None) -> int | None:
     token = (text or "").strip()
-    return int(token) if token.isdigit() else None
+    return whole_number(token)
 
 
 def _names(text: str | None) -> tuple[Player, ...]:

@@ -9,6 +9,7 @@ defenders left).
 from __future__ import annotations
 
 from models.cards import Seat
+from parsers.numbers import whole_number
 from parsers.pbn.bridge import CALL_DRIFT, CARD_DRIFT, read_auction, read_play, seat_hands
 from parsers.pbn.games import CallSection, PbnGame, is_table_tag, parse_call_section
 from parsers.pbn.issues import Issue, at_tag, at_token, at_value, strict
@@ -176,7 +177,7 @@ def _notes(game: PbnGame, auction: tuple[int, CallSection] | None, play: tuple[i
             issues.append(strict("pbn.note.section", "A note belongs after the auction or the play it explains.",
                                  at_tag(index)))
             continue
-        if not number.isdigit() or not 1 <= int(number) <= 32 or ":" not in game.tags[index][1]:
+        if whole_number(number, low=1, high=32) is None or ":" not in game.tags[index][1]:
             issues.append(strict("pbn.note.number", f"Note {game.tags[index][1]!r} must be 'n:text' with n from "
                                  "1 to 32.", at_value(index)))
             continue

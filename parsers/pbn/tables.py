@@ -12,10 +12,11 @@ import re
 from dataclasses import dataclass
 from typing import NamedTuple
 
+from parsers.numbers import whole_number
 from parsers.pbn.issues import Issue, at_cell, at_value, error, strict
 from parsers.pbn.lexer import escape, section_tokens, unescape
 
-_COLUMN = re.compile(r"([+-]?)([^\\;]*)(?:\\(\d+)([LR]?))?")
+_COLUMN = re.compile(r"([+-]?)([^\\;]*)(?:\\([0-9]+)([LR]?))?")
 _FORBIDDEN = re.compile(r"[\[\]{}%;]")
 _SPECIAL = re.compile(r'[\[\]{}%;"]')
 _CELL = re.compile(r'"[^"\\\n]*(?:\\.[^"\\\n]*)*"|[^\s"]+')
@@ -117,7 +118,7 @@ def parse_columns(value: str, tag_index: int = 0) -> tuple[tuple[Column, ...], t
             columns.append(Column(name or raw))
             continue
         order, name, width, align = match.groups()
-        columns.append(Column(name.strip(), order, None if width is None else int(width), align or ""))
+        columns.append(Column(name.strip(), order, None if width is None else whole_number(width), align or ""))
     return tuple(columns), tuple(issues)
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from parsers.numbers import whole_number
 from parsers.pbn.games import PbnGame
 from parsers.pbn.issues import Issue, at_offset, at_tag, at_value, strict
 from parsers.pbn.sections import check_sections
@@ -167,10 +168,10 @@ def _deal(value: str, game: PbnGame) -> str:
 
 
 def _result(value: str, game: PbnGame) -> str:
-    numbers = [int(n) for n in re.findall(r"\d+", value)]
-    if any(n > 13 for n in numbers):
+    numbers = [whole_number(n, high=13) for n in re.findall(r"\d+", value)]
+    if any(n is None for n in numbers):
         return "a number of tricks is 0 to 13."
-    if len(numbers) == 2 and sum(numbers) != 13:
+    if len(numbers) == 2 and sum(n or 0 for n in numbers) != 13:
         return "the tricks of NS and EW must add up to 13."
     return ""
 
@@ -193,8 +194,8 @@ def _rubber_history(value: str, game: PbnGame) -> str:
     if len(ns_below) != len(ew_below):
         return "NS and EW must list the same number of games."
     # Every listed game but the last is finished; a side that scored 100 below the line in one won it.
-    ns_vul = any(int(b) >= 100 for b in ns_below[:-1])
-    ew_vul = any(int(b) >= 100 for b in ew_below[:-1])
+    ns_vul = any((whole_number(b) or 0) >= 100 or len(b) > 9 for b in ns_below[:-1])
+    ew_vul = any((whole_number(b) or 0) >= 100 or len(b) > 9 for b in ew_below[:-1])
     expected = {(False, False): "None", (True, False): "NS", (False, True): "EW", (True, True): "All"}[ns_vul, ew_vul]
     vulnerable = (game.get("Vulnerable") or "").strip().upper()
     vulnerable = {"LOVE": "NONE", "-": "NONE", "BOTH": "ALL"}.get(vulnerable, vulnerable)

@@ -18,6 +18,7 @@ from models.board import Vulnerability
 from models.cards import RANKS, Deal, Hand, Seat
 from models.contract import Contract, Doubling, Strain
 from parsers.construct import instance
+from parsers.numbers import whole_number
 
 SEATS: dict[str, Seat] = {s.value: s for s in Seat} | {s.value.lower(): s for s in Seat}
 STRAINS: dict[str, Strain] = {"C": Strain.C, "D": Strain.D, "H": Strain.H, "S": Strain.S, "NT": Strain.NT,
@@ -219,10 +220,7 @@ def _date(year: str, month: str, day: str) -> date | None:
 
 def parse_board(text: str) -> int | None:
     """A positive board number; None when not one."""
-    token = text.strip()
-    if token.isdigit() and token.isascii() and int(token) > 0:
-        return int(token)
-    return None
+    return whole_number(text, low=1)
 
 
 def _suit(ranks: str) -> str | None:

@@ -1,0 +1,183 @@
+"""Long fuzz run over the four readers and the ingest path (not a test: `tests/test_hostile_readers.py`
+runs a small fixed budget of the same checks on every `make test`).
+
+Each input is a seed file (sample data and the shared corpus) mutated by a seeded generator: bytes
+flipped, spans cut, doubled or spliced from another seed, and hostile tokens inserted (Unicode
+digits, numbers of 10^30 or 5,000 digits, runs of `|`, rich markup, control bytes, line separators).
+Every input goes through the careful reader (`parse_bytes`) and the path ingest takes
+(`read_columnar`: the fast path where it vouches for the file, else the careful reader), and every
+`--ingest-every`-th one through a real `ingest_bytes` into a scratch store.
+
+A failure is an exception escaping a reader, or a reader's catch-all diagnostic (the whole file lost
+at 0:0). Prints per reader: inputs, failures, the slowest input and its size.
+
+    nice -n 10 python scripts/fuzz_readers.py --inputs 1000000 --seed 16
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import sys
+import tempfile
+import time
+import traceback
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from models.diagnostics import Diagnostic  # noqa: E402
+from pipelines.ingest import IngestRejected, ingest_bytes, parse_bytes, read_columnar  # noqa: E402
+from pipelines.store import EventStore  # noqa: E402
+
+CATCH_ALL_CODES = frozenset({"pbn.internal", "lin.reader.internal-error", "usebio.reader.internal-error"})
+"""Diagnostics a reader's last-resort handler gives when it loses a whole file to its own bug."""
+
+HOSTILE = [b"\xc2\xb2", "\u0661".encode(), b"1" + b"0" * 30, b"9" * 5000, str(2**63).encode(), b"-1",
+           b"|" * 2000, b"[/x]", b"[bold]", b"\x1b[31m", b"\x00", b"\x0c", "\u2028".encode(), b"\r",
+           b'"', b"]", b"[", b"<", b"&", b"nan", b"inf", b"1e999", b"\xff\xfe", b",,,,", b"=cmd|'/c calc'!A1",
+           b"md|", b"pg||", b"qx|o1|", b"ah|Board 99999999999999999999|", b'[Board "\xd9\xa1"]',
+           b"<BOARD_NUMBER>1" + b"0" * 40 + b"</BOARD_NUMBER>", b"A+/A-", b"150/-50", b"x" * 140_000]
+SUFFIXES = {"csv": ".csv", "pbn": ".pbn", "lin": ".lin", "usebio": ".xml"}
+
+
+def seeds(limit_bytes: int) -> dict[str, list[bytes]]:
+    """Seed files per reader: the sample data and the shared corpus (each cut to `limit_bytes`)."""
+    corpus = ROOT.parent / "shared" / "corpus"
+    found: dict[str, list[bytes]] = {name: [] for name in SUFFIXES}
+    for path in sorted([*(ROOT / "sample_data").iterdir(), *corpus.rglob("*")]):
+        for name, suffix in SUFFIXES.items():
+            if path.is_file() and path.suffix.lower() == suffix:
+                found[name].append(path.read_bytes()[:limit_bytes])
+    return found
+
+
+def mutate(rng: random.Random, data: bytes, others: list[bytes]) -> bytes:
+    """One to four random edits of `data`."""
+    out = bytearray(data)
+    for _ in range(rng.randint(1, 4)):
+        at = rng.randint(0, len(out))
+        kind = rng.randrange(7)
+        if kind == 0 and out:
+            out[min(at, len(out) - 1)] = rng.randrange(256)
+        elif kind == 1:
+            out[at:at] = rng.choice(HOSTILE)
+        elif kind == 2:
+            del out[at:at + rng.randint(1, 200)]
+        elif kind == 3:
+            span = bytes(out[at:at + rng.randint(1, 400)])
+            out[at:at] = span * rng.randint(1, 5)
+        elif kind == 4:
+            other = rng.choice(others)
+            start = rng.randint(0, len(other))
+            out[at:at] = other[start:start + rng.randint(1, 2000)]
+        elif kind == 5:
+            digits = str(rng.choice([0, 1, 13, 14, 32, 33, 255, 256, 2**31, 2**63, 10**30]))
+            out[at:at] = digits.encode()
+        else:
+            out = out[:at]
+    return bytes(out)
+
+
+@dataclass
+class Tally:
+    """What one reader's inputs did."""
+
+    inputs: int = 0
+    failures: int = 0
+    slowest: float = 0.0
+    slowest_size: int = 0
+    examples: list[str] = field(default_factory=list)
+
+    def record(self, seconds: float, size: int) -> None:
+        self.inputs += 1
+        if seconds > self.slowest:
+            self.slowest, self.slowest_size = seconds, size
+
+
+def check(read: Callable[[], object]) -> str | None:
+    """None when `read()` returned without a catch-all diagnostic, else what went wrong."""
+    try:
+        parsed = read()
+    except Exception:  # the point of the run: count what escapes
+        return traceback.format_exc(limit=3)
+    diagnostics: tuple[Diagnostic, ...] = getattr(parsed, "diagnostics", ())
+    lost = [d for d in diagnostics if d.code in CATCH_ALL_CODES]
+    return f"catch-all: {lost[0]}" if lost else None
+
+
+def run(inputs: int, seed: int, ingest_every: int, report_every: int, *, seconds: float,
+        seed_bytes: int) -> dict[str, Tally]:
+    rng = random.Random(seed)
+    pool = seeds(seed_bytes)
+    everything = [data for datas in pool.values() for data in datas]
+    tallies = {name: Tally() for name in pool}
+    ingests = Tally()
+    scratch = Path(tempfile.mkdtemp(prefix="fuzz-store-"))
+    now = datetime.now(UTC)
+    started = time.monotonic()
+    for number in range(inputs):
+        if time.monotonic() - started > seconds:
+            break
+        for name, suffix in SUFFIXES.items():
+            data = mutate(rng, rng.choice(pool[name]), everything)
+            source = f"fuzz{suffix}"
+            for reader in (parse_bytes, read_columnar):
+                begun = time.perf_counter()
+                problem = check(lambda: reader(data, source))  # noqa: B023 (called at once)
+                tallies[name].record(time.perf_counter() - begun, len(data))
+                if problem is not None:
+                    tallies[name].failures += 1
+                    if len(tallies[name].examples) < 5:
+                        tallies[name].examples.append(f"{data[:200]!r}\n{problem}")
+            if ingest_every and number % ingest_every == 0:
+                store = EventStore(scratch / f"{name}.duckdb")
+                begun = time.perf_counter()
+                try:
+                    ingest_bytes(store, data, source=source, recorded_at=now)
+                    problem = None
+                except IngestRejected:
+                    problem = None
+                except Exception:
+                    problem = traceback.format_exc(limit=3)
+                ingests.record(time.perf_counter() - begun, len(data))
+                if problem is not None:
+                    ingests.failures += 1
+                    if len(ingests.examples) < 5:
+                        ingests.examples.append(f"{name} {data[:200]!r}\n{problem}")
+        if report_every and (number + 1) % report_every == 0:
+            print(f"{number + 1} rounds, {time.monotonic() - started:.0f}s: "
+                  + ", ".join(f"{n} {t.failures} failures" for n, t in tallies.items()), flush=True)
+    tallies["ingest"] = ingests
+    return tallies
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--inputs", type=int, default=10_000, help="mutated inputs per reader")
+    parser.add_argument("--seed", type=int, default=16)
+    parser.add_argument("--ingest-every", type=int, default=500, help="also ingest every n-th input")
+    parser.add_argument("--report-every", type=int, default=10_000)
+    parser.add_argument("--seconds", type=float, default=float("inf"), help="stop after this long")
+    parser.add_argument("--seed-bytes", type=int, default=16_000, help="cut each seed file to this size")
+    args = parser.parse_args()
+    started = time.monotonic()
+    tallies = run(args.inputs, args.seed, args.ingest_every, args.report_every, seconds=args.seconds,
+                  seed_bytes=args.seed_bytes)
+    print(f"seed {args.seed}, {time.monotonic() - started:.0f}s in all")
+    for name, tally in tallies.items():
+        reads = "ingests" if name == "ingest" else "reads (careful + ingest path)"
+        print(f"{name}: {tally.inputs} {reads}, {tally.failures} uncaught/catch-all, "
+              f"slowest {tally.slowest:.3f}s on {tally.slowest_size} bytes")
+        for example in tally.examples:
+            print("  example:", example.replace("\n", "\n    "))
+    if any(t.failures for t in tallies.values()):
+        sys.exit(1)
+
+
+if __name__ == "__main__":
+    main()
