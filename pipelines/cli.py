@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from models.events import ArtificialAward, WeightedComponent
     from pipelines.ingest import IngestReport
     from pipelines.store import EventStore
+    from pipelines.vetting import LeftOut
 
 app = typer.Typer(help="bridgeledger: the results back office of a bridge federation.",
                   no_args_is_help=True, pretty_exceptions_enable=False)
@@ -187,6 +188,7 @@ def _score_edition(event_store: EventStore, position: int | None, as_of: str | N
     if out:
         for name, path in export_csv(edition, out).items():
             console.print(f"  {name}: {_shown(str(path))}")
+        _write_left_out(left_out, out)
     _print_leaders(leaders(edition.standings, limit=3))
 
 
@@ -204,8 +206,18 @@ def _refresh_views(event_store: EventStore, full: bool, out: Path | None) -> Non
     if out:
         for name, path in export_tables(event_store, out).items():
             console.print(f"  {name}: {_shown(str(path))}")
+        _write_left_out(left_out, out)
     shown = done.sessions.head(_LEADER_SESSIONS)
     _print_leaders(leaders(read_table(event_store, "standings", shown), limit=3), done.sessions.height - shown.height)
+
+
+def _write_left_out(left_out: LeftOut, out: Path) -> None:
+    """Beside the CSVs, the events replay could not use (if any)."""
+    if left_out.parts:
+        from pipelines.neutralise import spreadsheet_safe
+
+        spreadsheet_safe(left_out.events).write_csv(out / "left_out.csv")
+        console.print(f"  left_out: {_shown(str(out / 'left_out.csv'))}")
 
 
 _LEADER_SESSIONS = 10
