@@ -1,39 +1,35 @@
-"""Every ten minutes: sessions whose Law 79C correction period has passed become final.
+"""
+### close_correction_periods
 
-Thin: one task, one call into `pipelines`. The run's data interval end is "now", so a rerun of
-the same run makes the same decision.
+Every ten minutes: each published session whose Law 79C correction period has ended by the run's
+time gets a `CorrectionPeriodClosed` event at its deadline, and the final standings are written.
+The run's time is `run_after`, which scheduled and manual runs both have, so a run triggered by
+hand closes what is due now, and a rerun of the same run closes nothing new. A store that does not
+exist is a failure, not an empty success.
+
+Settings: the `bridgeledger` Variable (JSON with `store`, `outdir`, ...) or `BRIDGELEDGER_STORE`.
 """
 
 from __future__ import annotations
 
-import pendulum
-from airflow.sdk import Param, dag, task
+from typing import Any
 
-STORE_POOL = "bridgeledger_store"  # one slot: DuckDB has a single writer (see pipelines.tasks)
+from airflow.sdk import dag, task
+
+from dags.common import DEFAULT_ARGS, START, STORE_POOL, call, run_time, settings
 
 
-@dag(
-    dag_id="close_correction_periods",
-    schedule="*/10 * * * *",
-    start_date=pendulum.datetime(2026, 1, 1, tz="UTC"),
-    catchup=False,
-    max_active_runs=1,
-    tags=["bridgeledger", "law-79c"],
-    params={
-        "store": Param("bridgeledger.duckdb", type="string", minLength=1, description="DuckDB event store"),
-        "outdir": Param("outputs", type="string", minLength=1, description="Where final CSVs are written"),
-    },
-)
+@dag(dag_id="close_correction_periods", schedule="*/10 * * * *", start_date=START, catchup=False,
+     max_active_runs=1, is_paused_upon_creation=False, default_args=DEFAULT_ARGS, doc_md=__doc__,
+     tags=["bridgeledger", "law-79c"])
 def close_correction_periods() -> None:
     """Close due correction periods and publish the final standings."""
 
     @task(pool=STORE_POOL)
-    def close_due(params: dict[str, object] | None = None, data_interval_end: object = None) -> list[str]:
-        from pipelines.tasks import close_due_periods
+    def close_due(dag_run: Any = None) -> list[str]:
+        from pipelines.operations import close_due
 
-        assert params is not None and data_interval_end is not None
-        return close_due_periods(str(params["store"]), data_interval_end.isoformat(),  # type: ignore[attr-defined]
-                                 str(params["outdir"]))
+        return call(lambda: close_due(settings(), at=run_time(dag_run)))
 
     close_due()
 

@@ -1,39 +1,35 @@
-"""Monthly: publish the federation ranking as of the run's data interval end.
+"""
+### publish_ranking
 
-Thin: one task, one call into `pipelines`. The edition is named after the rule set and the
-interval end, so a rerun of the same run finds it published and appends nothing.
+Monthly (06:00 UTC on the 1st): the federation ranking edition as of the run's scheduled time is
+computed from final results only and published (`RankingPublished`), named after the rule set and
+that time, so a rerun of the same run finds it published and appends nothing. A run triggered by
+hand publishes the edition as of its own time. The rule set is the `ranking_rules` setting (a
+TOML file or a preset name such as `sbu`).
+
+Settings: the `bridgeledger` Variable (JSON with `store`, `ranking_rules`, ...) or
+`BRIDGELEDGER_STORE` and `BRIDGELEDGER_RANKING_RULES`.
 """
 
 from __future__ import annotations
 
-import pendulum
-from airflow.sdk import Param, dag, task
+from typing import Any
 
-STORE_POOL = "bridgeledger_store"  # one slot: DuckDB has a single writer (see pipelines.tasks)
+from airflow.sdk import dag, task
+
+from dags.common import DEFAULT_ARGS, START, STORE_POOL, call, scheduled_time, settings
 
 
-@dag(
-    dag_id="publish_ranking",
-    schedule="0 6 1 * *",
-    start_date=pendulum.datetime(2026, 1, 1, tz="UTC"),
-    catchup=False,
-    max_active_runs=1,
-    tags=["bridgeledger", "ranking"],
-    params={
-        "store": Param("bridgeledger.duckdb", type="string", minLength=1, description="DuckDB event store"),
-        "rules": Param("pzbs-4", type="string", minLength=1, description="Rule set: a TOML file or a preset"),
-    },
-)
+@dag(dag_id="publish_ranking", schedule="0 6 1 * *", start_date=START, catchup=False, max_active_runs=1,
+     is_paused_upon_creation=False, default_args=DEFAULT_ARGS, doc_md=__doc__, tags=["bridgeledger", "ranking"])
 def publish_ranking() -> None:
-    """Compute and publish the ranking edition as of the end of the run's interval."""
+    """Compute and publish the ranking edition as of the run's scheduled time."""
 
     @task(pool=STORE_POOL)
-    def publish(params: dict[str, object] | None = None, data_interval_end: object = None) -> int:
-        from pipelines.ranking.tasks import publish_ranking as publish_edition
+    def publish(dag_run: Any = None) -> int:
+        from pipelines.operations import publish_ranking_edition
 
-        assert params is not None and data_interval_end is not None
-        return publish_edition(str(params["store"]), str(params["rules"]),
-                               data_interval_end.isoformat())  # type: ignore[attr-defined]
+        return call(lambda: publish_ranking_edition(settings(), as_of=scheduled_time(dag_run)))
 
     publish()
 

@@ -1,33 +1,28 @@
-"""Score a session: ingest its files, score at the resulting log position, verify, publish CSVs.
+"""
+### score_session
 
-Thin by design: each task imports from `pipelines` inside its body and makes one call. XCom
-carries a log position and file paths, never data.
+Triggered by hand with the files of one session (`paths`): ingest them, score at the resulting log
+position, verify the hash chain, write the standings. Each task imports from `pipelines` inside
+its body and makes one call; XCom carries a log position and file paths, never data. For files
+that arrive on their own, `ingest_inbox` does this continuously.
+
+Settings: the `bridgeledger` Variable (JSON with `store`, `outdir`, ...) or `BRIDGELEDGER_STORE`.
 """
 
 from __future__ import annotations
 
-import pendulum
 from airflow.sdk import Param, dag, task
 
-STORE_POOL = "bridgeledger_store"  # one slot: DuckDB has a single writer (see pipelines.tasks)
+from dags.common import DEFAULT_ARGS, START, STORE_POOL, call, settings
 
 
-@dag(
-    dag_id="score_session",
-    schedule=None,
-    start_date=pendulum.datetime(2026, 1, 1, tz="UTC"),
-    catchup=False,
-    max_active_runs=1,
-    tags=["bridgeledger"],
-    params={
-        "store": Param("bridgeledger.duckdb", type="string", minLength=1,
-                       description="DuckDB event store file"),
-        "paths": Param([], type="array", items={"type": "string"}, minItems=1,
-                       description="Files to ingest (.csv, .pbn, .lin, .xml)"),
-        "outdir": Param("outputs", type="string", minLength=1, description="Where CSVs are written"),
-        "strict": Param(False, type="boolean", description="Refuse a whole file on any error"),
-    },
-)
+@dag(dag_id="score_session", schedule=None, start_date=START, catchup=False, max_active_runs=1,
+     is_paused_upon_creation=False, default_args=DEFAULT_ARGS, doc_md=__doc__, tags=["bridgeledger"],
+     params={
+         "paths": Param([], type="array", items={"type": "string"}, minItems=1,
+                        description="Files to ingest (.csv, .pbn, .lin, .xml), absolute paths"),
+         "strict": Param(False, type="boolean", description="Refuse a whole file on any error"),
+     })
 def score_session() -> None:
     """Ingest -> analyse new deals -> score at that position -> verify; publish the results site."""
 
@@ -35,37 +30,33 @@ def score_session() -> None:
     def ingest(params: dict[str, object] | None = None) -> int:
         from pipelines.tasks import ingest_paths
 
-        assert params is not None
-        return ingest_paths(str(params["store"]), [str(p) for p in params["paths"]],  # type: ignore[attr-defined]
-                            strict=bool(params["strict"]))
+        assert params is not None  # Airflow always passes the validated params
+        paths = [str(p) for p in params["paths"]]  # type: ignore[attr-defined]
+        return call(lambda: ingest_paths(str(settings().store), paths, strict=bool(params["strict"])))
 
     @task(pool=STORE_POOL)
-    def score(position: int, params: dict[str, object] | None = None) -> dict[str, str]:
+    def score(position: int) -> dict[str, str]:
         from pipelines.tasks import score_at
 
-        assert params is not None
-        return score_at(str(params["store"]), position, str(params["outdir"]))
+        return call(lambda: score_at(str(settings().store), position, str(settings().outdir)))
 
     @task
-    def verify(outputs: dict[str, str], params: dict[str, object] | None = None) -> int:
+    def verify(outputs: dict[str, str]) -> int:
         from pipelines.tasks import verify_store
 
-        assert params is not None
-        return verify_store(str(params["store"]))
+        return call(lambda: verify_store(str(settings().store)))
 
     @task(pool=STORE_POOL)
-    def analyse(position: int, params: dict[str, object] | None = None) -> int:
+    def analyse(position: int) -> int:
         from pipelines.tasks import analyse_new_deals
 
-        assert params is not None
-        return analyse_new_deals(str(params["store"]), position)
+        return call(lambda: analyse_new_deals(str(settings().store), position))
 
     @task(pool=STORE_POOL)
-    def site(position: int, params: dict[str, object] | None = None) -> str:
+    def site(position: int) -> str:
         from pipelines.tasks import publish_site
 
-        assert params is not None
-        return publish_site(str(params["store"]), position, f"{params['outdir']}/site")
+        return call(lambda: publish_site(str(settings().store), position, str(settings().site)))
 
     position = analyse(ingest())
     verify(score(position))

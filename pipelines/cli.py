@@ -653,8 +653,8 @@ def demo(workdir: Annotated[Path, typer.Option(help="Where the demo store and ou
 
     summary = run_demo(workdir, now=datetime.now(UTC))
     for line in summary.lines:
-        console.print(line)
-    _print_frame(summary.leaders, "leaders")
+        console.print(line, markup=False, highlight=False)
+    _print_frame(summary.leaders, "the ranking after the weekend")
     if not summary.ok:
         raise typer.Exit(1)
 

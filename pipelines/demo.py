@@ -1,4 +1,11 @@
-"""The sample weekend, end to end, on a fresh embedded store (what `make demo` runs)."""
+"""The sample weekend, end to end, on a fresh embedded store (what `make demo` runs).
+
+The federation's weekend in the order it happens (`sample_data/weekend/timeline.toml`): the member
+list arrives, then Friday's club evenings, Saturday's National Pairs (two sessions, two
+sections), a broken file on Sunday morning, the Swiss Teams; sessions are published, corrections
+come in inside and after their Law 79C periods, the director rules; a ranking edition is published
+on Saturday evening, the periods close, and Monday's edition shows who moved and why.
+"""
 
 from __future__ import annotations
 
@@ -10,32 +17,23 @@ from pathlib import Path
 
 import polars as pl
 
-from models.conditions import ConditionsOfContest
-from pipelines.audit import recorded_times, write_audit
-from pipelines.director import TableRef, publish_scores, register_tournament, request_correction
-from pipelines.ingest import IngestOptions, IngestRejected, ingest_file
-from pipelines.projections import export_csv, score_store, top_standings, write_views
-from pipelines.site import build_site
 from pipelines.store import EventStore
 
 log = logging.getLogger(__name__)
 
 SAMPLE_DATA = Path(__file__).resolve().parents[1] / "sample_data"
-"""The sample weekend shipped with the repository."""
+"""The sample files shipped with the repository."""
+WEEKEND = SAMPLE_DATA / "weekend"
+"""The sample weekend (`sample_data/make_weekend.py` writes it)."""
 
-DEMO_FILES = ("club_championship_handrecord.pbn", "club_championship_traveller.csv")
-"""Files the demo ingests, in order: the hand record, then the traveller."""
-
-MALFORMED_FILE = "malformed_traveller.csv"
-"""A traveller with bad rows: strict ingest refuses it whole and appends nothing."""
-
-CONDITIONS_FILE = "club_championship_conditions.toml"
-"""The event's conditions of contest."""
-
-EVENT, SESSION = "club-championship-2026", "1"
+FEDERATION = "NBF"
 _CET = timezone(timedelta(hours=1))
-PLAYED = datetime(2026, 11, 21, 19, 0, tzinfo=_CET)
-PUBLISHED = datetime(2026, 11, 21, 21, 0, tzinfo=_CET)
+MEMBERS_AT = datetime(2026, 11, 1, tzinfo=_CET)
+"""When the member list was imported."""
+SATURDAY_EDITION = datetime(2026, 11, 21, 20, 0, tzinfo=_CET)
+"""The ranking edition published on Saturday evening."""
+MONDAY = datetime(2026, 11, 23, 9, 0, tzinfo=_CET)
+"""Monday morning: every correction period has ended; the weekend's edition is published."""
 
 
 @dataclass
@@ -47,77 +45,112 @@ class DemoSummary:
     ok: bool = True
 
 
-def run_demo(workdir: Path, *, now: datetime, sample_data: Path = SAMPLE_DATA) -> DemoSummary:
-    """Ingest the sample files into a new store under `workdir`, score, verify, export."""
+def run_demo(workdir: Path, *, now: datetime, weekend: Path = WEEKEND) -> DemoSummary:
+    """Run the weekend on a new store under `workdir`; score, close, rank, verify and export.
+
+    `now` is when the files reach the log (`recorded_at`); every fact keeps the time it happened.
+    """
     summary = DemoSummary()
-    workdir.mkdir(parents=True, exist_ok=True)
-    store_file = workdir / "bridgeledger.duckdb"
-    for stale in (store_file, workdir / "bridgeledger.duckdb.wal", workdir / "outputs"):
-        if stale.is_dir():
-            shutil.rmtree(stale)
-        elif stale.exists():
-            stale.unlink()  # the demo's own scratch store, rebuilt from the sample files every run
-    store = EventStore(store_file)
-    conditions = ConditionsOfContest.from_toml(sample_data / CONDITIONS_FILE)
-    register_tournament(store, EVENT, "Club Championship 2026", at=PLAYED, conditions=conditions,
-                        organiser="Bridge Club")
-    summary.lines.append(f"registered {EVENT} with its conditions of contest ({CONDITIONS_FILE})")
-    for name in DEMO_FILES:
-        _ingest(store, sample_data / name, now, summary)
-    before = store.head()
-    _ingest(store, sample_data / MALFORMED_FILE, now, summary, strict=True)
-    summary.lines.append(f"log position before and after the refused file: {before} -> {store.head()}")
-    again = ingest_file(store, sample_data / DEMO_FILES[1], recorded_at=now)
-    summary.lines.append(f"re-ingest {again.source}: already ingested = {again.already_ingested}, "
-                         f"{again.events} events added")
-    _publish_and_correct(store, summary)
-    edition = score_store(store)
-    write_views(store, edition)
-    paths = export_csv(edition, workdir / "outputs")
-    audit = write_audit(edition, EVENT, SESSION, workdir / "outputs", recorded=recorded_times(store))
-    for row in audit.rows.iter_rows(named=True):  # a handful of rows, printed for a person
-        summary.lines.append(f"audit: {row['id']} board {row['board']} table {row['table_id']} raised "
-                             f"{row['raised_at']}: {row['decision']} ({row['rule']})")
-    paths = {**paths, "audit_csv": workdir / "outputs" / audit.csv_name,
-             "audit_html": workdir / "outputs" / audit.html_name}
-    site = build_site(store, workdir / "outputs" / "site", edition=edition)
-    summary.lines.append(f"results site: {len(site.written)} file(s) written for {site.sessions} session(s); "
-                         f"open {site.index.resolve()}")
+    store = _fresh_store(workdir)
+    _import_members(store, weekend, summary)
+    _run_weekend(store, weekend, now, summary)
+    saturday = _publish_ranking(store, weekend, SATURDAY_EDITION, "nbf-2026-11-21", summary)
+    _close_periods(store, workdir, summary)
+    monday = _publish_ranking(store, weekend, MONDAY, "nbf-2026-11-23", summary)
+    _show_movement(store, saturday, monday, summary)
+    _write_outputs(store, workdir, weekend, summary)
     report = store.verify()
     summary.ok = summary.ok and report.ok
     summary.lines.append(f"verify: {report.events} events, hash chain "
                          f"{'intact' if report.ok else f'BROKEN at {report.first_bad_position}'}")
-    summary.lines.append(f"scored {edition.board_scores.height} table results at log position "
-                         f"{edition.position}")
-    summary.lines.append(f"store: {store_file}  (try: bridgeledger sql --store {store_file} "
-                         "\"SELECT * FROM standings LIMIT 5\")")
-    summary.lines.extend(f"{name}: {path}" for name, path in paths.items())
-    summary.leaders = top_standings(edition, limit=3).select(
-        "session_id", "direction", "rank", "contestant_id", "score", "percentage", "status")
+    summary.lines.append(f"store: {store.path}  (try: bridgeledger sql --store {store.path} "
+                         "\"SELECT * FROM ranking LIMIT 10\")")
     return summary
 
 
-def _publish_and_correct(store: EventStore, summary: DemoSummary) -> None:
-    """Scores go up at 21:00; a correction at 21:10 applies, one at 21:40 is too late (Law 79C1)."""
-    publish_scores(store, EVENT, SESSION, at=PUBLISHED)
-    summary.lines.append(f"published {EVENT}/{SESSION} at {PUBLISHED.isoformat()}: correction period "
-                         "open for 30 minutes (Law 79C1)")
-    request_correction(store, TableRef(EVENT, SESSION, 1, "4", "A"), at=PUBLISHED + timedelta(minutes=10),
-                       correction_id="demo-1", requested_by="NS pair 4", reason="nine tricks, not seven",
-                       tricks=9)
-    request_correction(store, TableRef(EVENT, SESSION, 2, "3", "A"), at=PUBLISHED + timedelta(minutes=40),
-                       correction_id="demo-2", requested_by="EW pair 5", reason="the contract was 2NT",
-                       contract="2NT", declarer="S")
+def _fresh_store(workdir: Path) -> EventStore:
+    workdir.mkdir(parents=True, exist_ok=True)
+    store_file = workdir / "bridgeledger.duckdb"
+    for stale in workdir.iterdir():
+        if stale.name.startswith("bridgeledger.duckdb") or stale.name in ("outputs", "site"):
+            # the demo's own scratch files, rebuilt from the sample weekend every run
+            shutil.rmtree(stale) if stale.is_dir() else stale.unlink()
+    return EventStore(store_file)
 
 
-def _ingest(store: EventStore, path: Path, now: datetime, summary: DemoSummary, *,
-            strict: bool = False) -> None:
-    try:
-        report = ingest_file(store, path, recorded_at=now,
-                             options=IngestOptions(strict=strict, occurred_at=PLAYED))
-    except IngestRejected as exc:
-        summary.lines.append(f"rejected {path.name}: {exc}")
-        return
-    summary.lines.append(f"ingested {report.source}: {report.events} events, "
-                         f"{report.quarantined} record(s) quarantined")
-    summary.lines.extend(f"  {d}" for d in report.diagnostics)
+def _import_members(store: EventStore, weekend: Path, summary: DemoSummary) -> None:
+    from pipelines.ranking.members import import_member_list
+
+    imported = import_member_list(store, weekend / "members.csv", federation=FEDERATION, at=MEMBERS_AT,
+                                  recorded_at=MEMBERS_AT)
+    summary.lines.append(f"{MEMBERS_AT:%a %d %b}: the {FEDERATION} member list: {imported.rows} members")
+
+
+def _run_weekend(store: EventStore, weekend: Path, now: datetime, summary: DemoSummary) -> None:
+    from pipelines.timeline import run_timeline
+
+    for outcome in run_timeline(store, weekend / "timeline.toml", recorded_at=now):
+        first_line = outcome.message.splitlines()[0]
+        mark = "" if outcome.ok else "REFUSED "
+        summary.lines.append(f"{outcome.step.at:%a %H:%M} {outcome.step.action:<12} {mark}{first_line}")
+        summary.lines.extend(f"      {line.strip()}" for line in outcome.message.splitlines()[1:3])
+
+
+def _publish_ranking(store: EventStore, weekend: Path, as_of: datetime, label: str, summary: DemoSummary) -> str:
+    from pipelines.ranking.edition import compute_edition
+    from pipelines.ranking.publish import publish_edition
+    from pipelines.ranking.rules import load_rules
+
+    rules = load_rules(weekend / "ranking_rules.toml")
+    edition = compute_edition(store, rules, as_of=as_of)
+    publish_edition(store, edition, label=label, at=as_of)
+    left_out = edition.provisional.select("event_id").unique().height
+    summary.lines.append(f"{as_of:%a %H:%M} ranking edition {label}: {edition.ranking.height} players ranked, "
+                         f"{edition.awards.height} awards, {left_out} event(s) left out as provisional")
+    return label
+
+
+def _close_periods(store: EventStore, workdir: Path, summary: DemoSummary) -> None:
+    from pipelines.tasks import close_due_periods
+
+    closed = close_due_periods(str(store.path), MONDAY.isoformat(), str(workdir / "outputs"))
+    summary.lines.append(f"{MONDAY:%a %H:%M} correction periods closed: {len(closed)} session(s) final")
+
+
+def _show_movement(store: EventStore, old: str, new: str, summary: DemoSummary) -> None:
+    from pipelines.ranking.diff import diff_rankings
+    from pipelines.ranking.publish import rebuild_edition
+
+    diff = diff_rankings(rebuild_edition(store, old), rebuild_edition(store, new), old_label=old, new_label=new)
+    lines = diff.lines()
+    summary.lines.append(f"movement {old} -> {new}: {lines[1] if len(lines) > 1 else 'nobody moved'}")
+    summary.lines.extend(f"  {line}" for line in lines[2:12])
+    summary.leaders = rebuild_edition(store, new).ranking.head(5).select("place", "player_id", "name", "club",
+                                                                          "points")
+
+
+def _write_outputs(store: EventStore, workdir: Path, weekend: Path, summary: DemoSummary) -> None:
+    from pipelines.audit import recorded_times, write_audit
+    from pipelines.projections import export_csv, score_store, write_views
+    from pipelines.site import build_site
+    from pipelines.site.analysis import seed_from_file
+
+    edition = score_store(store)
+    write_views(store, edition)
+    outputs = workdir / "outputs"
+    paths = export_csv(edition, outputs)
+    audit = write_audit(edition, "national-pairs-2026", "2", outputs, recorded=recorded_times(store))
+    kept = weekend / "double_dummy.json"
+    if kept.exists():  # endplay's analyses of the weekend's deals, kept so the demo need not solve them
+        summary.lines.append(f"double-dummy cache seeded with {seed_from_file(store, kept)} analysed deals")
+    site = build_site(store, outputs / "site", edition=edition)
+    summary.lines.append(f"scored {edition.board_scores.height} table results in "
+                         f"{edition.standings.select('event_id', 'session_id').unique().height} sessions "
+                         f"at log position {edition.position}")
+    for row in audit.rows.iter_rows(named=True):  # a handful of rows, printed for a person
+        summary.lines.append(f"audit national-pairs-2026/2: {row['id']} board {row['board']} table "
+                             f"{row['table_id']}: {row['decision']} ({row['rule']})")
+    summary.lines.extend(f"{name}: {path}" for name, path in paths.items())
+    summary.lines.append(f"audit: {outputs / audit.html_name}")
+    summary.lines.append(f"results site: {len(site.written)} file(s) for {site.sessions} session(s); "
+                         f"open {site.index.resolve()}")

@@ -340,14 +340,21 @@ def _contestants(read: ColumnarFile, event_id: str, session_id: str,
     of a contestant's identity there; in a one-field movement (or a team match) a contestant sits
     both ways, and an id known without a direction covers both.
     """
+    seated = _seated(read, layout)
+    # Who the rows seat for a contestant the reader listed without players (e.g. a team's members).
+    sat: dict[tuple[str, str], tuple[Player, ...]] = {}
+    for section, cid, _fixed, _team, players in seated:
+        if players:
+            sat.setdefault((section, cid), tuple(Player(name=p["name"], federation_id=p["federation_id"])
+                                                 for p in players))
     registered = [
         ContestantRegistered(event_id=event_id, session_id=session_id, contestant_id=c.contestant_id,
                              kind=_kind(c.kind), section=c.section, direction=_direction(c.direction),
-                             name=c.name, players=c.players)
+                             name=c.name, players=c.players or sat.get((c.section, c.contestant_id), ()))
         for c in read.contestants
     ]
     known = {(c.section, c.contestant_id, c.direction if layout == "two_field" else None) for c in read.contestants}
-    for section, cid, fixed, team, players in _seated(read, layout):
+    for section, cid, fixed, team, players in seated:
         if (section, cid, fixed) in known or (section, cid, None) in known:
             continue
         known.add((section, cid, fixed))
@@ -370,10 +377,13 @@ def _seated(read: ColumnarFile, layout: str) -> list[tuple[str, str, str | None,
                        players=f"{prefix}_players")
         for side, (prefix, direction) in enumerate((("ns", "NS"), ("ew", "EW")))
     ]
+    every_seat = pl.concat(sides).sort("order")
     seated = (
-        pl.concat(sides).sort("order")
-        .unique(subset=["section", "cid", "fixed"], keep="first", maintain_order=True)
+        every_seat.unique(subset=["section", "cid", "fixed"], keep="first", maintain_order=True)
         .drop("order")
+        .join(_team_members(every_seat), on=["section", "cid"], how="left", maintain_order="left")
+        .with_columns(players=pl.when(pl.col("team")).then(pl.col("members")).otherwise(pl.col("players")))
+        .drop("members")
     )
     rows: list[tuple[str, str, str | None, bool, list[dict[str, Any]]]] = list(seated.iter_rows())
     for award in read.artificial:
@@ -381,6 +391,17 @@ def _seated(read: ColumnarFile, layout: str) -> list[tuple[str, str, str | None,
         rows += [(award.section, award.ns_id, "NS" if fixed_side else None, False, []),
                  (award.section, award.ew_id, "EW" if fixed_side else None, False, [])]
     return rows
+
+
+def _team_members(every_seat: pl.DataFrame) -> pl.DataFrame:
+    """Every player a team fielded, in order of first appearance: a team's first row names only the
+    two who sat in that room, its members are everyone who sat for it in either room."""
+    seats = every_seat.filter(pl.col("team")).select("section", "cid", "players").explode("players")
+    return (
+        seats.filter(pl.col("players").is_not_null())
+        .unique(subset=["section", "cid", "players"], keep="first", maintain_order=True)
+        .group_by("section", "cid", maintain_order=True).agg(members="players")
+    )
 
 
 _LAW2_DEALER = {number: law2_dealer(number).value for number in range(1, 5)}

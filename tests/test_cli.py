@@ -9,6 +9,7 @@ import pytest
 from typer.testing import CliRunner
 
 from pipelines.cli import app
+from pipelines.store import EventStore
 from tests.conftest import SAMPLE_DATA
 
 runner = CliRunner()
@@ -68,12 +69,35 @@ def test_schema_is_json_schema_of_the_catalogue() -> None:
     assert "ResultRecorded" in schema["discriminator"]["mapping"]
 
 
-def test_demo_runs_end_to_end(tmp_path: Path) -> None:
+def test_demo_runs_the_weekend_and_its_figures_match_a_replay_from_zero(tmp_path: Path) -> None:
     result = runner.invoke(app, ["demo", "--workdir", str(tmp_path / "demo")])
     assert result.exit_code == 0, result.output
-    assert "hash chain intact" in result.output
-    assert "rejected malformed_traveller.csv" in result.output
-    assert (tmp_path / "demo" / "outputs" / "board_scores.csv").exists()
+    out = result.output
+    assert "hash chain intact" in out
+    assert "ingest       REFUSED harbour_pairs.csv" in out
+    assert "approve-late late correction nat-s2-1 approved (Law 79C2)" in out
+    assert "correction periods closed: 5 session(s) final" in out
+    assert "ranking edition nbf-2026-11-23: 41 players ranked" in out
+    assert "new award: Swiss Teams 2026" in out  # Monday's edition says why players moved
+
+    from pipelines.demo import MONDAY
+    from pipelines.projections import export_csv, score_store
+    from pipelines.ranking.publish import published_editions, rebuild_edition
+    from pipelines.tasks import close_due_periods
+    from pipelines.timeline import run_timeline
+
+    again = EventStore(tmp_path / "again.duckdb")  # the weekend again, from zero, in another store
+    run_timeline(again, SAMPLE_DATA / "weekend" / "timeline.toml")
+    close_due_periods(str(again.path), MONDAY.isoformat(), str(tmp_path / "again"))
+    replayed = export_csv(score_store(again), tmp_path / "again")
+    demo_store = EventStore(tmp_path / "demo" / "bridgeledger.duckdb")
+    for name, path in replayed.items():  # the demo's scores are what any replay of the weekend gives
+        fresh = export_csv(score_store(demo_store), tmp_path / "fresh")[name]
+        assert fresh.read_bytes() == path.read_bytes(), name
+    editions = published_editions(demo_store)
+    assert sorted(editions) == ["nbf-2026-11-21", "nbf-2026-11-23"]
+    for label, published in editions.items():  # each edition rebuilds byte for byte
+        assert rebuild_edition(demo_store, label).output_sha256() == published.event.output_sha256
 
 
 def test_check_prints_positioned_diagnostics_and_fails_on_errors() -> None:

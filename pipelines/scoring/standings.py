@@ -414,7 +414,18 @@ def add_cumulative(standing: pl.DataFrame, fraction: float, session_order: tuple
         _ordinal=pl.int_range(pl.len()).over("event_id")
     ).drop("_order")
     ranked = standing.join(ordinal, on=["event_id", "session_id"], how="left", maintain_order="left")
-    ordered = ranked.sort("event_id", "contestant_id", "_ordinal", maintain_order=True).with_columns(
-        _earlier=(pl.col("score").cum_sum() - pl.col("score")).over(["event_id", "contestant_id"])
+    ordered = ranked.with_columns(_who=_carried_identity()).sort(
+        "event_id", "_who", "_ordinal", maintain_order=True).with_columns(
+        _earlier=(pl.col("score").cum_sum() - pl.col("score")).over(["event_id", "_who"])
     ).with_columns(cumulative_score=pl.col("score") + fraction * pl.col("_earlier"))
-    return ordered.drop("_ordinal", "_earlier")
+    return ordered.drop("_ordinal", "_earlier", "_who")
+
+
+def _carried_identity() -> pl.Expr:
+    """Who a standing row's score carries over to: the contestant id, when the event's sessions use
+    each id once (pairs numbered across the field keep their number whatever their seat); else the
+    id in its section and direction (a Mitchell's NS 1 and EW 1 are two pairs)."""
+    repeated = (pl.len().over("event_id", "session_id", "contestant_id") > 1).any().over("event_id")
+    return (pl.when(repeated)
+            .then(pl.concat_str("section", "direction", "contestant_id", separator="\x1f", ignore_nulls=True))
+            .otherwise(pl.col("contestant_id")))

@@ -15,6 +15,7 @@ import logging
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from importlib import metadata
+from pathlib import Path
 from typing import Any
 
 import orjson
@@ -203,3 +204,20 @@ def analyse_deals(store: EventStore) -> AnalysisReport:
         rows = con.execute("SELECT DISTINCT payload->>'$.deal' FROM events WHERE type = 'BoardDealt' "
                            "AND payload->>'$.deal' IS NOT NULL").fetchall()
     return ensure_analysis(store, [r[0] for r in rows])
+
+
+def write_analyses_file(path: str | Path, analyses: Mapping[str, DoubleDummy], solver: str) -> None:
+    """Keep analyses in a file (JSON, one entry per deal, sorted) that `seed_from_file` loads into a
+    store's cache, so that a store made afresh from the same deals need not run the solver again."""
+    entries = {deal: dict(zip(("tricks", "par"), _encode(a), strict=True)) for deal, a in sorted(analyses.items())}
+    Path(path).write_bytes(orjson.dumps({"solver": solver, "deals": entries},
+                                        option=orjson.OPT_SORT_KEYS | orjson.OPT_INDENT_2) + b"\n")
+
+
+def seed_from_file(store: EventStore, path: str | Path) -> int:
+    """Add the analyses a file keeps (see `write_analyses_file`) to the store's cache; return how
+    many it held. Derived data either way: a deal the file lacks is solved when a page needs it."""
+    data = orjson.loads(Path(path).read_bytes())
+    analyses = {deal: _decode(deal, entry["tricks"], entry["par"]) for deal, entry in data["deals"].items()}
+    save(store, analyses, str(data["solver"]))
+    return len(analyses)

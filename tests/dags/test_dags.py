@@ -1,26 +1,39 @@
-"""Airflow: the DAG folder imports cleanly, and score_session runs end to end with dag.test().
+"""Airflow: the DAG folder imports cleanly, and every DAG runs with dag.test() as it would in production.
 
 Airflow reads its configuration at import, so each check runs in a subprocess with its own
-AIRFLOW_HOME and SQLite metadata database.
+AIRFLOW_HOME and SQLite metadata database. The federation's settings reach the DAGs the way they
+do in production: the `bridgeledger` Variable, here given as AIRFLOW_VAR_BRIDGELEDGER.
 """
 
 from __future__ import annotations
 
+import json
 import os
+import shutil
 import subprocess
 import sys
 import textwrap
+from datetime import UTC, datetime
 from pathlib import Path
 
+import polars as pl
 import pytest
 
+from models.conditions import ConditionsOfContest
+from pipelines.director import publish_scores, register_tournament
+from pipelines.ingest import ingest_file
+from pipelines.store import EventStore
 from tests.conftest import REPO, SAMPLE_DATA
 
 pytest.importorskip("airflow", reason="the [airflow] extra is installed by `make test`")
 
+WEEKEND = SAMPLE_DATA / "weekend"
+PLAYED = datetime(2026, 11, 21, 19, tzinfo=UTC)
 
-def _airflow_env(home: Path) -> dict[str, str]:
+
+def _airflow_env(home: Path, settings: dict[str, str] | None = None) -> dict[str, str]:
     env = dict(os.environ)
+    env.pop("BRIDGELEDGER_STORE", None)
     env.update({
         "AIRFLOW_HOME": str(home),
         "AIRFLOW__CORE__DAGS_FOLDER": str(REPO / "dags"),
@@ -28,12 +41,27 @@ def _airflow_env(home: Path) -> dict[str, str]:
         "AIRFLOW__DATABASE__SQL_ALCHEMY_CONN": f"sqlite:///{home / 'airflow.db'}",
         "PYTHONPATH": str(REPO),
     })
+    if settings is not None:
+        env["AIRFLOW_VAR_BRIDGELEDGER"] = json.dumps(settings)
     return env
 
 
 def _run(code: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-c", textwrap.dedent(code)], env=env, capture_output=True,
                           text=True, timeout=300, cwd=REPO)
+
+
+def _test_run(dag_id: str, env: dict[str, str], extra: str = "") -> subprocess.CompletedProcess[str]:
+    return _run(f"""
+        import pendulum
+        from airflow.dag_processing.dagbag import DagBag
+        dag = DagBag(dag_folder="dags").get_dag({dag_id!r})
+        run = dag.test({extra})
+        print("STATE", run.state)
+        print("RUN_AFTER", run.run_after.isoformat())
+        for ti in run.get_task_instances():
+            print("TASK", ti.task_id, ti.map_index, ti.state)
+    """, env)
 
 
 @pytest.fixture(scope="module")
@@ -47,87 +75,137 @@ def airflow_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return home
 
 
-def test_dagbag_has_no_import_errors(airflow_home: Path) -> None:
+def _settings(root: Path) -> dict[str, str]:
+    return {"store": str(root / "store.duckdb"), "inbox": str(root / "inbox"), "outdir": str(root / "out"),
+            "site": str(root / "site"), "notifications": str(root / "notifications.jsonl")}
+
+
+def test_dagbag_has_no_import_errors_and_every_dag_is_operable(airflow_home: Path) -> None:
     result = _run("""
         from airflow.dag_processing.dagbag import DagBag
         bag = DagBag(dag_folder="dags")
         print("ERRORS", dict(bag.import_errors))
         print("DAGS", sorted(bag.dags))
+        for dag in bag.dags.values():
+            args = dag.default_args
+            print("DAG", dag.dag_id, bool(dag.doc_md), dag.is_paused_upon_creation, args["retries"],
+                  args["retry_exponential_backoff"], args["on_failure_callback"].__name__)
     """, _airflow_env(airflow_home))
     assert result.returncode == 0, result.stderr[-3000:]
     assert "ERRORS {}" in result.stdout
-    assert "'close_correction_periods', 'publish_ranking', 'score_session'" in result.stdout
+    assert ("DAGS ['close_correction_periods', 'ingest_inbox', 'publish_ranking', 'score_and_publish', "
+            "'score_session']") in result.stdout
+    dags = [line.split()[1:] for line in result.stdout.splitlines() if line.startswith("DAG ")]
+    assert len(dags) == 5
+    assert all(d[1:] == ["True", "False", "4", "True", "notify_failure"] for d in dags), dags
 
 
-def test_score_session_runs_end_to_end(airflow_home: Path, tmp_path: Path) -> None:
-    store, outdir = tmp_path / "dag.duckdb", tmp_path / "out"
-    result = _run(f"""
-        from airflow.dag_processing.dagbag import DagBag
-        dag = DagBag(dag_folder="dags").get_dag("score_session")
-        run = dag.test(run_conf={{"store": {str(store)!r}, "outdir": {str(outdir)!r},
-                                 "paths": [{str(SAMPLE_DATA / 'club_championship_traveller.csv')!r}]}})
-        print("STATE", run.state)
-    """, _airflow_env(airflow_home))
+def test_a_dropped_file_is_ingested_moved_and_announced(airflow_home: Path, tmp_path: Path) -> None:
+    settings = _settings(tmp_path)
+    store = EventStore(settings["store"])
+    for event in ("riverside-pairs-2026-11-20", "hillside-pairs-2026-11-20"):  # the store exists before the files
+        conditions = ConditionsOfContest.from_toml(WEEKEND / "conditions" / f"{event}.toml")
+        register_tournament(store, event, event, at=datetime(2026, 11, 20, 18, tzinfo=UTC), conditions=conditions)
+    inbox = tmp_path / "inbox"
+    (inbox / "hillside-pairs-2026-11-20" / "1").mkdir(parents=True)
+    shutil.copy(WEEKEND / "friday" / "riverside_pairs.csv", inbox / "riverside_pairs.csv")
+    shutil.copy(WEEKEND / "friday" / "hillside_pairs.xml", inbox / "hillside-pairs-2026-11-20" / "1" / "h.xml")
+    shutil.copy(WEEKEND / "broken" / "harbour_pairs.csv", inbox / "harbour_pairs.csv")
+    (inbox / "still_uploading.csv.part").write_text("event,session\n")
+
+    result = _test_run("ingest_inbox", _airflow_env(airflow_home, settings))
+    out = result.stdout
+    assert "STATE failed" in out, out[-3000:] + result.stderr[-3000:]  # a file was rejected: the federation is told
+    assert out.count("TASK ingest") == 3 and "TASK ingest 0 success" in out and "TASK ingest 2 success" in out
+    assert "TASK announce -1 success" in out and "TASK report -1 failed" in out
+    processed = sorted(p.name for p in (tmp_path / "processed").rglob("*") if p.is_file())
+    assert processed == ["h.xml", "riverside_pairs.csv"]
+    rejected = tmp_path / "rejected"
+    assert sorted(p.name for p in rejected.iterdir()) == ["harbour_pairs.csv", "harbour_pairs.csv.diagnostics.txt"]
+    assert "harbour_pairs.csv:1:1: error" in (rejected / "harbour_pairs.csv.diagnostics.txt").read_text()
+    assert "harbour_pairs.csv:1:1: error" in result.stdout + result.stderr  # in the task log at WARNING
+    assert [p.name for p in inbox.rglob("*") if p.is_file()] == ["still_uploading.csv.part"]
+    sessions = {(e.payload["event_id"], e.payload["session_id"]) for e in store.read(types=["SessionScheduled"])}
+    assert sessions == {("riverside-pairs-2026-11-20", "1"), ("hillside-pairs-2026-11-20", "1")}
+    [notice] = [json.loads(line) for line in Path(settings["notifications"]).read_text().splitlines()]
+    assert notice["dag_id"] == "ingest_inbox" and notice["task_id"] == "report"
+    assert "harbour_pairs.csv" in notice["error"]
+
+    again = _test_run("ingest_inbox", _airflow_env(airflow_home, settings))
+    assert "STATE success" in again.stdout, again.stdout[-3000:]  # nothing waiting: nothing to announce
+    assert "TASK announce -1 skipped" in again.stdout
+
+
+def test_score_and_publish_opens_the_correction_period(airflow_home: Path, tmp_path: Path) -> None:
+    settings = _settings(tmp_path)
+    store = EventStore(settings["store"])
+    ingest_file(store, SAMPLE_DATA / "club_championship_traveller.csv", recorded_at=PLAYED)
+    result = _test_run("score_and_publish", _airflow_env(airflow_home, settings))
     assert "STATE success" in result.stdout, result.stdout[-3000:] + result.stderr[-3000:]
-    assert (outdir / "standings.csv").read_text().count("\n") == 27  # header + 13 NS + 13 EW pairs
-    session_page = outdir / "site" / "e-club-championship-2026" / "s-1" / "index.html"
+    [published] = store.read(types=["ScoresPublished"])
+    [run_after] = [line.split()[1] for line in result.stdout.splitlines() if line.startswith("RUN_AFTER")]
+    assert published.occurred_at == datetime.fromisoformat(run_after)  # the run's own time
+    standings = pl.read_csv(Path(settings["outdir"]) / "standings.csv")
+    assert standings.height == 26
+    session_page = Path(settings["site"]) / "e-club-championship-2026" / "s-1" / "index.html"
     assert session_page.read_text().count('<td class="num place">') == 26  # the site: 13 NS + 13 EW pairs
-    import duckdb
+    assert "provisional until" in session_page.read_text()
+    rerun = _test_run("score_and_publish", _airflow_env(airflow_home, settings))
+    assert "STATE success" in rerun.stdout
+    assert len(store.read(types=["ScoresPublished"])) == 1  # a session is published once
 
-    with duckdb.connect(str(store), read_only=True) as con:
-        assert con.execute("SELECT count(*) FROM events").fetchall() == [(367,)]
 
-
-def test_close_correction_periods_marks_due_sessions_final(airflow_home: Path, tmp_path: Path) -> None:
-    from datetime import UTC, datetime
-
-    from pipelines.director import publish_scores
-    from pipelines.ingest import ingest_file
-    from pipelines.store import EventStore
-
-    store = EventStore(tmp_path / "close.duckdb")
-    ingest_file(store, SAMPLE_DATA / "club_championship_traveller.csv",
-                recorded_at=datetime(2026, 11, 21, 19, 0, tzinfo=UTC))
+def test_close_correction_periods_triggered_by_hand_closes_what_is_due(airflow_home: Path, tmp_path: Path) -> None:
+    settings = _settings(tmp_path)
+    store = EventStore(settings["store"])
+    ingest_file(store, SAMPLE_DATA / "club_championship_traveller.csv", recorded_at=PLAYED)
     publish_scores(store, "club-championship-2026", "1", at=datetime(2026, 11, 21, 20, 0, tzinfo=UTC))
-    outdir = tmp_path / "final"
-    code = f"""
-        import pendulum
-        from airflow.dag_processing.dagbag import DagBag
-        dag = DagBag(dag_folder="dags").get_dag("close_correction_periods")
-        conf = {{"store": {str(store.path)!r}, "outdir": {str(outdir)!r}}}
-        run = dag.test(logical_date=pendulum.datetime(2026, 11, 21, 21, 0, tz="UTC"), run_conf=conf)
-        print("STATE", run.state)
-    """
-    result = _run(code, _airflow_env(airflow_home))
+    result = _test_run("close_correction_periods", _airflow_env(airflow_home, settings))  # no logical date
     assert "STATE success" in result.stdout, result.stdout[-3000:] + result.stderr[-3000:]
     [closed] = store.read(types=["CorrectionPeriodClosed"])
     assert closed.occurred_at == datetime(2026, 11, 21, 20, 30, tzinfo=UTC)  # at the deadline
-    import polars as pl
-
-    assert set(pl.read_csv(outdir / "standings.csv")["status"]) == {"final"}
-    rerun = _run(code, _airflow_env(airflow_home))
+    assert set(pl.read_csv(Path(settings["outdir"]) / "standings.csv")["status"]) == {"final"}
+    rerun = _test_run("close_correction_periods", _airflow_env(airflow_home, settings))
     assert "STATE success" in rerun.stdout
     assert len(store.read(types=["CorrectionPeriodClosed"])) == 1  # idempotent
 
 
+def test_a_missing_store_fails_clearly_and_creates_nothing(airflow_home: Path, tmp_path: Path) -> None:
+    settings = _settings(tmp_path)
+    result = _test_run("close_correction_periods", _airflow_env(airflow_home, settings))
+    assert "STATE failed" in result.stdout, result.stdout[-3000:]
+    assert "no event store at" in result.stdout + result.stderr
+    assert not Path(settings["store"]).exists()
+    [notice] = [json.loads(line) for line in Path(settings["notifications"]).read_text().splitlines()]
+    assert notice["task_id"] == "close_due" and "no event store at" in notice["error"]
+
+
+def test_unset_settings_fail_with_a_message(airflow_home: Path) -> None:
+    result = _test_run("close_correction_periods", _airflow_env(airflow_home))
+    assert "STATE failed" in result.stdout
+    assert "no store configured" in result.stdout + result.stderr
+
+
+def test_score_session_runs_end_to_end(airflow_home: Path, tmp_path: Path) -> None:
+    settings = _settings(tmp_path)
+    result = _test_run("score_session", _airflow_env(airflow_home, settings),
+                       f'run_conf={{"paths": [{str(SAMPLE_DATA / "club_championship_traveller.csv")!r}]}}')
+    assert "STATE success" in result.stdout, result.stdout[-3000:] + result.stderr[-3000:]
+    assert (Path(settings["outdir"]) / "standings.csv").read_text().count("\n") == 27  # header + 13 NS + 13 EW
+    assert EventStore(settings["store"]).head() > 0
+
+
 def test_publish_ranking_publishes_once_per_interval(airflow_home: Path, tmp_path: Path) -> None:
-    from pipelines.store import EventStore
     from tests.ranking.scenario import build_session
 
-    store = EventStore(tmp_path / "ranking.duckdb")
+    settings = {**_settings(tmp_path), "ranking_rules": "sbu"}
+    store = EventStore(settings["store"])
     build_session(store, tmp_path)
-    code = f"""
-        import pendulum
-        from airflow.dag_processing.dagbag import DagBag
-        dag = DagBag(dag_folder="dags").get_dag("publish_ranking")
-        conf = {{"store": {str(store.path)!r}, "rules": "sbu"}}
-        run = dag.test(logical_date=pendulum.datetime(2026, 12, 1, 6, 0, tz="UTC"), run_conf=conf)
-        print("STATE", run.state)
-    """
-    result = _run(code, _airflow_env(airflow_home))
+    when = 'logical_date=pendulum.datetime(2026, 12, 1, 6, 0, tz="UTC")'
+    result = _test_run("publish_ranking", _airflow_env(airflow_home, settings), when)
     assert "STATE success" in result.stdout, result.stdout[-3000:] + result.stderr[-3000:]
     [published] = store.read(types=["RankingPublished"])
     assert published.payload["rule_set"] == "sbu" and published.payload["edition"].startswith("sbu-1@2026-12-01")
-    rerun = _run(code, _airflow_env(airflow_home))
+    rerun = _test_run("publish_ranking", _airflow_env(airflow_home, settings), when)
     assert "STATE success" in rerun.stdout, rerun.stdout[-3000:] + rerun.stderr[-3000:]
     assert len(store.read(types=["RankingPublished"])) == 1  # idempotent

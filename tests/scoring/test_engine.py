@@ -149,6 +149,22 @@ def test_multi_session_carry_over() -> None:
     assert n1["cumulative_score"].to_list() == [2.0, 1.0]
 
 
+def test_carry_over_keeps_a_mitchells_ns_1_and_ew_1_apart() -> None:
+    """NS pair 1 and EW pair 1 of a Mitchell are two pairs: each carries only its own score."""
+    def session(session_id: str) -> list[dict[str, object]]:
+        return traveller([100, 50], session_id=session_id, ns_ids=["1", "2"], ew_ids=["2", "1"])
+
+    conditions = {"E": ConditionsOfContest.model_validate(
+        {"carry_over": {"mode": "cumulative", "session_order": ["S1", "S2"]}, "field_layout": "two_field"})}
+    _, standings = score(results(session("S1") + session("S2")), sessions(session_ids=("S1", "S2")), conditions)
+    totals = {(row["direction"], row["contestant_id"], row["session_id"]): (row["score"], row["cumulative_score"])
+              for row in standings.iter_rows(named=True)}
+    assert totals[("NS", "1", "S2")] == (2.0, 4.0)  # top both times: 2 + 2
+    assert totals[("EW", "1", "S2")] == (2.0, 4.0)  # EW 1 sat against NS 2 both times and beat it
+    assert totals[("NS", "2", "S2")] == (0.0, 0.0)
+    assert totals[("EW", "2", "S2")] == (0.0, 0.0)
+
+
 def test_null_section_is_a_section_of_its_own() -> None:
     rows = traveller([100, 50]) + traveller([30, 20])
     for row in rows[2:]:

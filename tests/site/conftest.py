@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from pipelines.demo import EVENT, SESSION, run_demo
 from pipelines.site.analysis import cached
 from pipelines.store import EventStore
+from tests.site.club_session import EVENT, SESSION, build_club_session
 
 REPO = Path(__file__).resolve().parents[2]
 ARTEFACTS = REPO / "build" / "test-artifacts" / "site"
@@ -32,11 +32,10 @@ class SampleSite:
 
 @pytest.fixture(scope="session")
 def sample_site(tmp_path_factory: pytest.TempPathFactory) -> SampleSite:
-    """`bridgeledger demo` on the sample files: a scored, published, corrected session and its site."""
+    """The sample club session: scored, published, corrected, and its site."""
     workdir = tmp_path_factory.mktemp("demo")
-    summary = run_demo(workdir, now=datetime(2026, 11, 22, 9, 0, tzinfo=UTC))
-    assert summary.ok
-    return SampleSite(EventStore(workdir / "bridgeledger.duckdb"), workdir / "outputs" / "site")
+    store = build_club_session(workdir, now=datetime(2026, 11, 22, 9, 0, tzinfo=UTC))
+    return SampleSite(store, workdir / "outputs" / "site")
 
 
 @pytest.fixture(scope="session")

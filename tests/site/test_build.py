@@ -15,13 +15,14 @@ import pytest
 from typer.testing import CliRunner
 
 from pipelines.cli import app
-from pipelines.demo import EVENT, PLAYED, PUBLISHED, SAMPLE_DATA, SESSION
 from pipelines.director import TableRef, publish_scores, request_correction
 from pipelines.ingest import IngestOptions, ingest_file
 from pipelines.site import analysis, build_site
 from pipelines.site.analysis import DoubleDummy, ensure_analysis
 from pipelines.site.build import MANIFEST
 from pipelines.store import EventStore
+from tests.conftest import SAMPLE_DATA
+from tests.site.club_session import EVENT, PLAYED, PUBLISHED, SESSION
 from tests.site.conftest import REPO, SESSION_DIR, SampleSite
 
 RECORDED = datetime(2026, 11, 22, 9, 0, tzinfo=UTC)

@@ -28,8 +28,10 @@ def teams_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def _cells(html: str, table: str) -> list[list[str]]:
     body = html.split(f'<table class="{table}">', 1)[1].split("</table>", 1)[0].split("<tbody>", 1)[1]
     rows = re.findall(r"<tr>(.*?)</tr>", body, re.S)
-    return [[re.sub(r"<[^>]+>", "", c).strip() for c in re.findall(r"<t[hd][^>]*>(.*?)</t[hd]>", r, re.S)]
-            for r in rows]
+    cells = [re.findall(r"<t[hd][^>]*>(.*?)</t[hd]>", r, re.S) for r in rows]
+    # A team's cell is its name, then the players who sat for it (span.names); the name is the key.
+    return [[re.sub(r"<[^>]+>", "", re.sub(r'<span class="names">.*?</span>', "", c, flags=re.S)).strip()
+             for c in row] for row in cells]
 
 
 def test_every_match_from_both_sides(teams_site: Path) -> None:
@@ -39,6 +41,10 @@ def test_every_match_from_both_sides(teams_site: Path) -> None:
     by_team = {row[0]: row for row in matches}
     assert by_team["SWEDEN"][1:] == ["CROATIA", "10", "36.00", "4.00"]  # the file's own ScoreIMPs (oracle tests)
     assert by_team["CROATIA"][1:] == ["SWEDEN", "10", "4.00", "36.00"]
+    body = html.split('<table class="matches">', 1)[1].split("</table>", 1)[0]
+    team_cells = [row.split("</th>")[0] for row in re.findall(r"<tr>(.*?)</tr>", body, re.S) if "</th>" in row]
+    [sweden] = [cell for cell in team_cells if '<bdi>SWEDEN</bdi></a>' in cell]
+    assert "Ola Rimstedt" in sweden  # a team shows the players who sat for it
     for team, opponent, _, imps_for, imps_against in matches:
         assert by_team[team][1] == opponent
         assert by_team[opponent][3:5] == [imps_against, imps_for]

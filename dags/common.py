@@ -1,0 +1,88 @@
+"""Wiring every bridgeledger DAG shares: settings, retries, the failure notice, the store pool.
+
+No bridgeledger logic lives here: settings are read from Airflow (the `bridgeledger` Variable,
+JSON) and handed to `pipelines.operations`; everything else is Airflow's own vocabulary.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from datetime import UTC, datetime, timedelta
+from typing import Any, TypeVar
+
+import pendulum
+from airflow.sdk import Asset
+
+STORE_POOL = "bridgeledger_store"
+"""One slot: DuckDB has one writer at a time, so every task that writes the store queues here."""
+
+SETTINGS_VARIABLE = "bridgeledger"
+"""Airflow Variable (JSON: store, inbox, outdir, site, notifications); BRIDGELEDGER_STORE otherwise."""
+
+SESSIONS = Asset(name="bridgeledger_sessions")
+"""Updated when files added results to sessions; the event's extra names them."""
+
+START = pendulum.datetime(2026, 1, 1, tz="UTC")
+
+T = TypeVar("T")
+
+
+def settings() -> Any:
+    """The federation's store and folders (pipelines.operations.Settings)."""
+    from airflow.sdk import Variable
+
+    from pipelines.operations import resolve_settings
+
+    configured = Variable.get(SETTINGS_VARIABLE, default=None, deserialize_json=True)
+    return resolve_settings(configured)
+
+
+def call(work: Callable[[], T]) -> T:
+    """Run one pipelines call (settings included): a busy store is retried with back-off, anything
+    else fails at once."""
+    from airflow.sdk.exceptions import AirflowFailException
+
+    from pipelines.store import StoreBusy
+
+    try:
+        return work()
+    except StoreBusy:
+        raise
+    except Exception as exc:  # a retry would meet the same bad input or setting again
+        raise AirflowFailException(f"{type(exc).__name__}: {exc}") from exc
+
+
+def notify_failure(context: Mapping[str, Any]) -> None:
+    """on_failure_callback: a JSON line in the notifications file, for the federation's mail."""
+    from pipelines.operations import SettingsError, write_failure_notice
+
+    try:
+        configured = settings()
+    except SettingsError:
+        return  # nowhere to write: the task's own log already says why it failed
+    ti = context["ti"]
+    run = context.get("dag_run")
+    at = getattr(run, "run_after", None) or datetime.now(UTC)
+    write_failure_notice(configured, dag_id=ti.dag_id, task_id=ti.task_id, run_id=ti.run_id, at=at,
+                         error=str(context.get("exception")))
+
+
+def run_time(context_run: Any) -> datetime:
+    """The run's own time: `run_after`, which every run has (a manual run has no logical date)."""
+    return context_run.run_after  # type: ignore[no-any-return]
+
+
+def scheduled_time(context_run: Any) -> datetime:
+    """The time a scheduled run stands for (its data interval end), else the run's own time."""
+    return context_run.data_interval_end or context_run.run_after  # type: ignore[no-any-return]
+
+
+DEFAULT_ARGS: dict[str, Any] = {
+    "owner": "bridgeledger",
+    "retries": 4,
+    "retry_delay": timedelta(seconds=15),
+    "retry_exponential_backoff": True,
+    "max_retry_delay": timedelta(minutes=5),
+    "on_failure_callback": notify_failure,
+}
+"""Retries with back-off (only a busy store is retried: see `call`), and a notice on failure."""
