@@ -2,6 +2,9 @@
 
 The wall clock is read here, at the edge, and nowhere in replay or scoring: a command that needs
 "now" (when a file was recorded) takes it once and passes it down explicitly.
+
+Each command imports what it needs when it runs: `bridgeledger --help` or one director's command
+does not pay for the ingest readers, the scoring engine or the Airflow-sized libraries.
 """
 
 from __future__ import annotations
@@ -13,18 +16,18 @@ import sys
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
-from rich.progress import Progress
-from rich.table import Table
 
-from models.events import ArtificialAward, WeightedComponent
 from pipelines.cli_ranking import register as register_ranking_commands
-from pipelines.ingest import IngestOptions, IngestRejected, IngestReport, ingest_file
-from pipelines.neutralise import for_terminal as _shown
-from pipelines.store import EventStore, StoreError
+
+if TYPE_CHECKING:
+    from models.events import ArtificialAward, WeightedComponent
+    from pipelines.ingest import IngestReport
+    from pipelines.store import EventStore
+    from pipelines.vetting import LeftOut
 
 app = typer.Typer(help="bridgeledger: the results back office of a bridge federation.",
                   no_args_is_help=True, pretty_exceptions_enable=False)
@@ -40,9 +43,23 @@ StoreOption = Annotated[
 ]
 
 
+def _shown(text: str) -> str:
+    """`pipelines.neutralise.for_terminal`, imported when first needed (it brings polars)."""
+    from pipelines.neutralise import for_terminal
+
+    return for_terminal(text)
+
+
 def store_path(store: Path | None) -> Path:
     """The store file: --store, else $BRIDGELEDGER_STORE, else ./bridgeledger.duckdb."""
     return store or Path(os.environ.get("BRIDGELEDGER_STORE", DEFAULT_STORE))
+
+
+def open_store(store: Path | None) -> EventStore:
+    """The event store named by --store (or its defaults); pipelines.store is imported here, when used."""
+    from pipelines.store import EventStore
+
+    return EventStore(store_path(store))
 
 
 def parse_time(text: str) -> datetime:
@@ -71,7 +88,7 @@ def existing_store(store: Path | None) -> EventStore:
         errors.print(f"[red]error[/red] no event store at {_shown(str(path))}; ingest a file first "
                      "(or give --store)")
         raise typer.Exit(1)
-    return EventStore(path)
+    return open_store(path)
 
 
 @app.callback()
@@ -90,7 +107,12 @@ def ingest(
     at: Annotated[str | None, typer.Option(help="When the results happened (ISO time with zone)")] = None,
 ) -> None:
     """Append each file's facts to the event log, one transaction per file."""
-    event_store = EventStore(store_path(store))
+    from rich.progress import Progress
+
+    from pipelines.ingest import IngestOptions, IngestRejected, ingest_file
+    from pipelines.store import StoreError
+
+    event_store = open_store(store)
     now = datetime.now(UTC)
     options = IngestOptions(strict=strict, event_id=event, session_id=session,
                             occurred_at=parse_time(at) if at else None)
@@ -124,36 +146,88 @@ def _print_ingest(report: IngestReport) -> None:
 @app.command()
 def score(
     store: StoreOption = None,
-    position: Annotated[int | None, typer.Option(help="Replay up to this log position", min=0,
+    position: Annotated[int | None, typer.Option(help="An edition: the log up to this position", min=0,
                                                  max=MAX_POSITION)] = None,
-    as_of: Annotated[str | None, typer.Option("--as-of", help="Results as they stood at this time")] = None,
+    as_of: Annotated[str | None, typer.Option("--as-of", help="An edition: results as they stood at this time")] = None,
+    event: Annotated[str | None, typer.Option("--event", help="An edition of this event only")] = None,
+    session: Annotated[str | None, typer.Option("--session", help="With --event: of this session only")] = None,
+    full: Annotated[bool, typer.Option("--full", help="Rebuild every projection from zero")] = False,
     out: Annotated[Path | None, typer.Option(help="Also write board_scores.csv and standings.csv here")] = None,
 ) -> None:
-    """Replay the log, score every session, and refresh the analyst views."""
-    from pipelines.projections import export_csv, score_store, top_standings, write_views
-    from pipelines.store import to_epoch_us
-    from pipelines.vetting import collecting
+    """Bring the analyst views up to the log, rescoring only the sessions touched since they were
+    last scored (--full: every session, from zero). With --position, --as-of or --event, score that
+    edition alone (replaying only the sessions it names) and leave the views as they are."""
+    from pipelines.store import StoreError
 
-    as_of_us = to_epoch_us(parse_time(as_of)) if as_of else None
-    event_store = existing_store(store)
+    if session is not None and event is None:
+        raise typer.BadParameter("--session needs --event")
+    if full and (position is not None or as_of or event):
+        raise typer.BadParameter("--full rebuilds the views from the whole log; it takes no edition options")
     try:
-        with collecting() as left_out:
-            edition = score_store(event_store, up_to=position, as_of_us=as_of_us)
-        write_views(event_store, edition)
+        if position is not None or as_of or event:
+            _score_edition(existing_store(store), position, as_of, event, session, out)
+        else:
+            _refresh_views(existing_store(store), full, out)
     except StoreError as exc:
         errors.print(f"[red]error[/red] {_shown(str(exc))}")
         raise typer.Exit(1) from exc
-    console.print(f"scored {edition.board_scores.height} results at log position {edition.position}")
+
+
+def _score_edition(event_store: EventStore, position: int | None, as_of: str | None, event: str | None,
+                   session: str | None, out: Path | None) -> None:
+    from pipelines.editions import EditionRef
+    from pipelines.projections import export_csv, leaders
+    from pipelines.vetting import collecting
+
+    ref = EditionRef(position=position, as_of=parse_time(as_of) if as_of else None)
+    with collecting() as left_out:
+        edition = ref.score(event_store, event_id=event, session_id=session)
+    console.print(f"scored {edition.board_scores.height} results at log position {edition.position} "
+                  "(an edition; the views are unchanged)")
     _print_left_out(left_out.lines())
     if out:
         for name, path in export_csv(edition, out).items():
             console.print(f"  {name}: {_shown(str(path))}")
-        if left_out.parts:
-            from pipelines.neutralise import spreadsheet_safe
+        _write_left_out(left_out, out)
+    _print_leaders(leaders(edition.standings, limit=3))
 
-            spreadsheet_safe(left_out.events).write_csv(out / "left_out.csv")
-            console.print(f"  left_out: {_shown(str(out / 'left_out.csv'))}")
-    _print_frame(top_standings(edition, limit=3), "leaders")
+
+def _refresh_views(event_store: EventStore, full: bool, out: Path | None) -> None:
+    from pipelines.live import export_tables, read_table, refresh
+    from pipelines.projections import leaders
+    from pipelines.vetting import collecting
+
+    with collecting() as left_out:
+        done = refresh(event_store, full=full)
+    console.print(f"scored {done.board_rows} results at log position {done.position} "
+                  f"({done.sessions.height} session(s) {'rebuilt' if done.full else 'rescored'}; "
+                  "the views show every session)")
+    _print_left_out(left_out.lines())
+    if out:
+        for name, path in export_tables(event_store, out).items():
+            console.print(f"  {name}: {_shown(str(path))}")
+        _write_left_out(left_out, out)
+    shown = done.sessions.head(_LEADER_SESSIONS)
+    _print_leaders(leaders(read_table(event_store, "standings", shown), limit=3), done.sessions.height - shown.height)
+
+
+def _write_left_out(left_out: LeftOut, out: Path) -> None:
+    """Beside the CSVs, the events replay could not use (if any)."""
+    if left_out.parts:
+        from pipelines.neutralise import spreadsheet_safe
+
+        spreadsheet_safe(left_out.events).write_csv(out / "left_out.csv")
+        console.print(f"  left_out: {_shown(str(out / 'left_out.csv'))}")
+
+
+_LEADER_SESSIONS = 10
+"""Sessions whose leaders `score` prints (a full rebuild of years would print pages)."""
+
+
+def _print_leaders(frame: object, more_sessions: int = 0) -> None:
+    _print_frame(frame, "leaders")
+    if more_sessions > 0:
+        console.print(f"... and {more_sessions} more session(s): query the standings view")
 
 
 def _print_left_out(lines: list[str]) -> None:
@@ -165,6 +239,7 @@ def _print_left_out(lines: list[str]) -> None:
 
 def _director_call(action: Callable[[], int]) -> None:
     from pipelines.director import DirectorError
+    from pipelines.store import StoreError
 
     try:
         position = action()
@@ -200,7 +275,7 @@ def register(event: EventOpt,
     except (OSError, ValueError, ValidationError) as exc:
         errors.print(f"[red]refused[/red] {_shown(str(conditions))}: {_shown(str(exc))}")
         raise typer.Exit(1) from exc
-    _director_call(lambda: register_tournament(EventStore(store_path(store)), event, name, at=_now_or(at),
+    _director_call(lambda: register_tournament(open_store(store), event, name, at=_now_or(at),
                                                conditions=rules, organiser=organiser))
 
 
@@ -211,7 +286,7 @@ def publish(event: EventOpt, session: SessionOpt, at: AtOpt = None, store: Store
     """The official score is available: the Law 79C correction period opens."""
     from pipelines.director import publish_scores
 
-    _director_call(lambda: publish_scores(EventStore(store_path(store)), event, session, at=_now_or(at),
+    _director_call(lambda: publish_scores(open_store(store), event, session, at=_now_or(at),
                                           correction_period_minutes=period))
 
 
@@ -234,7 +309,7 @@ def correct(
 
     ref = TableRef(event, session, board, table, section)
     _director_call(lambda: request_correction(
-        EventStore(store_path(store)), ref, at=_now_or(at), correction_id=correction_id, requested_by=by,
+        open_store(store), ref, at=_now_or(at), correction_id=correction_id, requested_by=by,
         reason=reason, contract=contract, declarer=declarer, tricks=tricks))
 
 
@@ -256,7 +331,7 @@ def adjust(
 
     ref = TableRef(event, session, board, table, section)
     _director_call(lambda: award_artificial(
-        EventStore(store_path(store)), ref, at=_now_or(at), requested_at=parse_time(requested_at),
+        open_store(store), ref, at=_now_or(at), requested_at=parse_time(requested_at),
         ns_award=_award(ns), ew_award=_award(ew), director=director, reason=reason))
 
 
@@ -280,13 +355,15 @@ def weighted(
 
     ref = TableRef(event, session, board, table, section)
     _director_call(lambda: award_weighted(
-        EventStore(store_path(store)), ref, at=_now_or(at), requested_at=parse_time(requested_at),
+        open_store(store), ref, at=_now_or(at), requested_at=parse_time(requested_at),
         ns_components=[_outcome(o) for o in ns], ew_components=[_outcome(o) for o in ew or []],
         director=director, reason=reason))
 
 
 def _outcome(text: str) -> WeightedComponent:
     from pydantic import ValidationError
+
+    from models.events import WeightedComponent
 
     parts = text.split(":")
     if len(parts) != 4:
@@ -317,7 +394,7 @@ def foul(
         if not sep or not label.strip() or not tables.strip():
             raise typer.BadParameter(f"{item!r}: a group is LABEL=TABLE,TABLE,...")
         groups[label.strip()] = [t.strip() for t in tables.split(",") if t.strip()]
-    _director_call(lambda: record_fouled_board(EventStore(store_path(store)), event, session, board,
+    _director_call(lambda: record_fouled_board(open_store(store), event, session, board,
                                                at=_now_or(at), groups=groups, reason=reason, section=section))
 
 
@@ -346,7 +423,7 @@ def approve_late(
     """Law 79C2: approve a correction raised after the correction period."""
     from pipelines.director import approve_late_correction
 
-    _director_call(lambda: approve_late_correction(EventStore(store_path(store)), correction_id,
+    _director_call(lambda: approve_late_correction(open_store(store), correction_id,
                                                    at=_now_or(at), organiser=organiser, director=director,
                                                    statement=statement))
 
@@ -367,7 +444,7 @@ def penalty(
     """A procedural or disciplinary penalty (Laws 90/91), in a unit the session is scored in."""
     from pipelines.director import award_penalty
 
-    _director_call(lambda: award_penalty(EventStore(store_path(store)), event, session, contestant,
+    _director_call(lambda: award_penalty(open_store(store), event, session, contestant,
                                          at=_now_or(at), amount=amount, unit=unit, reason=reason, law=law,
                                          section=section, direction=direction))
 
@@ -381,7 +458,7 @@ def audit(event: EventOpt, session: SessionOpt,
     from models.events import session_stream
     from pipelines.audit import recorded_times, write_audit
     from pipelines.projections import score_store
-    from pipelines.store import to_epoch_us
+    from pipelines.store import StoreError, to_epoch_us
     from pipelines.vetting import collecting
 
     as_of_us = to_epoch_us(parse_time(as_of)) if as_of else None
@@ -392,7 +469,7 @@ def audit(event: EventOpt, session: SessionOpt,
                          "nothing was written")
             raise typer.Exit(1)
         with collecting() as left_out:
-            edition = score_store(event_store, as_of_us=as_of_us)
+            edition = score_store(event_store, as_of_us=as_of_us, sessions=[(event, session)])
         recorded = recorded_times(event_store)
     except StoreError as exc:
         errors.print(f"[red]error[/red] {_shown(str(exc))}")
@@ -409,17 +486,22 @@ def audit(event: EventOpt, session: SessionOpt,
 def diff(old: Annotated[str, typer.Option("--from", help="Log position or ISO time")],
          new: Annotated[str, typer.Option("--to", help="Log position or ISO time")],
          out: Annotated[Path | None, typer.Option(help="Also write the full changes as CSV here")] = None,
+         event: Annotated[str | None, typer.Option("--event", help="Only this event")] = None,
+         session: Annotated[str | None, typer.Option("--session", help="With --event: only this session")] = None,
          store: StoreOption = None) -> None:
     """Every board score, standing and rank that changed between two editions, and why."""
     from pipelines.editions import EditionRef, describe_changes, diff_editions
+    from pipelines.store import StoreError
 
+    if session is not None and event is None:
+        raise typer.BadParameter("--session needs --event")
     try:
         refs = EditionRef.parse(old), EditionRef.parse(new)
     except ValueError as exc:
         raise typer.BadParameter(str(exc)) from exc
     event_store = existing_store(store)
     try:
-        changes = diff_editions(event_store, *refs)
+        changes = diff_editions(event_store, *refs, event_id=event, session_id=session)
     except StoreError as exc:
         errors.print(f"[red]error[/red] {_shown(str(exc))}")
         raise typer.Exit(1) from exc
@@ -466,9 +548,10 @@ def export(fmt: Annotated[str, typer.Argument(help="pbn or lin")], event: EventO
            store: StoreOption = None) -> None:
     """Write a session (hand records, results, our standings) as PBN or LIN."""
     from pipelines.exports import ExportError, export_session
+    from pipelines.store import StoreError
 
     try:
-        text = export_session(EventStore(store_path(store)), event, session, fmt.lower())
+        text = export_session(open_store(store), event, session, fmt.lower())
     except (ExportError, StoreError) as exc:
         errors.print(f"[red]error[/red] {_shown(str(exc))}")
         raise typer.Exit(1) from exc
@@ -486,10 +569,10 @@ def site(out: Annotated[Path, typer.Option(help="Folder to write the site into")
          store: StoreOption = None) -> None:
     """Write the static results site: events, sessions, travellers, score cards, plots, downloads."""
     from pipelines.site import build_site
-    from pipelines.store import to_epoch_us
+    from pipelines.store import StoreError, to_epoch_us
 
     try:
-        report = build_site(EventStore(store_path(store)), out, event_id=event,
+        report = build_site(open_store(store), out, event_id=event,
                             as_of_us=to_epoch_us(parse_time(as_of)) if as_of else None)
     except (ValueError, StoreError) as exc:
         errors.print(f"[red]error[/red] {exc}")
@@ -504,6 +587,7 @@ def diff_published(store: StoreOption = None,
     """List every score a source file published that ours does not reproduce (board, table, ours, theirs)."""
     from pipelines.projections import score_store
     from pipelines.published import published_differences
+    from pipelines.store import StoreError
 
     event_store = existing_store(store)
     try:
@@ -518,8 +602,10 @@ def diff_published(store: StoreOption = None,
 @app.command()
 def verify(store: StoreOption = None) -> None:
     """Recompute the hash chain; exit 1 naming the first bad position if a row was tampered with."""
+    from pipelines.store import StoreError
+
     try:
-        report = EventStore(store_path(store)).verify()
+        report = open_store(store).verify()
     except StoreError as exc:
         errors.print(f"[red]error[/red] {_shown(str(exc))}")
         raise typer.Exit(1) from exc
@@ -535,6 +621,7 @@ def sql(query: Annotated[str, typer.Argument(help="SQL to run on a read-only con
         store: StoreOption = None) -> None:
     """Run one query for analysis: read-only, and it reaches nothing outside the store."""
     from pipelines.analyst_sql import QueryRefused, run_query
+    from pipelines.store import StoreError
 
     try:
         frame = run_query(store_path(store), query)
@@ -574,6 +661,7 @@ def demo(workdir: Annotated[Path, typer.Option(help="Where the demo store and ou
 
 def _print_frame(frame: object, title: str | None) -> None:
     import polars as pl
+    from rich.table import Table
 
     assert isinstance(frame, pl.DataFrame)
     table = Table(title=title)

@@ -33,7 +33,7 @@ from models.events import (
     event_payload,
     session_stream,
 )
-from pipelines.replay import replay
+from pipelines.replay import recorded_results, replay
 from pipelines.store import EventStore, NewEvent, to_epoch_us
 
 
@@ -152,7 +152,7 @@ def award_weighted(store: EventStore, table: TableRef, *, at: datetime, requeste
 def record_fouled_board(store: EventStore, event_id: str, session_id: str, board: int, *, at: datetime,
                         groups: Mapping[str, Sequence[str]], reason: str, section: str = "") -> int:
     """Law 87: the board was played in different forms; results are compared within each group."""
-    results = replay(store).original_results.filter(
+    results = recorded_results(store, [(event_id, session_id)]).filter(
         (pl.col("event_id") == event_id) & (pl.col("session_id") == session_id) & (pl.col("board") == board)
         & (pl.col("section") == section))
     played = set(results["table_id"].to_list())
@@ -182,7 +182,7 @@ def award_penalty(store: EventStore, event_id: str, session_id: str, contestant_
     from pipelines.scoring.standings import PENALTY_UNITS
 
     _require_session(store, event_id, session_id)
-    projection = replay(store)
+    projection = replay(store, sessions=[(event_id, session_id)])
     method = session_method(projection, event_id, session_id)
     units = PENALTY_UNITS[method]
     if _unit(unit) not in units:
@@ -282,8 +282,9 @@ def _require_session(store: EventStore, event_id: str, session_id: str) -> None:
 
 
 def _require_table(store: EventStore, table: TableRef) -> dict[str, Any]:
+    """The table's result as recorded; only its session is read from the log."""
     _require_session(store, table.event_id, table.session_id)
-    results = replay(store).original_results
+    results = recorded_results(store, [(table.event_id, table.session_id)])
     rows = results.filter(
         (pl.col("event_id") == table.event_id) & (pl.col("session_id") == table.session_id)
         & (pl.col("board") == table.board) & (pl.col("table_id") == table.table_id)
@@ -302,6 +303,7 @@ def _require_table(store: EventStore, table: TableRef) -> dict[str, Any]:
 
 
 def _find_correction(store: EventStore, correction_id: str) -> dict[str, Any] | None:
+    # An approval names only the request: every request is read, and nothing else (a few per session).
     for event in store.read(types=["ScoreCorrectionRequested"]):
         if event.payload["correction_id"] == correction_id:
             return event.payload

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 
 import polars as pl
 
-from models.events import check_moment
+from models.events import check_moment, session_stream
 from pipelines.projections import ScoredEdition, score_store
+from pipelines.replay import SessionKey
 from pipelines.store import EventStore, from_epoch_us, to_epoch_us
 
 _BOARD_KEYS = ["event_id", "session_id", "section", "board", "table_id"]
@@ -36,10 +37,34 @@ class EditionRef:
         check_moment(moment)  # refuses a time without a zone, or out of range
         return cls(as_of=moment)
 
-    def score(self, store: EventStore) -> ScoredEdition:
-        """The scores of this edition."""
-        return score_store(store, up_to=self.position,
-                           as_of_us=to_epoch_us(self.as_of) if self.as_of else None)
+    def score(self, store: EventStore, *, event_id: str | None = None,
+              session_id: str | None = None) -> ScoredEdition:
+        """The scores of this edition: of every session, or of one event's (one session's) alone.
+
+        An event's edition replays that event's sessions only; one session's replays its event's
+        sessions too (carry-over totals span them) and keeps that session's rows.
+        """
+        as_of_us = to_epoch_us(self.as_of) if self.as_of else None
+        if event_id is None:
+            return score_store(store, up_to=self.position, as_of_us=as_of_us)
+        sessions = event_sessions(store, event_id, self.position)
+        edition = score_store(store, up_to=self.position, as_of_us=as_of_us, sessions=sessions)
+        if session_id is None:
+            return edition
+        mine = pl.col("session_id") == session_id
+        return replace(edition, board_scores=edition.board_scores.filter(mine),
+                       standings=edition.standings.filter(mine))
+
+
+def event_sessions(store: EventStore, event_id: str, position: int | None = None) -> list[SessionKey]:
+    """The sessions of `event_id` in the log up to `position` (default: all of it)."""
+    from pipelines.live import session_catalog
+
+    if not store.exists():
+        return []
+    with store.reader() as con:
+        catalog = session_catalog(con, store.head() if position is None else position, [event_id])
+    return [(e, s) for e, s in catalog.select("event_id", "session_id").iter_rows()]
 
 
 @dataclass(frozen=True)
@@ -51,13 +76,20 @@ class EditionDiff:
     events: pl.DataFrame
 
 
-def diff_editions(store: EventStore, old: EditionRef, new: EditionRef) -> EditionDiff:
-    """Everything that differs between two editions, with the events between them."""
-    before, after = old.score(store), new.score(store)
+def diff_editions(store: EventStore, old: EditionRef, new: EditionRef, *, event_id: str | None = None,
+                  session_id: str | None = None) -> EditionDiff:
+    """Everything that differs between two editions (of one event or session, when named), with
+    the events between them."""
+    before = old.score(store, event_id=event_id, session_id=session_id)
+    after = new.score(store, event_id=event_id, session_id=session_id)
+    streams = None
+    if event_id is not None:
+        keys = [k for k in event_sessions(store, event_id) if session_id is None or k[1] == session_id]
+        streams = [session_stream(e, s) for e, s in keys] + [f"tournament:{event_id}"]
     return EditionDiff(
         board_changes=_changes(before.board_scores, after.board_scores, _BOARD_KEYS, _BOARD_VALUES),
         standing_changes=_changes(before.standings, after.standings, _STANDING_KEYS, _STANDING_VALUES),
-        events=_events_between(store, before, after),
+        events=_events_between(store, before, after, streams),
     )
 
 
@@ -73,17 +105,22 @@ def _changes(old: pl.DataFrame, new: pl.DataFrame, keys: list[str], values: list
     )
 
 
-def _events_between(store: EventStore, before: ScoredEdition, after: ScoredEdition) -> pl.DataFrame:
+def _events_between(store: EventStore, before: ScoredEdition, after: ScoredEdition,
+                    streams: list[str] | None) -> pl.DataFrame:
+    """Events in the later edition but not the earlier (of `streams` only, when given); the log
+    filters them, so a diff of two editions a few events apart reads a few events."""
     low, high = sorted([before, after], key=lambda e: (e.position, e.as_of_us))
-    rows = [
-        {"position": e.position, "type": e.type, "stream_id": e.stream_id,
-         "occurred_at": e.occurred_at.isoformat()}
-        for e in store.read(up_to=high.position)
-        if e.occurred_at <= from_epoch_us(high.as_of_us)
-        and (e.position > low.position or e.occurred_at > from_epoch_us(low.as_of_us))
-    ]
-    return pl.DataFrame(rows, schema={"position": pl.Int64, "type": pl.String, "stream_id": pl.String,
-                                      "occurred_at": pl.String})
+    where = "position <= ? AND epoch_us(occurred_at) <= ? AND (position > ? OR epoch_us(occurred_at) > ?)"
+    params: list[object] = [high.position, high.as_of_us, low.position, low.as_of_us]
+    if streams is not None:
+        where += " AND stream_id IN (SELECT unnest(?))"
+        params.append(streams)
+    with store.reader() as con:
+        rows = con.execute(f"SELECT position, type, stream_id, epoch_us(occurred_at) FROM events WHERE {where}"
+                           " ORDER BY position", params).fetchall()
+    return pl.DataFrame([(p, t, s, from_epoch_us(o).isoformat()) for p, t, s, o in rows], orient="row",
+                        schema={"position": pl.Int64, "type": pl.String, "stream_id": pl.String,
+                                "occurred_at": pl.String})
 
 
 def describe_changes(changes: EditionDiff) -> list[str]:

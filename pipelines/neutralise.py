@@ -8,9 +8,12 @@ spreadsheet, a CSV cell starting with `=`, `+`, `-` or `@` is read as a formula.
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
-import polars as pl
 from rich.markup import escape
+
+if TYPE_CHECKING:  # polars is imported where a frame is made safe: the CLI's start-up does not pay for it
+    import polars as pl
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
 _FORMULA_START = r"^[=+\-@\t\r]"
@@ -33,6 +36,8 @@ def spreadsheet_safe(frame: pl.DataFrame) -> pl.DataFrame:
     `-1+2` or `=HYPERLINK(...)`, gets a leading `'`, which spreadsheets show as text and do not
     display. Numeric columns are written as numbers and never touched.
     """
+    import polars as pl
+
     text_columns = [name for name, dtype in frame.schema.items() if dtype == pl.String]
     if not text_columns:
         return frame

@@ -8,7 +8,7 @@ replays of the same events give byte-identical files.
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -17,7 +17,7 @@ import polars as pl
 
 from pipelines.keyed import join_small
 from pipelines.neutralise import spreadsheet_safe
-from pipelines.replay import Projection, replay
+from pipelines.replay import Projection, SessionKey, replay
 from pipelines.scoring.frames import BOARD_SCORES_SCHEMA, STANDINGS_SCHEMA, conform
 from pipelines.store import EventStore
 
@@ -92,23 +92,21 @@ def _conditions_by_event(raw: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]
     return conditions
 
 
-def score_store(store: EventStore, *, up_to: int | None = None, as_of_us: int | None = None) -> ScoredEdition:
-    """Replay the log up to `up_to` (default: everything) as of `as_of_us` and score it."""
-    return score_projection(replay(store, up_to=up_to, as_of_us=as_of_us))
+def score_store(store: EventStore, *, up_to: int | None = None, as_of_us: int | None = None,
+                sessions: Collection[SessionKey] | None = None) -> ScoredEdition:
+    """Replay the log up to `up_to` (default: everything) as of `as_of_us` and score it; with
+    `sessions`, replay and score those sessions only (an edition of them, exact)."""
+    return score_projection(replay(store, up_to=up_to, as_of_us=as_of_us, sessions=sessions))
 
 
 def write_views(store: EventStore, edition: ScoredEdition) -> None:
-    """Replace the projection tables with `edition` and (re)create the analyst views."""
-    with store.writer() as con:
-        con.register("new_board_scores", edition.board_scores)
-        con.register("new_standings", edition.standings)
-        con.execute("BEGIN TRANSACTION")
-        con.execute("CREATE OR REPLACE TABLE projection_board_scores AS SELECT * FROM new_board_scores")
-        con.execute("CREATE OR REPLACE TABLE projection_standings AS SELECT * FROM new_standings")
-        con.execute("CREATE OR REPLACE TABLE projection_state AS SELECT ?::BIGINT AS position",
-                    [edition.position])
-        con.execute(VIEWS_SQL)
-        con.execute("COMMIT")
+    """Replace the projection tables with `edition` (a whole-log edition) and (re)create the views.
+
+    `pipelines.live.refresh` keeps the same tables up to date incrementally.
+    """
+    from pipelines.live import write_edition
+
+    write_edition(store, edition)
     log.info("views board_scores and standings now show log position %d", edition.position)
 
 
@@ -117,21 +115,27 @@ def export_csv(edition: ScoredEdition, outdir: str | Path) -> dict[str, Path]:
     out = Path(outdir)
     out.mkdir(parents=True, exist_ok=True)
     paths = {"board_scores": out / "board_scores.csv", "standings": out / "standings.csv"}
-    spreadsheet_safe(_canonical(edition.board_scores)).write_csv(paths["board_scores"], float_precision=4)
-    spreadsheet_safe(_canonical(edition.standings)).write_csv(paths["standings"], float_precision=4)
+    spreadsheet_safe(canonical_order(edition.board_scores)).write_csv(paths["board_scores"], float_precision=4)
+    spreadsheet_safe(canonical_order(edition.standings)).write_csv(paths["standings"], float_precision=4)
     return paths
 
 
-def _canonical(frame: pl.DataFrame) -> pl.DataFrame:
+def canonical_order(frame: pl.DataFrame) -> pl.DataFrame:
+    """Rows in the published order (stable: rows equal on the keys keep the order scoring gave them)."""
     keys = [c for c in ("event_id", "session_id", "section", "direction", "board", "rank",
                         "contestant_id", "table_id") if c in frame.columns]
-    return frame.sort(keys, nulls_last=True)
+    return frame.sort(keys, nulls_last=True, maintain_order=True)
 
 
 def top_standings(edition: ScoredEdition, limit: int = 5) -> pl.DataFrame:
     """The leaders of every session, direction by direction."""
+    return leaders(edition.standings, limit)
+
+
+def leaders(standings: pl.DataFrame, limit: int = 5) -> pl.DataFrame:
+    """The first `limit` of every session in `standings`, direction by direction."""
     return (
-        edition.standings.sort(["event_id", "session_id", "section", "direction", "rank", "contestant_id"])
+        standings.sort(["event_id", "session_id", "section", "direction", "rank", "contestant_id"])
         .group_by(["event_id", "session_id", "section", "direction"], maintain_order=True)
         .head(limit)
     )
@@ -147,6 +151,5 @@ def session_method(projection: Projection, event_id: str, session_id: str) -> st
     return str(rules.session_method(session_id, scheduled[0] if scheduled.len() else None))
 
 
-__all__ = ["ScoredEdition", "export_csv", "score_projection",
+__all__ = ["ScoredEdition", "canonical_order", "export_csv", "leaders", "score_projection",
            "score_store", "session_method", "top_standings", "write_views"]
-

@@ -8,7 +8,7 @@ Nothing here reads the wall clock: the output is a pure function of (events up t
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from functools import cached_property, partial
@@ -18,7 +18,7 @@ import duckdb
 import orjson
 import polars as pl
 
-from models.events import CURRENT_VERSIONS
+from models.events import CURRENT_VERSIONS, session_stream
 from pipelines.corrections import (
     DEFAULT_PERIOD_MINUTES,
     apply_corrections,
@@ -37,6 +37,9 @@ from pipelines.scoring.frames import (
 )
 from pipelines.store import UPCASTERS, EventStore, UpcasterRegistry, to_epoch_us
 from pipelines.vetting import unreadable_time_sql, vetted
+
+SessionKey = tuple[str, str]
+"""(event_id, session_id)."""
 
 _RESULT_FIELDS: dict[str, str] = {
     "event_id": "VARCHAR", "session_id": "VARCHAR", "section": "VARCHAR", "board": "BIGINT",
@@ -126,22 +129,32 @@ class Projection:
 
 
 def replay(store: EventStore, *, up_to: int | None = None, as_of_us: int | None = None,
-           upcasters: UpcasterRegistry = UPCASTERS) -> Projection:
+           upcasters: UpcasterRegistry = UPCASTERS,
+           sessions: Collection[SessionKey] | None = None) -> Projection:
     """Rebuild the scoring inputs from the events at positions <= `up_to` (default: all) that had
-    happened by `as_of_us` (default: the latest event's time, the log's own clock)."""
+    happened by `as_of_us` (default: the latest event's time, the log's own clock).
+
+    `sessions` (default: every session) limits the replay to those sessions: their session streams
+    and their tournaments' registrations are read, and no other event's payload is extracted. A
+    session's facts (results, boards, rulings, publications, corrections, approvals, penalties,
+    fouled boards) all live on its stream (`models.events.session_stream`); its conditions of
+    contest on `tournament:<event_id>`. The clock stays the whole log's, so that a session's status
+    is the one a replay of everything gives it.
+    """
     position = store.head() if up_to is None else up_to
     if not store.exists():
         return _empty_projection(position)
+    scope = None if sessions is None else _Scope.of(sessions)
     with store.reader() as con:
-        clock = as_of_us if as_of_us is not None else _log_clock(con, position)
-        read = _Reader(con, position, upcasters, clock)
+        clock = as_of_us if as_of_us is not None else log_clock(con, position)
+        read = _Reader(con, position, upcasters, clock, scope)
         # Every ruling is kept: which one stands for a table is decided with the others (a late,
         # rejected ruling must not erase the one before it), in `decide_rulings`.
         artificial = read.frame("ArtificialScoreAwarded", _ARTIFICIAL_FIELDS)
         weighted = read.frame("WeightedScoreAwarded", _WEIGHTED_FIELDS)
         fouled = read.frame("BoardFouled", _FOULED_FIELDS)
         boards = read.frame("BoardDealt", _BOARD_FIELDS)
-        sessions = read.frame("SessionScheduled", _SESSION_FIELDS)
+        scheduled = read.frame("SessionScheduled", _SESSION_FIELDS)
         penalties = read.frame("PenaltyAwarded", _PENALTY_FIELDS)
         tournaments = read.frame("TournamentRegistered", _TOURNAMENT_FIELDS)
         published = read.frame("ScoresPublished", _PUBLISHED_FIELDS)
@@ -160,15 +173,38 @@ def replay(store: EventStore, *, up_to: int | None = None, as_of_us: int | None 
         position=position,
         as_of_us=clock,
         results=table_results,
-        sessions=conform(sessions.unique(["event_id", "session_id"], keep="first", maintain_order=True),
+        sessions=conform(scheduled.unique(["event_id", "session_id"], keep="first", maintain_order=True),
                          SESSIONS_SCHEMA).sort(["event_id", "session_id"]),
         penalties=conform(penalties, PENALTIES_SCHEMA),
         conditions=conditions,
         windows=windows,
         corrections=corrections,
         rulings=rulings,
-        reread_original=partial(_original_results, store, position, clock, upcasters),
+        reread_original=partial(_original_results, store, position, clock, upcasters, scope),
     )
+
+
+def recorded_results(store: EventStore, sessions: Collection[SessionKey], *, up_to: int | None = None,
+                     upcasters: UpcasterRegistry = UPCASTERS) -> pl.DataFrame:
+    """The sessions' table results as recorded (no correction or ruling), scored by Law 77:
+    `Projection.original_results` of a replay of those sessions, reading only results and boards."""
+    with store.reader() as con:
+        position = up_to if up_to is not None else int(
+            con.execute("SELECT coalesce(max(position), 0) FROM events").fetchall()[0][0])
+        clock = log_clock(con, position)
+    return _original_results(store, position, clock, upcasters, _Scope.of(sessions))
+
+
+def publication_windows(store: EventStore, *, as_of_us: int, up_to: int | None = None,
+                        upcasters: UpcasterRegistry = UPCASTERS) -> pl.DataFrame:
+    """`Projection.windows` of a whole replay at `as_of_us`, from the publications and the
+    tournaments' registrations alone (no result is read)."""
+    position = store.head() if up_to is None else up_to
+    with store.reader() as con:
+        read = _Reader(con, position, upcasters, as_of_us)
+        published = read.frame("ScoresPublished", _PUBLISHED_FIELDS)
+        conditions = _conditions(read.frame("TournamentRegistered", _TOURNAMENT_FIELDS))
+    return session_windows(published, periods_frame(_periods(conditions)), as_of_us)
 
 
 def _standing_results(recorded: pl.DataFrame, standing_rulings: pl.DataFrame, corrections: pl.DataFrame,
@@ -221,17 +257,18 @@ def _one_chunk(frame: pl.DataFrame) -> pl.DataFrame:
     return frame
 
 
-def _original_results(store: EventStore, position: int, as_of_us: int,
-                      upcasters: UpcasterRegistry) -> pl.DataFrame:
+def _original_results(store: EventStore, position: int, as_of_us: int, upcasters: UpcasterRegistry,
+                      scope: _Scope | None = None) -> pl.DataFrame:
     """The results as recorded up to `position` and `as_of_us`, scored, without corrections or rulings."""
     with store.reader() as con:
-        read = _Reader(con, position, upcasters, as_of_us)
+        read = _Reader(con, position, upcasters, as_of_us, scope)
         results = _latest_per_table(read.frame("ResultRecorded", _RESULT_FIELDS))
         boards = read.frame("BoardDealt", _BOARD_FIELDS)
     return conform(_scored_results(results, boards), RESULTS_SCHEMA)
 
 
-def _log_clock(con: duckdb.DuckDBPyConnection, position: int) -> int:
+def log_clock(con: duckdb.DuckDBPyConnection, position: int) -> int:
+    """The log's own clock at `position`: the latest `occurred_at` of the events up to it (0 if none)."""
     rows = con.execute("SELECT coalesce(max(epoch_us(occurred_at)), 0) FROM events WHERE position <= ?",
                        [position]).fetchall()
     return int(rows[0][0])
@@ -245,15 +282,59 @@ def _periods(conditions: Mapping[str, Mapping[str, Any]]) -> dict[str, tuple[flo
     }
 
 
+@dataclass(frozen=True)
+class _Scope:
+    """The part of the log a session-keyed replay reads: streams, then the sessions they must name."""
+
+    streams: list[str]
+    keys: list[str]
+    """`event_id \x1f session_id` of each session in scope."""
+    events: list[str]
+
+    @classmethod
+    def of(cls, sessions: Collection[SessionKey]) -> _Scope:
+        ordered = sorted(set(sessions))
+        events = sorted({event_id for event_id, _ in ordered})
+        return cls(streams=[session_stream(e, s) for e, s in ordered] + [f"tournament:{e}" for e in events],
+                   keys=[f"{e}\x1f{s}" for e, s in ordered], events=events)
+
+    def narrow(self, frame: pl.DataFrame) -> pl.DataFrame:
+        """Only the rows that name a session (or, for tournaments, an event) in scope.
+
+        The streams already hold only these; this keeps a stray payload that names another
+        session out, so that a session-keyed replay never scores a row twice.
+        """
+        if "session_id" not in frame.columns:
+            inside = pl.col("event_id").is_in(self.events)
+        else:
+            inside = pl.concat_str([pl.col("event_id"), pl.col("session_id")], separator="\x1f").is_in(self.keys)
+        narrowed = frame.filter(inside)
+        return frame if narrowed.height == frame.height else narrowed
+
+
 class _Reader:
-    """Reads one event type's payload fields into a frame, upcasting legacy rows."""
+    """Reads one event type's payload fields into a frame, upcasting legacy rows.
+
+    `frame` is the one point where stored payloads become replay's rows.
+    """
 
     def __init__(self, con: duckdb.DuckDBPyConnection, position: int, upcasters: UpcasterRegistry,
-                 as_of_us: int) -> None:
+                 as_of_us: int, scope: _Scope | None = None) -> None:
         self.con = con
         self.position = position
         self.upcasters = upcasters
         self.as_of_us = as_of_us
+        self.scope = scope
+
+    def _where(self, event_type: str) -> tuple[str, list[Any]]:
+        """The filter (after `type` and `schema_version`) and its parameters."""
+        params: list[Any] = [self.position, self.as_of_us]
+        where = "position <= ? AND epoch_us(occurred_at) <= ?"
+        if self.scope is not None:
+            # DuckDB prunes row groups on stream_id's min/max: a session's events are read, not the log's.
+            where += " AND stream_id IN (SELECT unnest(?))"
+            params.append(self.scope.streams)
+        return where, params
 
     def frame(self, event_type: str, fields: Mapping[str, str]) -> pl.DataFrame:
         # Events replay cannot use are reported and left out, never a crash (pipelines.vetting).
@@ -261,24 +342,24 @@ class _Reader:
 
     def _read_frame(self, event_type: str, fields: Mapping[str, str]) -> pl.DataFrame:
         current = CURRENT_VERSIONS[event_type]
-        frame = _fetch(self.con.sql(_frame_sql(fields), params=[event_type, current, self.position, self.as_of_us]))
+        where, params = self._where(event_type)
+        frame = _fetch(self.con.sql(_frame_sql(fields, where), params=[event_type, current, *params]))
         # DuckDB scans in insertion order, which is log order; sorting millions of wide rows in SQL
         # would cost far more than this check (and the sort it guards, should the order ever differ).
         if not frame["position"].is_sorted():
             frame = frame.sort("position")
         legacy = self._legacy(event_type, current, fields, frame.schema)
-        if legacy is None:
-            return frame
-        combined: pl.DataFrame = pl.concat([frame, legacy]).sort("position")
-        return combined
+        if legacy is not None:
+            frame = pl.concat([frame, legacy]).sort("position")
+        return frame if self.scope is None else self.scope.narrow(frame)
 
     def _legacy(self, event_type: str, current: int, fields: Mapping[str, str],
                 schema: Mapping[str, pl.DataType]) -> pl.DataFrame | None:
+        where, params = self._where(event_type)
         rows = self.con.execute(
             "SELECT position, epoch_us(occurred_at), schema_version, payload::VARCHAR FROM events"
-            " WHERE type = ? AND schema_version < ? AND position <= ? AND epoch_us(occurred_at) <= ?"
-            " ORDER BY position",
-            [event_type, current, self.position, self.as_of_us],
+            f" WHERE type = ? AND schema_version < ? AND {where} ORDER BY position",
+            [event_type, current, *params],
         ).fetchall()
         if not rows:
             return None
@@ -311,7 +392,7 @@ def _as_frame(arrow: Any) -> pl.DataFrame:
     return frame
 
 
-def _frame_sql(fields: Mapping[str, str]) -> str:
+def _frame_sql(fields: Mapping[str, str], where: str) -> str:
     """One pass of DuckDB's JSON parser per row: `json_transform` into a struct, then columns.
 
     Field names and types are ours (never user input); the filter values are parameters.
@@ -324,7 +405,7 @@ def _frame_sql(fields: Mapping[str, str]) -> str:
     return (
         f"SELECT position, occurred_us, {columns} FROM ("
         f" SELECT position, epoch_us(occurred_at) AS occurred_us, json_transform(payload, '{{{struct}}}') AS p"
-        " FROM events WHERE type = ? AND schema_version = ? AND position <= ? AND epoch_us(occurred_at) <= ?"
+        f" FROM events WHERE type = ? AND schema_version = ? AND {where}"
         ")"
     )
 

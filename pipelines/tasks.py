@@ -11,7 +11,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from pipelines.ingest import IngestOptions, ingest_file
-from pipelines.projections import export_csv, score_store, write_views
+from pipelines.live import export_tables, refresh
 from pipelines.store import EventStore, StoreError
 
 log = logging.getLogger(__name__)
@@ -31,11 +31,15 @@ def ingest_paths(store_path: str, paths: list[str], *, strict: bool = False) -> 
 
 
 def score_at(store_path: str, position: int, outdir: str) -> dict[str, str]:
-    """Score the log as it stood at `position`, refresh the views, write CSVs; return their paths."""
+    """Bring the projection tables (the analyst views) to log position `position`, rescoring only
+    the sessions touched since they were last brought up, and write their CSVs; return the paths.
+
+    Projections never go back: when another run has already brought them past `position` (a
+    period closed in between), they stay where they are and the CSVs show that later position.
+    """
     store = EventStore(store_path)
-    edition = score_store(store, up_to=position)
-    write_views(store, edition)
-    return {name: str(path) for name, path in export_csv(edition, outdir).items()}
+    refresh(store, up_to=position)
+    return {name: str(path) for name, path in export_tables(store, outdir).items()}
 
 
 def analyse_new_deals(store_path: str, position: int) -> int:
@@ -50,6 +54,7 @@ def analyse_new_deals(store_path: str, position: int) -> int:
 
 def publish_site(store_path: str, position: int, outdir: str) -> str:
     """Write the results site as the log stood at `position`; return its index page's path."""
+    from pipelines.projections import score_store
     from pipelines.site import build_site
 
     store = EventStore(store_path)
@@ -73,7 +78,7 @@ def close_due_periods(store_path: str, now: str, outdir: str) -> list[str]:
     rerun of the same run closes the same sessions and appends nothing new.
     """
     from pipelines.director import close_correction_period
-    from pipelines.replay import replay
+    from pipelines.replay import publication_windows
     from pipelines.store import from_epoch_us, to_epoch_us
 
     store = EventStore(store_path)
@@ -82,7 +87,7 @@ def close_due_periods(store_path: str, now: str, outdir: str) -> list[str]:
     cutoff = to_epoch_us(datetime.fromisoformat(now))
     closed_already = {(e.payload["event_id"], e.payload["session_id"])
                       for e in store.read(types=["CorrectionPeriodClosed"])}
-    windows = replay(store, as_of_us=cutoff).windows
+    windows = publication_windows(store, as_of_us=cutoff)
     closed: list[str] = []
     for event_id, session_id, deadline in windows.select("event_id", "session_id", "deadline_us").rows():
         if deadline <= cutoff and (event_id, session_id) not in closed_already:

@@ -6,9 +6,10 @@
 #
 # It registers the weekend's events (their conditions of contest), starts standalone, drops the
 # files into inbox/<event>/<session>/, triggers ingest_inbox once (its schedule would within five
-# minutes), waits for score_and_publish to publish every session, checks the store and the outputs,
-# and stops everything it started. Exit 0 only if every check passed.
+# minutes), waits for score_and_publish to publish every session, checks the store, the outputs and
+# the results site, and stops everything it started. Exit 0 only if every check passed.
 set -euo pipefail
+shopt -s nullglob
 cd "$(dirname "$0")/.."
 REPO=$PWD
 VENV=${VENV:-$REPO/.venv}
@@ -78,16 +79,18 @@ for f in "$WEEKEND"/sunday/*.pbn; do drop "sunday/$(basename "$f")" swiss-teams-
 cp "$WEEKEND/broken/harbour_pairs.csv" "$FED/inbox/"
 say "dropped $(find "$FED/inbox" -type f | wc -l) files in the inbox"
 airflow dags trigger ingest_inbox >/dev/null
-say "triggered ingest_inbox; waiting for score_and_publish to publish the weekend"
+say "triggered ingest_inbox; waiting for score_and_publish to publish the weekend and write its site"
 
 published=0
 for _ in $(seq 300); do
     published=$(bridgeledger sql --store "$STORE" \
         "SELECT count(*) AS n FROM events WHERE type = 'ScoresPublished'" 2>/dev/null | grep -Eo '[0-9]+' | tail -1 || echo 0)
-    [[ "${published:-0}" -ge 5 && -f "$FED/outputs/standings.csv" ]] && break
+    session_pages=("$FED"/site/e-*/s-*/index.html)
+    pages=${#session_pages[@]}
+    [[ "${published:-0}" -ge 5 && -f "$FED/outputs/standings.csv" && "$pages" -ge 5 ]] && break
     sleep 4
 done
-sleep 5  # let the scoring task that follows the last publication finish writing
+sleep 5  # let the site task of the last run finish writing
 
 fail=0
 check() { if eval "$2"; then say "ok    $1"; else say "FAIL  $1"; fail=1; fi; }
@@ -98,6 +101,10 @@ check "a failure notice names the broken file" "grep -q harbour_pairs.csv '$FED/
 check "5 sessions published (${published:-0})" "[[ \${published:-0} -ge 5 ]]"
 check "standings written" "[[ -f '$FED/outputs/standings.csv' ]]"
 check "hash chain intact" "bridgeledger verify --store '$STORE' >/dev/null"
+check "results site written" "[[ -f '$FED/site/index.html' ]]"
+session_pages=("$FED"/site/e-*/s-*/index.html)
+check "a site page per session (${#session_pages[@]})" "[[ ${#session_pages[@]} -eq 5 ]]"
+check "session pages say provisional until the deadline" "grep -q 'provisional until' '$FED/site/e-national-pairs-2026/s-2/index.html'"
 say "runs:"
 quiet() { grep -v -i -E "graphviz|pip install|you might need" | sed 's/^/    /' | head -6; }
 airflow dags list-runs ingest_inbox -o plain 2>/dev/null | quiet || true

@@ -1,0 +1,349 @@
+"""Live projections: per-session scores kept in the store and brought up to the log incrementally.
+
+The projection tables are derived data (rebuildable at any time, never the truth):
+
+- `projection_board_scores`, `projection_standings`: what the analyst views `board_scores` and
+  `standings` show, one set of rows per session;
+- `projection_sessions`: every session in the tables, the log position its rows were computed at,
+  its Law 79C deadline and its status;
+- `projection_state`: the log position and the clock (the latest `occurred_at` up to it) that the
+  tables as a whole reflect.
+
+`refresh` finds the events appended after `projection_state.position`, the tournaments they touch
+(a session stream names its event; a re-registration touches every session of its event) and the
+sessions whose correction period ended between the old clock and the new one, rescores every
+session of those tournaments (an event's sessions are scored together: carry-over totals span
+them), and swaps the rows in one transaction. A full rebuild scores the tournaments in batches
+into staging tables and swaps those in, so that peak memory follows the batch, not the history.
+Either way every row equals what a replay of the whole log to the same position gives.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+import duckdb
+import polars as pl
+
+from pipelines.neutralise import spreadsheet_safe
+from pipelines.projections import VIEWS_SQL, ScoredEdition, canonical_order, score_projection
+from pipelines.replay import SessionKey, log_clock, replay
+from pipelines.scoring.frames import BOARD_SCORES_SCHEMA, STANDINGS_SCHEMA, conform
+from pipelines.store import EventStore
+
+log = logging.getLogger(__name__)
+
+BOARD_SCHEMA = BOARD_SCORES_SCHEMA
+"""`projection_board_scores` (and the view `board_scores`): what `score_results` publishes."""
+STANDING_SCHEMA = STANDINGS_SCHEMA
+SESSION_SCHEMA: dict[str, pl.DataType] = {
+    "event_id": pl.String(), "session_id": pl.String(), "position": pl.Int64(), "deadline_us": pl.Int64(),
+    "status": pl.String(),
+}
+"""`projection_sessions`: a session, the log position its rows reflect, its deadline (null while
+unpublished) and its status at the tables' clock."""
+
+BATCH_EVENTS = 1_000_000
+"""A full rebuild scores whole tournaments together until their sessions hold about this many events."""
+
+_NO_SESSIONS = pl.DataFrame(schema={"event_id": pl.String, "session_id": pl.String})
+
+_TABLES = {"board_scores": "projection_board_scores", "standings": "projection_standings",
+           "sessions": "projection_sessions"}
+
+
+@dataclass(frozen=True)
+class Refreshed:
+    """What a refresh did."""
+
+    position: int
+    clock_us: int
+    full: bool
+    sessions: pl.DataFrame
+    """(event_id, session_id) of every session rescored."""
+    board_rows: int
+    """Board-score rows written."""
+
+
+def refresh(store: EventStore, *, up_to: int | None = None, full: bool = False,
+            batch_events: int = BATCH_EVENTS) -> Refreshed:
+    """Bring the projection tables to log position `up_to` (default: the head).
+
+    Rescores only the tournaments touched since the tables' position, unless `full` is asked or
+    the tables are missing, have other columns than this version writes, or were written for
+    another clock (an `--as-of` edition): then every tournament is rescored from zero, in batches.
+    Tables already at or past `up_to` stay as they are.
+    """
+    with store.session(), store.writer() as con:
+        ensure_tables(con)
+        position = _head(con) if up_to is None else up_to
+        clock = log_clock(con, position)
+        state = _state(con)
+        if full or state is None or log_clock(con, state[0]) != state[1] or not _tables_current(con):
+            return _rebuild(store, con, position, clock, batch_events)
+        if position <= state[0]:  # already there (or past it: projections never go back)
+            return Refreshed(state[0], state[1], False, _NO_SESSIONS, 0)
+        touched = _touched_events(con, state[0], position, state[1], clock)
+        catalog = session_catalog(con, position, touched)
+        if int(catalog["events"].sum()) > batch_events:  # most of the log: rebuild, batch by batch
+            return _rebuild(store, con, position, clock, batch_events)
+        scored = _score(store, catalog, position, clock)
+        with _transaction(con):
+            _replace_events(con, touched, scored)
+            _write_state(con, position, clock)
+    log.info("projections at log position %d: %d session(s) rescored", position, catalog.height)
+    return Refreshed(position, clock, False, catalog.select("event_id", "session_id"), scored.board_scores.height)
+
+
+def ensure_tables(con: duckdb.DuckDBPyConnection) -> None:
+    """Create the projection tables and views when missing (a store written before them gets them)."""
+    for name, schema in (("board_scores", BOARD_SCHEMA), ("standings", STANDING_SCHEMA),
+                         ("sessions", SESSION_SCHEMA)):
+        con.register("empty_frame", pl.DataFrame(schema=schema))
+        con.execute(f"CREATE TABLE IF NOT EXISTS {_TABLES[name]} AS SELECT * FROM empty_frame")
+        con.unregister("empty_frame")
+    con.execute(VIEWS_SQL)
+
+
+def write_edition(store: EventStore, edition: ScoredEdition) -> None:
+    """Replace the projection tables with `edition` (scored from a whole-log replay)."""
+    sessions = _session_rows(edition, edition.projection.sessions.select("event_id", "session_id"))
+    with store.writer() as con, _transaction(con):
+        for name, frame in (("board_scores", conform(edition.board_scores, BOARD_SCHEMA)),
+                            ("standings", conform(edition.standings, STANDING_SCHEMA)), ("sessions", sessions)):
+            con.register("new_rows", frame)
+            con.execute(f"CREATE OR REPLACE TABLE {_TABLES[name]} AS SELECT * FROM new_rows")
+            con.unregister("new_rows")
+        con.execute(VIEWS_SQL)
+        _write_state(con, edition.position, edition.as_of_us)
+
+
+def session_catalog(con: duckdb.DuckDBPyConnection, position: int,
+                    events: Sequence[str] | None = None) -> pl.DataFrame:
+    """Every session up to `position` (of `events` only, when given): event_id, session_id and the
+    number of its events, sorted. A session is known by its stream; its first event names it."""
+    if events is not None and not events:
+        return pl.DataFrame(schema={"event_id": pl.String, "session_id": pl.String, "events": pl.Int64})
+    if events is None or len(events) > _PREFIX_QUERIES:
+        streams = ["SELECT * FROM events WHERE position <= ? AND starts_with(stream_id, 'session:')"]
+        params: list[object] = [position]
+    else:  # a LIKE on a prefix lets DuckDB skip the row groups of other streams
+        streams = ["SELECT * FROM events WHERE position <= ? AND stream_id LIKE ? ESCAPE '\\'"] * len(events)
+        params = [value for event_id in events for value in (position, f"session:{_like_literal(event_id)}/%")]
+    frame: pl.DataFrame = con.sql(
+        f"WITH firsts AS (SELECT stream_id, min(position) AS first, count(*) AS events FROM"
+        f" ({' UNION ALL '.join(streams)}) GROUP BY stream_id)"
+        " SELECT json_extract_string(e.payload, '$.event_id') AS event_id,"
+        " json_extract_string(e.payload, '$.session_id') AS session_id, f.events"
+        " FROM firsts f JOIN events e ON e.position = f.first", params=params).pl()
+    if events is not None:  # a prefix can match another event's streams ("a/b" under "a"): its payload decides
+        frame = frame.filter(pl.col("event_id").is_in(list(events)))
+    return frame.sort("event_id", "session_id")
+
+
+_PREFIX_QUERIES = 64
+"""Up to this many tournaments, the catalog reads each one's streams; beyond, it reads them all."""
+
+
+def _like_literal(text: str) -> str:
+    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+
+
+# -- what changed --------------------------------------------------------------------------------
+
+def _touched_events(con: duckdb.DuckDBPyConnection, since: int, position: int, old_clock: int,
+                    clock: int) -> list[str]:
+    """Tournaments with an event in (since, position], and those with a session whose correction
+    period ended between the old clock and the new (its status turns final with no event of its own)."""
+    named = con.execute(
+        "WITH streams AS (SELECT stream_id, min(position) AS first FROM events"
+        " WHERE position > ? AND position <= ?"
+        " AND (starts_with(stream_id, 'session:') OR starts_with(stream_id, 'tournament:')) GROUP BY stream_id)"
+        " SELECT DISTINCT json_extract_string(e.payload, '$.event_id') FROM streams s"
+        " JOIN events e ON e.position = s.first",
+        [since, position]).fetchall()
+    due = con.execute(
+        f"SELECT DISTINCT event_id FROM {_TABLES['sessions']} WHERE status = 'provisional'"
+        " AND deadline_us IS NOT NULL AND deadline_us > ? AND deadline_us <= ?", [old_clock, clock]).fetchall()
+    return sorted({row[0] for row in named + due if row[0] is not None})
+
+
+# -- scoring -------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class _Scored:
+    board_scores: pl.DataFrame
+    standings: pl.DataFrame
+    sessions: pl.DataFrame
+
+
+def _score(store: EventStore, catalog: pl.DataFrame, position: int, clock: int) -> _Scored:
+    """Board scores, standings and session rows of the sessions in `catalog`, replayed alone."""
+    keys: list[SessionKey] = list(catalog.select("event_id", "session_id").iter_rows())
+    if not keys:
+        return _Scored(pl.DataFrame(schema=BOARD_SCHEMA), pl.DataFrame(schema=STANDING_SCHEMA),
+                       pl.DataFrame(schema=SESSION_SCHEMA))
+    edition = score_projection(replay(store, up_to=position, as_of_us=clock, sessions=keys))
+    return _Scored(conform(edition.board_scores, BOARD_SCHEMA), conform(edition.standings, STANDING_SCHEMA),
+                   _session_rows(edition, catalog.select("event_id", "session_id")))
+
+
+def _session_rows(edition: ScoredEdition, sessions: pl.DataFrame) -> pl.DataFrame:
+    windows = edition.projection.windows
+    if windows.height:
+        sessions = sessions.join(windows.select("event_id", "session_id", "deadline_us", "status"),
+                                 on=["event_id", "session_id"], how="left")
+    return conform(sessions.with_columns(position=pl.lit(edition.position, pl.Int64)), SESSION_SCHEMA).with_columns(
+        status=pl.col("status").fill_null("provisional"))
+
+
+def _rebuild(store: EventStore, con: duckdb.DuckDBPyConnection, position: int, clock: int,
+             batch_events: int) -> Refreshed:
+    """Every tournament rescored from zero into staging tables, a batch at a time, then swapped in."""
+    catalog = session_catalog(con, position)
+    staging = {name: f"rebuild_{table}" for name, table in _TABLES.items()}
+    for name, schema in (("board_scores", BOARD_SCHEMA), ("standings", STANDING_SCHEMA),
+                         ("sessions", SESSION_SCHEMA)):
+        con.register("empty_frame", pl.DataFrame(schema=schema))
+        con.execute(f"CREATE OR REPLACE TABLE {staging[name]} AS SELECT * FROM empty_frame")
+        con.unregister("empty_frame")
+    rows = 0
+    for batch in _batches(catalog, batch_events):
+        scored = _score(store, batch, position, clock)
+        rows += scored.board_scores.height
+        for name, frame in (("board_scores", scored.board_scores), ("standings", scored.standings),
+                            ("sessions", scored.sessions)):
+            _insert(con, staging[name], frame)
+        del scored
+    with _transaction(con):
+        con.execute("DROP VIEW IF EXISTS board_scores")
+        con.execute("DROP VIEW IF EXISTS standings")
+        for name, table in _TABLES.items():
+            con.execute(f"DROP TABLE IF EXISTS {table}")
+            con.execute(f"ALTER TABLE {staging[name]} RENAME TO {table}")
+        con.execute(VIEWS_SQL)
+        _write_state(con, position, clock)
+    log.info("projections rebuilt at log position %d: %d session(s)", position, catalog.height)
+    return Refreshed(position, clock, True, catalog.select("event_id", "session_id"), rows)
+
+
+def _batches(catalog: pl.DataFrame, batch_events: int) -> Iterator[pl.DataFrame]:
+    """The catalog cut into runs of whole tournaments of about `batch_events` events each."""
+    per_event = catalog.group_by("event_id", maintain_order=True).agg(pl.col("events").sum())
+    batch = per_event.with_columns(_batch=(pl.col("events").cum_sum() - 1) // max(batch_events, 1))
+    catalog = catalog.join(batch.select("event_id", "_batch"), on="event_id", how="left", maintain_order="left")
+    for _, part in catalog.group_by("_batch", maintain_order=True):
+        yield part.drop("_batch")
+
+
+# -- the tables ----------------------------------------------------------------------------------
+
+def _replace_events(con: duckdb.DuckDBPyConnection, events: Sequence[str], scored: _Scored) -> None:
+    """Within the caller's transaction: the tournaments' old rows out, their new rows in."""
+    for name, frame in (("board_scores", scored.board_scores), ("standings", scored.standings),
+                        ("sessions", scored.sessions)):
+        con.execute(f"DELETE FROM {_TABLES[name]} WHERE event_id IN (SELECT unnest(?))", [list(events)])
+        _insert(con, _TABLES[name], frame)
+
+
+def _insert(con: duckdb.DuckDBPyConnection, table: str, frame: pl.DataFrame) -> None:
+    if frame.is_empty():
+        return
+    con.register("incoming_rows", frame)
+    try:
+        con.execute(f"INSERT INTO {table} SELECT * FROM incoming_rows")
+    finally:
+        con.unregister("incoming_rows")
+
+
+def _tables_current(con: duckdb.DuckDBPyConnection) -> bool:
+    """Whether the projection tables have exactly the columns this version writes (a version that
+    adds a column to the views rebuilds them rather than inserting rows that do not fit)."""
+    for name, schema in (("board_scores", BOARD_SCHEMA), ("standings", STANDING_SCHEMA),
+                         ("sessions", SESSION_SCHEMA)):
+        columns = [row[0] for row in con.execute(
+            "SELECT column_name FROM duckdb_columns() WHERE table_name = ? AND schema_name = 'main'"
+            " ORDER BY column_index", [_TABLES[name]]).fetchall()]
+        if columns != list(schema):
+            return False
+    return True
+
+
+def _state(con: duckdb.DuckDBPyConnection) -> tuple[int, int] | None:
+    """(position, clock) the tables reflect; None when unknown (never refreshed, or written by a
+    version that kept no clock)."""
+    columns = {row[0] for row in con.execute(
+        "SELECT column_name FROM duckdb_columns() WHERE table_name = 'projection_state'"
+        " AND schema_name = 'main'").fetchall()}
+    if not {"position", "clock_us"} <= columns:
+        return None
+    rows = con.execute("SELECT position, clock_us FROM projection_state").fetchall()
+    return (int(rows[0][0]), int(rows[0][1])) if rows and rows[0][1] is not None else None
+
+
+def _write_state(con: duckdb.DuckDBPyConnection, position: int, clock: int) -> None:
+    con.execute("CREATE OR REPLACE TABLE projection_state AS SELECT ?::BIGINT AS position, ?::BIGINT AS clock_us",
+                [position, clock])
+
+
+def _head(con: duckdb.DuckDBPyConnection) -> int:
+    return int(con.execute("SELECT coalesce(max(position), 0) FROM events").fetchall()[0][0])
+
+
+@contextmanager
+def _transaction(con: duckdb.DuckDBPyConnection) -> Iterator[None]:
+    con.execute("BEGIN TRANSACTION")
+    try:
+        yield
+    except BaseException:
+        con.execute("ROLLBACK")
+        raise
+    con.execute("COMMIT")
+
+
+# -- reading the tables ----------------------------------------------------------------------------
+
+def read_tables(store: EventStore, sessions: pl.DataFrame | None = None) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """Board scores and standings from the projection tables (of `sessions` only, when given)."""
+    return read_table(store, "board_scores", sessions), read_table(store, "standings", sessions)
+
+
+def read_table(store: EventStore, name: str, sessions: pl.DataFrame | None = None) -> pl.DataFrame:
+    """`board_scores` or `standings` from the projection tables (of `sessions` only, when given)."""
+    schema = BOARD_SCHEMA if name == "board_scores" else STANDING_SCHEMA
+    with store.reader() as con:
+        if sessions is None:
+            rows = con.sql(f"SELECT * FROM {_TABLES[name]}").pl()
+        else:  # rows are stored a tournament at a time: DuckDB skips the others' row groups
+            rows = con.sql(f"SELECT * FROM {_TABLES[name]} WHERE event_id IN (SELECT unnest(?))",
+                           params=[sessions["event_id"].unique().to_list()]).pl()
+            rows = rows.join(sessions.select("event_id", "session_id"), on=["event_id", "session_id"], how="semi")
+    return conform(rows, schema)
+
+
+def export_tables(store: EventStore, outdir: str | Path, *, batch_events: int = BATCH_EVENTS) -> dict[str, Path]:
+    """board_scores.csv and standings.csv from the projection tables, the bytes `export_csv` writes
+    for the same edition; written a batch of tournaments at a time (they sort first by event)."""
+    out = Path(outdir)
+    out.mkdir(parents=True, exist_ok=True)
+    paths = {"board_scores": out / "board_scores.csv", "standings": out / "standings.csv"}
+    with store.reader() as con:
+        events = con.sql(f"SELECT event_id, count(*) AS events FROM {_TABLES['board_scores']}"
+                         " GROUP BY event_id").pl()
+        events = pl.concat([events, con.sql(f"SELECT DISTINCT event_id, 0::BIGINT AS events FROM "
+                                            f"{_TABLES['standings']}").pl()]).group_by("event_id").agg(
+            pl.col("events").sum()).sort("event_id")
+        batches = list(_batches(events.with_columns(session_id=pl.lit("")), batch_events)) or [
+            pl.DataFrame(schema={"event_id": pl.String})]
+        for name, schema in (("board_scores", BOARD_SCHEMA), ("standings", STANDING_SCHEMA)):
+            with paths[name].open("wb") as sink:
+                for index, batch in enumerate(batches):
+                    rows = con.sql(f"SELECT * FROM {_TABLES[name]} WHERE event_id IN (SELECT unnest(?))",
+                                   params=[batch["event_id"].to_list()]).pl()
+                    spreadsheet_safe(canonical_order(conform(rows, schema))).write_csv(
+                        sink, float_precision=4, include_header=index == 0)
+    return paths

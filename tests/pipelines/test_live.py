@@ -1,0 +1,155 @@
+"""Live projections: session-keyed replay, incremental refresh, status over time, old stores."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from pathlib import Path
+
+import polars as pl
+import pytest
+from polars.testing import assert_frame_equal
+
+from pipelines.director import TableRef, publish_scores, request_correction
+from pipelines.ingest import IngestOptions, ingest_bytes, ingest_file
+from pipelines.live import export_tables, read_tables, refresh
+from pipelines.projections import export_csv, score_projection, score_store
+from pipelines.replay import publication_windows, replay
+from pipelines.store import EventStore, to_epoch_us
+from pipelines.tasks import close_due_periods, score_at
+from tests.conftest import RECORDED_AT, SAMPLE_DATA
+
+EVENT = "club-championship-2026"
+PLAYED = datetime(2026, 11, 21, 18, 0, tzinfo=UTC)
+PUBLISHED = datetime(2026, 11, 21, 20, 0, tzinfo=UTC)
+
+
+def _second_session(store: EventStore, *, at: datetime, session: str = "2", event: str = EVENT) -> None:
+    data = (SAMPLE_DATA / "club_championship_traveller.csv").read_bytes()
+    ingest_bytes(store, data.replace(f"{EVENT},1,".encode(), f"{event},{session},".encode()),
+                 source=f"{event}-{session}.csv", recorded_at=RECORDED_AT, options=IngestOptions(occurred_at=at))
+
+
+@pytest.fixture
+def two_sessions(store: EventStore) -> EventStore:
+    ingest_file(store, SAMPLE_DATA / "club_championship_traveller.csv", recorded_at=RECORDED_AT,
+                options=IngestOptions(occurred_at=PLAYED))
+    _second_session(store, at=PLAYED)
+    publish_scores(store, EVENT, "1", at=PUBLISHED)
+    return store
+
+
+def test_a_session_replay_equals_the_whole_replay_of_that_session(two_sessions: EventStore) -> None:
+    request_correction(two_sessions, TableRef(EVENT, "2", 1, "4", "A"), at=datetime(2026, 11, 21, 20, 10, tzinfo=UTC),
+                       correction_id="c1", requested_by="NS 4", reason="nine tricks", tricks=9)
+    whole = score_projection(replay(two_sessions))
+    alone = score_projection(replay(two_sessions, sessions=[(EVENT, "2")]))
+    mine = pl.col("session_id") == "2"
+    assert alone.board_scores.height == 338
+    assert_frame_equal(alone.board_scores, whole.board_scores.filter(mine))
+    assert_frame_equal(alone.standings, whole.standings.filter(mine))
+    assert alone.projection.corrections["correction_id"].to_list() == ["c1"]
+    assert alone.projection.windows.is_empty()  # session 2 was never published
+    assert alone.as_of_us == whole.as_of_us  # the whole log's clock, not the session's
+
+
+def test_refresh_rescores_only_the_touched_event_and_matches_a_full_replay(two_sessions: EventStore,
+                                                                          tmp_path: Path) -> None:
+    first = refresh(two_sessions)
+    assert first.full and first.sessions.height == 2
+    assert refresh(two_sessions).sessions.is_empty()  # nothing new: nothing rescored
+    _second_session(two_sessions, at=PLAYED, session="3")
+    other = (SAMPLE_DATA / "club_championship_traveller.csv").read_bytes().replace(EVENT.encode(), b"other-event")
+    ingest_bytes(two_sessions, other, source="other.csv", recorded_at=RECORDED_AT,
+                 options=IngestOptions(occurred_at=PLAYED))
+    refresh(two_sessions)
+    request_correction(two_sessions, TableRef("other-event", "1", 2, "3", "A"),
+                       at=datetime(2026, 11, 21, 20, 5, tzinfo=UTC), correction_id="o1", requested_by="EW",
+                       reason="eight", tricks=8)
+    touched = refresh(two_sessions)
+    assert not touched.full
+    assert touched.sessions.rows() == [("other-event", "1")]
+    assert touched.board_rows == 338
+    live = export_tables(two_sessions, tmp_path / "live")
+    whole = export_csv(score_store(two_sessions), tmp_path / "whole")
+    assert {n: p.read_bytes() for n, p in live.items()} == {n: p.read_bytes() for n, p in whole.items()}
+
+
+def test_a_period_that_ends_with_no_event_of_its_own_turns_final(two_sessions: EventStore) -> None:
+    refresh(two_sessions)
+    _, standings = read_tables(two_sessions)
+    assert set(standings.filter(pl.col("session_id") == "1")["status"]) == {"provisional"}
+    # Two hours later another event's session is played: the log's clock passes session 1's deadline.
+    _second_session(two_sessions, at=datetime(2026, 11, 21, 22, 0, tzinfo=UTC), event="next-club-night")
+    done = refresh(two_sessions)
+    assert sorted(done.sessions.rows()) == [(EVENT, "1"), (EVENT, "2"), ("next-club-night", "2")]
+    board, standings = read_tables(two_sessions)
+    assert set(standings.filter(pl.col("session_id") == "1")["status"]) == {"final"}
+    assert set(board.filter(pl.col("session_id") == "1")["status"]) == {"final"}
+    assert set(standings.filter(pl.col("session_id") == "2")["status"]) == {"provisional"}  # never published
+
+
+def test_the_close_periods_task_and_score_agree(two_sessions: EventStore, tmp_path: Path) -> None:
+    score_at(str(two_sessions.path), two_sessions.head(), str(tmp_path / "before"))
+    assert set(pl.read_csv(tmp_path / "before" / "standings.csv").filter(pl.col("session_id") == 1)["status"]) \
+        == {"provisional"}
+    closed = close_due_periods(str(two_sessions.path), "2026-11-21T21:00:00+00:00", str(tmp_path / "final"))
+    assert closed == [f"{EVENT}/1"]
+    final = pl.read_csv(tmp_path / "final" / "standings.csv")
+    assert set(final.filter(pl.col("session_id") == 1)["status"]) == {"final"}
+    # The CLI's score (a refresh) shows what the task published, and a replay of the whole log agrees.
+    refresh(two_sessions)
+    assert set(read_tables(two_sessions)[1].filter(pl.col("session_id") == "1")["status"]) == {"final"}
+    cutoff = to_epoch_us(datetime(2026, 11, 21, 21, tzinfo=UTC))
+    assert_frame_equal(publication_windows(two_sessions, as_of_us=cutoff),
+                       replay(two_sessions, as_of_us=cutoff).windows)
+
+
+def test_a_store_written_before_live_projections_migrates_verifies_and_scores(two_sessions: EventStore,
+                                                                              tmp_path: Path) -> None:
+    # What the previous version left in a store: the events, two projection tables, and a state
+    # table with a position only (written as its `write_views` wrote them).
+    edition = score_store(two_sessions)
+    with two_sessions.writer() as con:
+        con.execute("DROP VIEW IF EXISTS board_scores")
+        con.execute("DROP VIEW IF EXISTS standings")
+        for table in ("projection_board_scores", "projection_standings", "projection_sessions", "projection_state"):
+            con.execute(f"DROP TABLE IF EXISTS {table}")
+        con.register("old_board", edition.board_scores)
+        con.register("old_standings", edition.standings)
+        con.execute("CREATE TABLE projection_board_scores AS SELECT * FROM old_board")
+        con.execute("CREATE TABLE projection_standings AS SELECT * FROM old_standings")
+        con.execute("CREATE TABLE projection_state AS SELECT ?::BIGINT AS position", [edition.position])
+        events_before = con.execute("SELECT position, hash FROM events ORDER BY position").fetchall()
+        columns_before = con.execute("SELECT column_name, data_type FROM duckdb_columns()"
+                                     " WHERE table_name = 'events' ORDER BY column_index").fetchall()
+    done = refresh(two_sessions)
+    assert done.full  # the old state had no clock: rebuilt, not trusted
+    assert two_sessions.verify().ok
+    with two_sessions.reader() as con:
+        assert con.execute("SELECT position, hash FROM events ORDER BY position").fetchall() == events_before
+        assert con.execute("SELECT column_name, data_type FROM duckdb_columns()"
+                           " WHERE table_name = 'events' ORDER BY column_index").fetchall() == columns_before
+        tables = {row[0] for row in con.execute("SELECT table_name FROM duckdb_tables()").fetchall()}
+        count = con.execute("SELECT count(*) FROM board_scores").fetchall()[0][0]
+    assert {"projection_sessions", "projection_state"} <= tables
+    assert count == edition.board_scores.height == 676
+    live = export_tables(two_sessions, tmp_path / "live")
+    whole = export_csv(edition, tmp_path / "whole")
+    assert {n: p.read_bytes() for n, p in live.items()} == {n: p.read_bytes() for n, p in whole.items()}
+
+
+def test_tables_with_other_columns_are_rebuilt_not_continued(two_sessions: EventStore) -> None:
+    refresh(two_sessions)
+    with two_sessions.writer() as con:  # as a version with one column fewer left them
+        con.execute("ALTER TABLE projection_board_scores DROP COLUMN points_ew")
+    _second_session(two_sessions, at=PLAYED, session="3")
+    assert refresh(two_sessions).full
+    with two_sessions.reader() as con:
+        assert "points_ew" in {row[0] for row in con.execute("DESCRIBE board_scores").fetchall()}
+
+
+def test_an_as_of_edition_written_to_the_views_is_rebuilt_not_continued(two_sessions: EventStore) -> None:
+    from pipelines.projections import write_views
+
+    write_views(two_sessions, score_store(two_sessions, as_of_us=to_epoch_us(PLAYED)))
+    assert refresh(two_sessions).full
