@@ -1,7 +1,8 @@
 """The event log: one append-only DuckDB table, a hash chain, and one write path.
 
 Rules (DESIGN.md, "The event log"):
-- `append` is the only function that writes events. No UPDATE or DELETE exists in this code base.
+- `append` is the only function that writes events. No UPDATE or DELETE touches `events`; the only
+  DELETE in the code base swaps rows of the derived projection tables (`pipelines.live`).
 - One call of `append` is one transaction: all its events or none.
 - `UNIQUE(stream_id, stream_version)` is the whole optimistic-concurrency story; a clash becomes
   our own `ConcurrencyError`.

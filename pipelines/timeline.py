@@ -12,7 +12,7 @@ from __future__ import annotations
 import logging
 import tomllib
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Annotated, Literal
 
@@ -141,15 +141,17 @@ def load_timeline(path: str | Path) -> list[Step]:
 def run_timeline(store: EventStore, path: str | Path, *, recorded_at: datetime | None = None) -> list[StepOutcome]:
     """Carry out every step of the timeline at `path` (files and conditions relative to it).
 
-    `recorded_at` is when the facts reach the log; None records each at its own time (a replay of
-    the weekend as it happened). A refused step (a broken file, a request the director commands
+    Every fact keeps the time the step says it happened (`occurred_at`); `recorded_at` is when the
+    files reach the log, now unless given, never the claimed time (the director commands record
+    their own append time). A refused step (a broken file, a request the director commands
     refuse) is reported and the weekend goes on, as it would at the scorer's table.
     """
     folder = Path(path).resolve().parent
+    arrived = recorded_at or datetime.now(UTC)  # the edge: when the files reached us
     outcomes = []
     for step in load_timeline(path):
         try:
-            message = _carry_out(store, step, folder, recorded_at or step.at)
+            message = _carry_out(store, step, folder, arrived)
         except ValueError as exc:  # DirectorError, IngestRejected's kin and pydantic's errors are ValueErrors
             outcomes.append(StepOutcome(step, False, str(exc)))
             log.warning("%s %s refused: %s", step.at.isoformat(), step.action, exc)

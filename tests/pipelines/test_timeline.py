@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib.util
 import sys
+from datetime import UTC, datetime
 from pathlib import Path
 
 import polars as pl
@@ -62,6 +63,13 @@ def test_every_result_read_is_scored(weekend: tuple[EventStore, list[StepOutcome
         "swiss-teams-2026/1/": 4 * 6 * 4 * 2,
     }
     assert scores.filter(pl.col("event_id").str.starts_with("harbour")).is_empty()
+
+
+def test_files_keep_when_they_happened_and_when_they_arrived(weekend: tuple[EventStore, list[StepOutcome]]) -> None:
+    store, _ = weekend
+    [first] = [e for e in store.read(types=["SourceFileIngested"]) if e.payload["name"] == "riverside_pairs.csv"]
+    assert first.occurred_at == datetime(2026, 11, 20, 21, 15, tzinfo=UTC)  # the step's time (22:15 CET)
+    assert first.recorded_at > first.occurred_at  # appended now, not back-dated to the claim
 
 
 def test_corrections_are_decided_by_the_times_in_the_log(weekend: tuple[EventStore, list[StepOutcome]]) -> None:
