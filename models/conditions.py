@@ -50,9 +50,11 @@ class MatchpointRules(BaseModel):
 
     scale: Literal["2/1/0", "1/0.5/0"] = "2/1/0"
     """Units per comparison beaten / tied / lost: 2/1/0 (WBF, EBU) or 1/½/0 (Law 78A footnote, ACBL)."""
-    factoring: Literal["neuberg", "ratio", "none"] = "neuberg"
+    factoring: Literal["neuberg", "ratio", "average", "none"] = "neuberg"
     """How a group of n < N comparable results is scaled to N: Neuberg (WBF/EBU/ACBL since 1991),
-    the legacy simple ratio top_N/top_n (not Neuberg; some club programs), or none."""
+    the legacy simple ratio top_N/top_n (not Neuberg; some club programs), 'average' (each missing
+    comparison counts as a tie: MP_n + (top_N - top_n) / 2, the old manual method that ScoreBridge
+    and some EBU-world club programs still use), or none (BBO: each board on its own top)."""
     factoring_basis: Literal["section", "board"] = "section"
     """What N is: 'section' = the most results any board has in the section (all boards share one
     top, EBU/Compscore totals); 'board' = the rows on this board, artificial ones included
@@ -360,12 +362,16 @@ PROGRAM_CONVENTIONS: dict[str, dict[str, Any]] = {
     },
     "magic contest": {"board_decimals": 1},
     "ruter i norge": {"board_decimals": 1},
+    "scorebridge": {"matchpoints": {"factoring": "average"}},
+    "bbo helper": {"matchpoints": {"factoring": "none"}},
 }
 """What known scoring programs do where the Laws leave a choice, keyed by a word of the program's
 name (matched case-insensitively at the start of the name). Checked against their published files
 (corpus oracles): Compscore trims the highest and lowest score from a Butler datum and factors a
 pair's total to the section's top with unplayed boards at its own average; Magic Contest and Ruter
-round each board's score to 0.1 before totalling."""
+round each board's score to 0.1 before totalling. ScoreBridge counts each missing comparison as a
+tie (the 'average' factoring); BBO (its results as the BBO Helper add-on exports them) scores each
+board on its own top, with no factoring."""
 
 
 def conditions_from_file(tag: str | None, program: str | None,

@@ -25,7 +25,7 @@ from typing import Literal
 import polars as pl
 
 from models.conditions import ArtificialScores, MatchpointRules
-from pipelines.scoring.neuberg import neuberg_expr, ratio_expr
+from pipelines.scoring.neuberg import average_expr, neuberg_expr, ratio_expr
 
 log = logging.getLogger(__name__)
 
@@ -195,6 +195,8 @@ def _factor(raw: pl.Expr, rules: MatchpointRules) -> pl.Expr:
         return neuberg_expr(raw, pl.col("_n"), pl.col("_N"))
     if rules.factoring == "ratio":
         return ratio_expr(raw, pl.col("_n"), pl.col("_N"))
+    if rules.factoring == "average":
+        return average_expr(raw, pl.col("_n"), pl.col("_N"))
     return raw - 1.0
 
 

@@ -2,7 +2,8 @@
 
 Neuberg (WBF/EBU/ACBL since 1991), in 2/1/0 units: ``MP_N = (MP_n + 1) * N / n - 1``; the 1/½/0
 form ``(MP_n + 0.5) * N / n - 0.5`` is exactly half of it. The legacy "ratio" factoring
-``MP_n * top_N / top_n`` is not Neuberg; it is kept only because some club programs use it.
+``MP_n * top_N / top_n`` is not Neuberg; it is kept only because some club programs use it, and
+so is the old manual method ``MP_n + (N - n)`` (each missing comparison scored as a tie).
 """
 
 from __future__ import annotations
@@ -36,3 +37,9 @@ def ratio_expr(raw: pl.Expr, results: pl.Expr, expected: pl.Expr) -> pl.Expr:
     top_n = 2.0 * (results.cast(pl.Float64) - 1.0)
     top_big = 2.0 * (expected.cast(pl.Float64) - 1.0)
     return pl.when(top_n > 0).then((raw - 1.0) * top_big / top_n).otherwise(top_big / 2.0)
+
+
+def average_expr(raw: pl.Expr, results: pl.Expr, expected: pl.Expr) -> pl.Expr:
+    """The manual method in 2/1/0 units: MP_n + (top_N - top_n) / 2 = MP_n + (N - n), every missing
+    comparison scored as a tie (pjms.nl "the manual method"; it pulls scores toward 50 %)."""
+    return raw - 1.0 + (expected.cast(pl.Float64) - results.cast(pl.Float64))

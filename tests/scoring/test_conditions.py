@@ -166,3 +166,12 @@ def test_a_files_program_adds_its_known_conventions() -> None:
     assert (unknown.butler.trim, unknown.board_decimals) == ("count", None)
     stated_wins = conditions_from_file("IMP;Butler;Mean", "Compscore3")
     assert stated_wins.butler.trim == "none"  # the file's own statement beats the program's habit
+
+
+def test_programs_that_factor_otherwise_get_their_rule_without_a_conditions_file() -> None:
+    from models.conditions import conditions_from_file
+
+    assert conditions_from_file("MP", "ScoreBridge 7.2").matchpoints.factoring == "average"
+    bbo = conditions_from_file("MP", "BBO Helper browser add-on (Matthew Kidd)")
+    assert bbo.matchpoints.factoring == "none"
+    assert conditions_from_file("MP", "BridgeComposer Version 5.57").matchpoints.factoring == "neuberg"

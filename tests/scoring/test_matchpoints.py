@@ -187,6 +187,18 @@ def test_ratio_factoring_legacy_option() -> None:
     assert by_table(boards, "mp_ns")[:3] == [6.0, 3.0, 0.0]  # 4, 2, 0 of top 4 scaled to top 6
 
 
+def test_average_factoring_counts_each_missing_comparison_as_a_tie() -> None:
+    """ScoreBridge's rule: MP_n + (top_N - top_n) / 2; the artificial row makes N = 4, n = 3."""
+    rows = traveller([300, 200, 100, "A/A"])
+    boards, _ = scored(rows, matchpoints={"factoring": "average"})
+    assert by_table(boards, "mp_ns")[:3] == [5.0, 3.0, 1.0]  # 4, 2, 0 of top 4, plus one tie each
+    assert by_table(boards, "mp_ew")[:3] == [1.0, 3.0, 5.0]
+    halves, _ = scored(rows, matchpoints={"factoring": "average", "scale": "1/0.5/0"})
+    assert by_table(halves, "mp_ns")[:3] == [2.5, 1.5, 0.5]
+    neuberg, _ = scored(rows)
+    assert by_table(neuberg, "mp_ns")[:3] == pytest.approx([5.6667, 3.0, 0.3333], abs=1e-4)
+
+
 def test_board_basis_versus_section_basis() -> None:
     """A board played 3 times in a section where others were played 4 times."""
     rows = traveller([300, 200, 100, 0]) + traveller([300, 200, 100], board=2)
