@@ -23,8 +23,16 @@ MEASURES: dict[str, tuple[str, float]] = {
     "imp_ew": ("imp_ew", 0.0051),
     "cross_imp_ns": ("imp_ns", 0.0051),
     "cross_imp_ew": ("imp_ew", 0.0051),
+    "pct_ns": ("pct_ns", 0.0051),
+    "pct_ew": ("pct_ew", 0.0051),
+    "datum": ("datum", 0.5),
 }
-"""Published key -> (our board_scores column, tolerance). Files round MPs to 0.1 and IMPs to 0.01."""
+"""Published key -> (our board_scores column, tolerance). Files round MPs to 0.1 and IMPs to 0.01;
+percentages to whole numbers, 0.1 or 0.01 (`_ROUNDED_TO` widens the tolerance to what a published
+value's own decimals allow); datums are whole points."""
+
+_ROUNDED_TO = frozenset({"pct_ns", "pct_ew"})
+"""Measures whose files round them to varying decimals: a value published as 61 only says 60.5-61.5."""
 
 DIFF_SCHEMA = {
     "event_id": pl.String, "session_id": pl.String, "section": pl.String, "board": pl.Int64,
@@ -60,5 +68,15 @@ def published_differences(store: EventStore, edition: ScoredEdition) -> pl.DataF
     mapping = pl.DataFrame({"measure": list(MEASURES), "column": [c for c, _ in MEASURES.values()],
                             "tolerance": [t for _, t in MEASURES.values()]})
     compared = theirs.join(mapping, on="measure").join(ours, on=[*_TABLE, "column"], how="left")
-    differs = pl.col("ours").is_null() | ((pl.col("ours") - pl.col("theirs")).abs() > pl.col("tolerance"))
+    differs = pl.col("ours").is_null() | ((pl.col("ours") - pl.col("theirs")).abs() > tolerance_expr())
     return compared.filter(differs).select(list(DIFF_SCHEMA)).sort([*_TABLE, "measure"])
+
+
+def tolerance_expr() -> pl.Expr:
+    """The measure's tolerance, or half a unit of the last decimal a rounded value was published to."""
+    theirs = pl.col("theirs")
+    decimals = (pl.when((theirs - theirs.round(0)).abs() < 1e-9).then(0)
+                .when((theirs - theirs.round(1)).abs() < 1e-9).then(1).otherwise(2))
+    by_decimals = 0.5 * pl.lit(10.0).pow(-decimals) + 1e-6
+    return pl.when(pl.col("measure").is_in(list(_ROUNDED_TO))).then(
+        pl.max_horizontal(by_decimals, pl.col("tolerance"))).otherwise(pl.col("tolerance"))

@@ -1,9 +1,9 @@
 """`ingest F && score` reproduces a real program's published scores with no configuration.
 
 Through the whole pipeline (reader -> events -> replay -> engine), every value each oracle file
-publishes is compared with ours by `diff-published`. The only differences allowed are the rows
-`corpus/SOURCES.md` says were hand-edited, and one RealBridge table whose other room is not in the
-file (we leave it unscored rather than guess).
+publishes is compared with ours by `diff-published`: scores, MPs, IMPs, percentages and Butler
+datums. The only differences allowed are the rows `corpus/SOURCES.md` says were hand-edited, and one
+RealBridge table whose other room is not in the file (we leave it unscored rather than guess).
 """
 
 from __future__ import annotations
@@ -21,17 +21,17 @@ from tests.conftest import CORPUS, RECORDED_AT
 
 ORACLES = [
     # file, session method as scheduled from the file, values compared, allowed differences (board, table)
-    ("pbn/ffb_dn1_finale_2022_seance1.pbn", "MP", 1976, set()),
-    ("pbn/ffb_dn1_finale_2022_seance5.pbn", "MP", 1847, set()),
-    ("pbn/ruter7_klubbkveld_2012_butler.pbn", "BUTLER", 504, set()),
+    ("pbn/ffb_dn1_finale_2022_seance1.pbn", "MP", 3296, set()),
+    ("pbn/ffb_dn1_finale_2022_seance5.pbn", "MP", 3079, set()),
+    ("pbn/ruter7_klubbkveld_2012_butler.pbn", "BUTLER", 672, set()),
     ("pbn/endplay_realbridge_2021_teams.pbn", "IMP_TEAMS", 877, {(20, "6")}),
     ("usebio/abf_mp_pairs_mitchell.xml", "MP", 1536, set()),
     ("usebio/abf_mp_pairs_mitchell_03.xml", "MP", 378, set()),
     ("usebio/abf_mp_pairs_mitchell_04.xml", "MP", 402, set()),
     ("usebio/abf_mp_pairs_howell.xml", "MP", 482, set()),
     ("usebio/abf_mp_pairs_mitchell_adjusted_02.xml", "MP", 1697, {(3, "1NS-1EW"), (4, "1NS-21EW")}),
-    ("usebio/abf_butler_howell.xml", "BUTLER", 420, set()),
-    ("usebio/abf_butler_mitchell.xml", "BUTLER", 734, set()),
+    ("usebio/abf_butler_howell.xml", "BUTLER", 560, set()),
+    ("usebio/abf_butler_mitchell.xml", "BUTLER", 979, set()),
     ("usebio/abf_cross_imp_howell.xml", "CROSS_IMP", 324, set()),
 ]
 
@@ -58,3 +58,32 @@ def test_the_hand_edited_abf_board_is_the_only_thing_that_differs() -> None:
         differences = published_differences(store, score_store(store))
     per_board = differences.group_by("board").agg(pl.col("table_id").n_unique()).sort("board").rows()
     assert per_board == [(1, 19), (3, 1), (4, 1)]
+
+
+def test_measures_per_file_include_percentages_and_datums(tmp_path: Path) -> None:
+    store = EventStore(tmp_path / "ffb.duckdb")
+    ingest_file(store, CORPUS / "pbn/ffb_dn1_finale_2022_seance1.pbn", recorded_at=RECORDED_AT)
+    counts = dict(published_values(store, store.head()).group_by("measure").len().rows())
+    assert counts == {"score_ns": 656, "mp_ns": 660, "mp_ew": 660, "pct_ns": 660, "pct_ew": 660}
+
+
+def test_a_field_the_file_does_not_hold_is_reported_not_hidden(tmp_path: Path) -> None:
+    """BBO Helper's daylong: each board's ScorePercentage is against a field the file leaves out."""
+    store = EventStore(tmp_path / "bbo.duckdb")
+    ingest_file(store, CORPUS / "pbn/bbohelper_daylong_2024-06-02.pbn", recorded_at=RECORDED_AT)
+    differences = published_differences(store, score_store(store))
+    assert differences["measure"].to_list() == ["pct_ns"] * 8
+    assert differences["ours"].null_count() == 8
+    assert differences.filter(pl.col("board") == 1)["theirs"].item() == 51.32
+
+
+@pytest.mark.parametrize(("theirs", "ours", "differs"), [
+    (61.0, 61.4, False), (61.0, 61.6, True), (61.2, 61.24, False), (61.2, 61.26, True),
+    (61.25, 61.254, False), (61.25, 61.256, True),
+])
+def test_a_percentage_may_differ_by_half_its_last_published_decimal(theirs: float, ours: float, differs: bool) -> None:
+    from pipelines.published import tolerance_expr
+
+    frame = pl.DataFrame({"measure": ["pct_ns"], "theirs": [theirs], "ours": [ours], "tolerance": [0.0051]})
+    flagged = frame.select(((pl.col("ours") - pl.col("theirs")).abs() > tolerance_expr()).alias("d"))["d"].item()
+    assert flagged is differs
