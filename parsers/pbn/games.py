@@ -30,7 +30,7 @@ from parsers.pbn.lexer import (
     scan_chunk,
     section_tokens,
 )
-from parsers.pbn.tables import Table, parse_table
+from parsers.pbn.tables import Table, is_element, parse_table
 
 SECTION_TAGS = frozenset({"Auction", "Play"})
 """Tags whose section data are calls or cards."""
@@ -244,7 +244,7 @@ class PbnGame:
             line, _ = self.locate(("offset", self.layout.section_starts[tag_index], 0))
             found, last = [], 0
             for token in section_tokens(section):
-                if token.kind in ("word", "string"):
+                if is_element(token):
                     line += section.count("\n", last, token.offset)
                     last = token.offset
                     found.append(line)
@@ -266,7 +266,7 @@ class PbnGame:
         elif kind == "token":
             found = [*token_offsets(section), -1]
         else:
-            found = [*(t.offset for t in section_tokens(section) if t.kind in ("word", "string")), -1]
+            found = [*(t.offset for t in section_tokens(section) if is_element(t)), -1]
         cache[(kind, tag_index)] = found
         return [o for o in found if o >= 0]
 

@@ -14,7 +14,7 @@ from typing import NamedTuple
 
 from parsers.numbers import whole_number
 from parsers.pbn.issues import Issue, at_cell, at_value, error, strict
-from parsers.pbn.lexer import escape, section_tokens, unescape
+from parsers.pbn.lexer import SectionToken, escape, section_tokens, unescape
 
 _COLUMN = re.compile(r"([+-]?)([^\\;]*)(?:\\([0-9]+)([LR]?))?")
 _FORBIDDEN = re.compile(r"[\[\]{}%;]")
@@ -133,7 +133,7 @@ def parse_table(name: str, value: str, section: str, tag_index: int = 0) -> Tabl
     comments: list[str] = []
     current_line, count = -1, 0
     for token in section_tokens(section):
-        if token.kind in ("comment", "bad") and token.text[:1] in "{;":
+        if not is_element(token):
             if count:
                 issues.append(strict("pbn.table.comment", "Commentary after a table element is not "
                                      "allowed (only after the table's tag).", at_cell(tag_index, count - 1)))
@@ -152,6 +152,12 @@ def parse_table(name: str, value: str, section: str, tag_index: int = 0) -> Tabl
     lines = tuple(tuple(line) for line in lines_out)
     issues.extend(_count_issues(name, columns, lines, tag_index))
     return Table(name, columns, lines, tuple(comments), tuple(issues))
+
+
+def is_element(token: SectionToken) -> bool:
+    """Whether `parse_table` counts `token` as a table element: everything but comments, an unclosed
+    string included (it is an element with an error), so element positions agree everywhere."""
+    return not (token.kind in ("comment", "bad") and token.text[:1] in "{;")
 
 
 def _count_issues(name: str, columns: tuple[Column, ...], lines: tuple[tuple[str, ...], ...],

@@ -139,3 +139,17 @@ def test_a_play_without_a_contract_to_follow_is_reported_as_dropped(text: str, r
 @pytest.mark.parametrize("text", [game(1) + '[Play "W"]\n*\n', _HAND + '[Contract "Pass"]\n[Play "W"]\n*\n'])
 def test_an_empty_play_section_without_a_contract_drops_nothing(text: str) -> None:
     assert pbn.loads(text).diagnostics == ()
+
+
+def test_an_unclosed_string_in_a_traveller_row_is_positioned_and_the_rows_after_it_are_kept() -> None:
+    """Found by scripts/fuzz_readers.py (seed 101): an unclosed string is a table element with an
+    error; every place that counts elements must count it, or later rows point past the file."""
+    rows = '1 1 2 3NT N 9\n2 3 4 4S S "10\n3 5 6 2H S 8\n4 7 8 1NT N 7'
+    text = (f'[Board "1"]\n[Dealer "N"]\n[Vulnerable "None"]\n[Deal "{DEAL}"]\n'
+            f'[ScoreTable "Table;PairId_NS;PairId_EW;Contract;Declarer;Result"]\n{rows}\n')
+    for parsed in (pbn.loads(text, source="open.pbn"), pbn.loads(text, source="open.pbn", strict=True)):
+        sound(parsed)
+        element = [d for d in parsed.diagnostics if d.code == "pbn.table.element"]
+        assert [(d.line, d.column) for d in element] == [(7, 12)]
+    lenient = pbn.loads(text, source="open.pbn")
+    assert [(r.table_id, r.at.line) for r in lenient.results] == [("1", 6), ("3", 8), ("4", 9)]
