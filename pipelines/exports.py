@@ -6,7 +6,6 @@ contestants with our standings as their published totals) and a writer from `par
 
 from __future__ import annotations
 
-import importlib
 from typing import Any
 
 import polars as pl
@@ -15,6 +14,7 @@ from models.board import Vulnerability
 from models.cards import Card, Deal, Seat
 from models.contract import Contract
 from models.events import Player, session_stream
+from parsers.formats import WRITERS
 from parsers.records import (
     ArtificialRecord,
     BoardRecord,
@@ -26,9 +26,6 @@ from parsers.records import (
 )
 from pipelines.projections import ScoredEdition, score_store
 from pipelines.store import EventStore, StoredEvent
-
-WRITERS = {"pbn": "parsers.pbn_writer", "lin": "parsers.lin_writer"}
-"""Format -> writer module (each has `dumps(parsed: ParsedFile) -> str`)."""
 
 
 class ExportError(ValueError):
@@ -60,11 +57,10 @@ def session_records(store: EventStore, event_id: str, session_id: str,
 
 def export_session(store: EventStore, event_id: str, session_id: str, fmt: str) -> str:
     """The session written in `fmt` (pbn or lin)."""
-    module = WRITERS.get(fmt)
-    if module is None:
+    writer = WRITERS.get(fmt)
+    if writer is None:
         raise ExportError(f"cannot export {fmt!r}; formats: {', '.join(sorted(WRITERS))}")
-    text: str = importlib.import_module(module).dumps(session_records(store, event_id, session_id))
-    return text
+    return writer.dumps(session_records(store, event_id, session_id))
 
 
 def _at(event: StoredEvent) -> Position:
