@@ -63,7 +63,7 @@ class Writer:
 
 
 def _csv_loads(data: bytes, *, source: str, strict: bool = False) -> ParsedFile:
-    from parsers.csv_traveller import loads
+    from parsers.csv import loads
 
     return loads(data, source=source, strict=strict)
 
@@ -99,13 +99,13 @@ def _usebio_loads(data: bytes, *, source: str, strict: bool = False) -> ParsedFi
 
 
 def _pbn_dumps(parsed: ParsedFile) -> str:
-    from parsers.pbn_writer import dumps
+    from parsers.pbn.writer import dumps
 
     return dumps(parsed)
 
 
 def _lin_dumps(parsed: ParsedFile) -> str:
-    from parsers.lin_writer import dumps
+    from parsers.lin.writer import dumps
 
     return dumps(parsed)
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from parsers.lin_fast_lex import Bools, Ints, require
+from parsers.lin.fast_bytes import Bools, Ints, require
 
 _TRUMP_SUIT = np.array([3, 2, 1, 0, -1], dtype=np.int8)  # strain C, D, H, S, NT -> suit number (-1: none)
 _TURN = np.tile(np.arange(4, dtype=np.int8), 13)  # place of each card in its trick
@@ -111,7 +111,7 @@ def _revoked(when: Ints, holder: Ints, off_suit: Ints, seat: Ints, led: Ints) ->
 
 
 def declarer_tricks(contract: Bools, tricks: Tricks, claim: Ints) -> Ints:
-    """Tricks taken by declarer (-1 where there is no contract), exactly as `parsers.lin_board` settles them.
+    """Tricks taken by declarer (-1 where there is no contract), exactly as `parsers.lin.records` settles them.
 
     All 13 tricks played: the play counts, and a claim (`mc`) must agree with it. Otherwise a claim
     must be consistent with the tricks already won and still to play. Declines on cards or a claim

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from parsers.auction import BIDS, CALL_SPELLINGS, DOUBLE, PASS, REDOUBLE
-from parsers.lin_fast_lex import Bools, Ints, require
+from parsers.lin.fast_bytes import Bools, Ints, require
 
 CALL_NAMES: tuple[str, ...] = (*BIDS, PASS, DOUBLE, REDOUBLE)
 """Normalised calls (`ResultRecord.auction` spelling) by call number."""

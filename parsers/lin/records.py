@@ -17,8 +17,8 @@ from models.diagnostics import Severity
 from models.events import Player
 from parsers.auction import CALL_SPELLINGS, normalise_call, replay_masks, summarise_auction
 from parsers.construct import instance
-from parsers.lin_lexer import Reporter, Tokens
-from parsers.lin_values import CARD_CODES, CARDS, ParsedDeal, parse_md, parse_rs, parse_vulnerability
+from parsers.lin.lexer import Reporter, Tokens
+from parsers.lin.values import CARD_CODES, CARDS, ParsedDeal, parse_md, parse_rs, parse_vulnerability
 from parsers.numbers import whole_number
 from parsers.records import BoardRecord, Position, PublishedValues, ResultRecord
 
