@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import REPO
+from models.diagnostics import CODE_SCHEME
+from tests.conftest import CORPUS, REPO
 
 PARSERS = REPO / "parsers"
 FORMATS = ["csv", "lin", "pbn", "usebio"]
@@ -86,3 +87,27 @@ def test_each_format_is_one_package_of_the_same_shape(fmt: str) -> None:
 def test_no_parser_module_is_over_the_size_limit() -> None:
     sizes = {str(p.relative_to(REPO)): len(p.read_text().splitlines()) for p in PARSERS.rglob("*.py")}
     assert {path: n for path, n in sizes.items() if n > MAX_LINES} == {}
+
+
+def every_diagnostic_code() -> set[str]:
+    """The codes of every diagnostic the four readers give on the corpus and the sample data, careful
+    reader, lenient and strict."""
+    from pipelines.ingest import parse_bytes
+
+    paths = [p for root in (CORPUS, REPO / "sample_data") for p in sorted(root.rglob("*"))
+             if p.suffix.lower() in (".pbn", ".lin", ".xml", ".csv")]
+    return {d.code for path in paths for strict in (False, True)
+            for d in parse_bytes(path.read_bytes(), path.name, strict=strict).diagnostics}
+
+
+def test_every_diagnostic_code_follows_the_one_scheme() -> None:
+    codes = every_diagnostic_code()
+    assert {"pbn.deal.duplicate-card", "pbn.contract", "lin.syntax.stray-separator", "csv.row.result",
+            "usebio.event.unsupported-type"} <= codes  # all four readers, both shapes of code
+    assert sorted(c for c in codes if not CODE_SCHEME.fullmatch(c)) == []
+
+
+@pytest.mark.parametrize("code", ["pbn", "PBN.deal.rank", "pbn.deal.", "pbn.deal.rank.extra", "pdf.deal.rank",
+                                  "lin.pc.revoke!", "lin.pc.-revoke"])
+def test_the_scheme_refuses_what_is_not_a_code(code: str) -> None:
+    assert CODE_SCHEME.fullmatch(code) is None

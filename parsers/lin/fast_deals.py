@@ -1,7 +1,7 @@
 """Deals for the vectorised LIN reader: the `md` values of every board to card holders, checked at once.
 
 Numbering shared by the `fast_*` modules: seats clockwise from North (N=0, E=1, S=2, W=3, as in
-`parsers.auction`); cards suit by suit in PBN order (spades, hearts, diamonds, clubs), ace to two
+`parsers.bridge.cards`); cards suit by suit in PBN order (spades, hearts, diamonds, clubs), ace to two
 within a suit (SA=0, S2=12, HA=13 ... C2=51), so that sorting card numbers gives PBN's order.
 """
 

@@ -1,6 +1,6 @@
 """Play for the vectorised LIN reader: every card of every board checked at once, and the tricks counted.
 
-The careful reader replays each board trick by trick (`parsers.auction.replay_masks`). Here the
+The careful reader replays each board trick by trick (`parsers.bridge.play.replay_masks`). Here the
 sequence is unnecessary: the deal says who holds each card, so every trick's winner is known from
 its four cards alone, and "the winner of a trick leads the next one" becomes a comparison between
 each trick's leader and the previous trick's winner. A card is then legal when the player due to
@@ -77,7 +77,7 @@ def replay(cards: Ints, holder: Ints, declarer: Ints, trump: Ints) -> Tricks:
 def _winners(cards: Ints, table: Ints, trumps: Bools, follows: Bools) -> Ints:
     """(boards, 13): the seat of each trick's winning card (`table`: the holders, as in `replay`).
 
-    Trumps beat the suit led, which beats discards, then rank: the order of `parsers.auction`'s
+    Trumps beat the suit led, which beats discards, then rank: the order of `parsers.bridge.cards`'s
     weights. Card numbers go from the ace down within a suit, so the winner has the smallest key
     card + 64 * (not a trump) + 64 * (neither a trump nor of the suit led), and the key names the
     card, whose holder wins. An unplayed place (card -1, 255 as a byte) keeps key 255 and never

@@ -15,7 +15,7 @@ from models.contract import Contract, Doubling, Strain
 from models.diagnostics import Severity
 from models.events import Player
 from parsers import lin, usebio
-from parsers.auction import BIDS
+from parsers.bridge.calls import BIDS
 from parsers.lin import writer as lin_writer
 from parsers.lin.values import format_rs, parse_rs
 from parsers.records import BoardRecord, ParsedFile, ResultRecord
