@@ -1,6 +1,6 @@
 """Random but legal boards for the benchmarks: a deal, an auction, and all 52 cards played.
 
-Written independently of our readers (only `parsers.auction.trick_winner` is shared, to order PBN
+Written independently of our readers (only `parsers.bridge.cards.trick_winner` is shared, to order PBN
 play lines), so that a reader bug cannot make its own benchmark file easier.
 """
 
@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from models.cards import Seat
-from parsers.auction import trick_winner
+from parsers.bridge.cards import trick_winner
 
 RANKS = "AKQJT98765432"
 SEATS = "NESW"

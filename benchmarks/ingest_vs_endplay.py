@@ -16,7 +16,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TextIO, TypeVar
 
-from pipelines.ingest import ingest_file, parse_bytes, reader_function
+from pipelines.ingest import ingest_file, parse_bytes, reader_for
 from pipelines.store import EventStore
 
 T = TypeVar("T")
@@ -37,8 +37,9 @@ def compare(fmt: str, text: Callable[[int], str], peer: Callable[[TextIO], Itera
         path = Path(tmp) / f"bench.{fmt}"
         path.write_text(text(args.boards), encoding="utf-8")
         data = path.read_bytes()
-        fast = reader_function(path.name, "loads_columnar")
-        if fast(data, source=path.name) is None:
+        reader = reader_for(path.name)
+        fast = reader.loads_columnar if reader is not None else None
+        if fast is None or fast(data, source=path.name) is None:
             raise SystemExit(f"the {fmt} fast path declined the benchmark file; fix the generator or the reader")
         stores = (EventStore(Path(tmp) / f"bench{run}.duckdb") for run in range(args.runs + 1))
         report = _best_of(args.runs, times["ingest"], lambda: ingest_file(next(stores), path, recorded_at=RECORDED_AT))

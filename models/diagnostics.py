@@ -2,9 +2,18 @@
 
 from __future__ import annotations
 
+import re
 from enum import StrEnum
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+CODE_SCHEME = re.compile(r"(pbn|lin|usebio|csv|ingest|diagnostics)(\.[a-z0-9_]+(-[a-z0-9_]+)*){1,2}")
+"""The one scheme of diagnostic codes, for every reader: `<reader>.<subject>.<problem>`, lower case
+words joined by hyphens (`pbn.deal.duplicate-card`, `lin.pc.revoke`, `csv.row.result`). A code of two
+parts names a whole subject (`pbn.contract`: the Contract tag cannot be read). `ingest.*` and
+`diagnostics.*` are the ingest's own. The bridge engine (`parsers.bridge`) reports a problem as a
+suffix (`revoke`, `insufficient-bid`) and the reader puts its subject before it. Codes are stored in
+the log with every ingested file, so a code once given is never renamed."""
 
 MAX_MESSAGE = 300
 """Characters of a diagnostic's message kept; the rest is summarised by its length."""

@@ -7,8 +7,6 @@ Each command imports what it needs when it runs: `bridgeledger --help` or one di
 does not pay for the ingest readers, the scoring engine or the Airflow-sized libraries.
 """
 
-from __future__ import annotations
-
 import json
 import logging
 import os
@@ -16,23 +14,50 @@ import sys
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich.console import Console
 
 from pipelines.cli_ranking import register as register_ranking_commands
 
 if TYPE_CHECKING:
+    from rich.console import Console
+
     from models.events import ArtificialAward, WeightedComponent
     from pipelines.ingest import IngestReport
     from pipelines.store import EventStore
     from pipelines.vetting import LeftOut
 
 app = typer.Typer(help="bridgeledger: the results back office of a bridge federation.",
-                  no_args_is_help=True, pretty_exceptions_enable=False)
-console = Console(soft_wrap=True)
-errors = Console(stderr=True, soft_wrap=True)
+                  no_args_is_help=True, pretty_exceptions_enable=False, rich_markup_mode=None)
+"""Help and usage errors are click's plain text (`rich_markup_mode=None`): typer's rich help
+brings rich's markdown, syntax and traceback modules, three quarters of `--help`'s start-up."""
+
+
+class LazyConsole:
+    """A rich `Console` made when a command first prints: importing rich's console is a third of
+    what `bridgeledger --help` would otherwise load."""
+
+    def __init__(self, *, stderr: bool = False) -> None:
+        self._stderr = stderr
+        self._console: Console | None = None
+
+    @property
+    def console(self) -> "Console":
+        """The console itself (made now if it was not yet)."""
+        if self._console is None:
+            from rich.console import Console
+
+            self._console = Console(stderr=self._stderr, soft_wrap=True)
+        return self._console
+
+    def print(self, *objects: Any, **options: Any) -> None:
+        """`Console.print`."""
+        self.console.print(*objects, **options)
+
+
+console = LazyConsole()
+errors = LazyConsole(stderr=True)
 
 DEFAULT_STORE = "bridgeledger.duckdb"
 MAX_POSITION = 2**63 - 1
@@ -55,7 +80,7 @@ def store_path(store: Path | None) -> Path:
     return store or Path(os.environ.get("BRIDGELEDGER_STORE", DEFAULT_STORE))
 
 
-def open_store(store: Path | None) -> EventStore:
+def open_store(store: Path | None) -> "EventStore":
     """The event store named by --store (or its defaults); pipelines.store is imported here, when used."""
     from pipelines.store import EventStore
 
@@ -80,7 +105,7 @@ def parse_time(text: str) -> datetime:
         raise typer.BadParameter(str(exc)) from exc
 
 
-def existing_store(store: Path | None) -> EventStore:
+def existing_store(store: Path | None) -> "EventStore":
     """The store named by --store (see `store_path`), which must exist: commands that read it
     never create an empty one."""
     path = store_path(store)
@@ -117,7 +142,7 @@ def ingest(
     options = IngestOptions(strict=strict, event_id=event, session_id=session,
                             occurred_at=parse_time(at) if at else None)
     failed = 0
-    with Progress(console=errors, transient=True, disable=len(paths) < 3) as progress:
+    with Progress(console=errors.console, transient=True, disable=len(paths) < 3) as progress:
         task = progress.add_task("ingesting", total=len(paths))
         for path in paths:
             try:
@@ -133,7 +158,7 @@ def ingest(
         raise typer.Exit(1)
 
 
-def _print_ingest(report: IngestReport) -> None:
+def _print_ingest(report: "IngestReport") -> None:
     if report.already_ingested:
         console.print(f"{_shown(report.source)}: already ingested (sha256 {report.sha256[:12]}), nothing added")
         return
@@ -173,7 +198,7 @@ def score(
         raise typer.Exit(1) from exc
 
 
-def _score_edition(event_store: EventStore, position: int | None, as_of: str | None, event: str | None,
+def _score_edition(event_store: "EventStore", position: int | None, as_of: str | None, event: str | None,
                    session: str | None, out: Path | None) -> None:
     from pipelines.editions import EditionRef
     from pipelines.projections import export_csv, leaders
@@ -192,7 +217,7 @@ def _score_edition(event_store: EventStore, position: int | None, as_of: str | N
     _print_leaders(leaders(edition.standings, limit=3))
 
 
-def _refresh_views(event_store: EventStore, full: bool, out: Path | None) -> None:
+def _refresh_views(event_store: "EventStore", full: bool, out: Path | None) -> None:
     from pipelines.live import export_tables, read_table, refresh
     from pipelines.projections import leaders
     from pipelines.vetting import collecting
@@ -211,7 +236,7 @@ def _refresh_views(event_store: EventStore, full: bool, out: Path | None) -> Non
     _print_leaders(leaders(read_table(event_store, "standings", shown), limit=3), done.sessions.height - shown.height)
 
 
-def _write_left_out(left_out: LeftOut, out: Path) -> None:
+def _write_left_out(left_out: "LeftOut", out: Path) -> None:
     """Beside the CSVs, the events replay could not use (if any)."""
     if left_out.parts:
         from pipelines.neutralise import spreadsheet_safe
@@ -360,7 +385,7 @@ def weighted(
         director=director, reason=reason))
 
 
-def _outcome(text: str) -> WeightedComponent:
+def _outcome(text: str) -> "WeightedComponent":
     from pydantic import ValidationError
 
     from models.events import WeightedComponent
@@ -398,7 +423,7 @@ def foul(
                                                at=_now_or(at), groups=groups, reason=reason, section=section))
 
 
-def _award(text: str) -> ArtificialAward:
+def _award(text: str) -> "ArtificialAward":
     token = text.strip().upper()
     if token == "A+":
         return "A+"

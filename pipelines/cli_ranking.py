@@ -3,8 +3,6 @@
 Heavy modules are imported inside the commands, so that `bridgeledger --help` stays quick.
 """
 
-from __future__ import annotations
-
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
@@ -21,8 +19,8 @@ if TYPE_CHECKING:
     from pipelines.store import EventStore
 
 players_app = typer.Typer(help="Members and who each player is: import, unmatched, link, merge.",
-                          no_args_is_help=True)
-rank_app = typer.Typer(help="Ranking editions: compute, publish, rebuild, compare.")
+                          no_args_is_help=True, rich_markup_mode=None)
+rank_app = typer.Typer(help="Ranking editions: compute, publish, rebuild, compare.", rich_markup_mode=None)
 
 StoreOpt = Annotated[Path | None, typer.Option("--store", help="DuckDB event store (default: $BRIDGELEDGER_STORE "
                                                                  "or bridgeledger.duckdb)")]
@@ -38,7 +36,7 @@ def register(app: typer.Typer) -> None:
     app.command("statement")(statement)
 
 
-def _store(path: Path | None) -> EventStore:
+def _store(path: Path | None) -> "EventStore":
     from pipelines.cli import store_path
     from pipelines.store import EventStore
 
@@ -64,7 +62,7 @@ def _fail(message: str, exc: Exception) -> typer.Exit:
     return typer.Exit(1)
 
 
-def _show(frame: pl.DataFrame, title: str | None = None) -> None:
+def _show(frame: "pl.DataFrame", title: str | None = None) -> None:
     from rich.table import Table
 
     from pipelines.cli import console
@@ -182,7 +180,7 @@ def rank(ctx: typer.Context, rules: RulesOpt = None, as_of: AsOfOpt = None,
         _say(f"published edition {label!r} at log position {position} (output {computed.output_sha256()[:16]})")
 
 
-def _rules(spec: str) -> RuleSet:
+def _rules(spec: str) -> "RuleSet":
     from pydantic import ValidationError
 
     from pipelines.ranking.rules import load_rules
@@ -193,7 +191,7 @@ def _rules(spec: str) -> RuleSet:
         raise _fail(spec, exc) from exc
 
 
-def _report(edition: RankingEdition, top: int, out: Path | None) -> None:
+def _report(edition: "RankingEdition", top: int, out: Path | None) -> None:
     rules = edition.rules
     _say(f"{rules.name} {rules.version} (hash {rules.content_hash()[:16]}) as of {edition.as_of.isoformat()}, "
          f"log position {edition.position}: {edition.ranking.height} players, {edition.awards.height} awards")
@@ -209,7 +207,7 @@ def _report(edition: RankingEdition, top: int, out: Path | None) -> None:
         _say(f"wrote {', '.join(f'{n}.csv' for n in edition.output_bytes())} to {out}")
 
 
-def _print_diff(event_store: EventStore, label: str, new: RankingEdition, new_label: str) -> None:
+def _print_diff(event_store: "EventStore", label: str, new: "RankingEdition", new_label: str) -> None:
     from pipelines.ranking.diff import diff_rankings
     from pipelines.ranking.publish import rebuild_edition
 

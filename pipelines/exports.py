@@ -6,7 +6,6 @@ contestants with our standings as their published totals) and a writer from `par
 
 from __future__ import annotations
 
-import importlib
 from typing import Any
 
 import polars as pl
@@ -15,6 +14,7 @@ from models.board import Vulnerability
 from models.cards import Card, Deal, Seat
 from models.contract import Contract
 from models.events import Player, session_stream
+from parsers.formats import WRITERS
 from parsers.records import (
     ArtificialRecord,
     BoardRecord,
@@ -26,9 +26,6 @@ from parsers.records import (
 )
 from pipelines.projections import ScoredEdition, score_store
 from pipelines.store import EventStore, StoredEvent
-
-WRITERS = {"pbn": "parsers.pbn_writer", "lin": "parsers.lin_writer"}
-"""Format -> writer module (each has `dumps(parsed: ParsedFile) -> str`)."""
 
 
 class ExportError(ValueError):
@@ -60,11 +57,10 @@ def session_records(store: EventStore, event_id: str, session_id: str,
 
 def export_session(store: EventStore, event_id: str, session_id: str, fmt: str) -> str:
     """The session written in `fmt` (pbn or lin)."""
-    module = WRITERS.get(fmt)
-    if module is None:
+    writer = WRITERS.get(fmt)
+    if writer is None:
         raise ExportError(f"cannot export {fmt!r}; formats: {', '.join(sorted(WRITERS))}")
-    text: str = importlib.import_module(module).dumps(session_records(store, event_id, session_id))
-    return text
+    return writer.dumps(session_records(store, event_id, session_id))
 
 
 def _at(event: StoredEvent) -> Position:
@@ -92,15 +88,40 @@ _SCORE_COLUMNS = ("score_ns", "mp_ns", "mp_ew", "pct_ns", "pct_ew", "imp_ns", "i
 
 def _with_our_scores(results: list[ResultRecord], edition: ScoredEdition, event_id: str,
                      session_id: str) -> list[ResultRecord]:
-    """Results carrying our scores (not the source file's) as the values the export publishes."""
+    """Results as the edition scored them: the contract, declarer and tricks that stand (every
+    applied correction in place, the same projection the scores come from) and our scores (not
+    the source file's) as the values the export publishes."""
     scores = edition.board_scores.filter((pl.col("event_id") == event_id) & (pl.col("session_id") == session_id))
     by_table = {(r["section"], r["board"], r["table_id"]): r for r in scores.iter_rows(named=True)}
     placed = []
     for result in results:  # one row per table of one session: a few hundred at most
         row = by_table.get((result.section, result.board, result.table_id), {})
         ours: dict[str, float | str] = {c: round(float(row[c]), 2) for c in _SCORE_COLUMNS if row.get(c) is not None}
-        placed.append(result.model_copy(update={"published": ours}))
+        placed.append(_as_scored(result, row).model_copy(update={"published": ours}))
     return placed
+
+
+def _as_scored(result: ResultRecord, row: dict[str, Any]) -> ResultRecord:
+    """`result` with the contract and tricks its scored row stands on.
+
+    A correction can change what the table recorded; the auction, lead and play recorded then no
+    longer describe the result that stands, so those that would contradict it are left out: the
+    auction and play when the contract or declarer changed (and the lead when the declarer did),
+    the play when only the tricks did. A row without a contract (a director's ruling stands for
+    the table) leaves the record as it was recorded.
+    """
+    if row.get("contract") is None:
+        return result
+    contract = Contract.parse(row["contract"], row.get("declarer"))
+    tricks = row.get("tricks")
+    if contract == result.contract and tricks == result.tricks:
+        return result
+    update: dict[str, Any] = {"contract": contract, "tricks": tricks, "play": ()}
+    if contract != result.contract:
+        update["auction"] = ()
+    if contract.declarer != result.contract.declarer:
+        update["lead"] = None
+    return result.model_copy(update=update)
 
 
 def _in_sections(boards: list[BoardRecord], sections: set[str]) -> list[BoardRecord]:

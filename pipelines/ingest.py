@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
-import importlib
 import logging
 import re
 from collections.abc import Sequence
@@ -35,26 +34,12 @@ from models.events import (
     session_stream,
 )
 from parsers.columnar import ColumnarFile, columnar_from_parsed
+from parsers.formats import READERS, Reader
 from parsers.records import ArtificialRecord, FileMetadata, ParsedFile
 from pipelines.payloads import Raw, canonical_json, sorted_struct
 from pipelines.store import ConcurrencyError, EventStore, NewEvent, event_frame, from_epoch_us, to_epoch_us
 
 log = logging.getLogger(__name__)
-
-READERS: dict[str, str] = {
-    ".csv": "parsers.csv_traveller",
-    ".pbn": "parsers.pbn",
-    ".lin": "parsers.lin",
-    ".xml": "parsers.usebio",
-}
-"""File extension -> reader module. Each has `loads(data, source=..., strict=...) -> ParsedFile`;
-a reader with a vectorised fast path also has `loads_columnar(...) -> ColumnarFile | None`."""
-
-MAX_BYTES: dict[str, int] = {".csv": 16 << 20, ".pbn": 64 << 20, ".lin": 64 << 20, ".xml": 64 << 20}
-"""The largest file of each format read. The CSV reader builds a record per row (20 MB took 31 s
-and 2.2 GB); the others read a 10,000-board file of a few megabytes in well under a second, and
-no session's file comes near these sizes. A larger file is refused whole with a diagnostic."""
-
 
 class IngestRejected(Exception):
     """A file was refused as a whole (strict mode with errors, or an unreadable format)."""
@@ -108,57 +93,48 @@ def parse_bytes(data: bytes, source: str, *, strict: bool = False) -> ParsedFile
 
     In strict mode a reader reports every departure from its standard as an error.
     """
-    suffix = Path(source).suffix.lower()
-    if suffix not in READERS:
+    reader = reader_for(source)
+    if reader is None:
+        suffix = Path(source).suffix.lower()
         return _unreadable(source, f"unknown file type {suffix or '(none)'}; expected one of "
                            f"{', '.join(sorted(READERS))}")
-    if len(data) > MAX_BYTES[suffix]:
-        return _too_large(source, len(data))
-    loads = reader_function(source, "loads")
-    if loads is None:
-        return _unreadable(source, f"no reader for {suffix} files is installed in this version")
-    parsed: ParsedFile = loads(data, source=source, strict=strict)
+    if len(data) > reader.max_bytes:
+        return _too_large(source, len(data), reader)
+    parsed = reader.loads(data, source=source, strict=strict)
     capped = summarised(parsed.diagnostics)
     return parsed if capped is parsed.diagnostics else parsed.model_copy(update={"diagnostics": capped})
+
+
+def reader_for(source: str) -> Reader | None:
+    """The reader of `source`'s extension (`parsers.formats.READERS`); None for an unknown one."""
+    return READERS.get(Path(source).suffix.lower())
 
 
 def parse_path(path: Path, *, strict: bool = False) -> ParsedFile:
     """`parse_bytes` of a file on disk; a file over its format's size limit is refused unread."""
     source = display_name(path)
     size = path.stat().st_size
-    if size > MAX_BYTES.get(path.suffix.lower(), size):
-        return _too_large(source, size)
+    reader = reader_for(source)
+    if reader is not None and size > reader.max_bytes:
+        return _too_large(source, size, reader)
     return parse_bytes(path.read_bytes(), source, strict=strict)
 
 
-def _too_large(source: str, size: int) -> ParsedFile:
-    suffix = Path(source).suffix.lower()
-    return _unreadable(source, f"the file has {size:,} bytes; {suffix} files of at most "
-                       f"{MAX_BYTES[suffix]:,} bytes are read (split it by session)")
+def _too_large(source: str, size: int, reader: Reader) -> ParsedFile:
+    return _unreadable(source, f"the file has {size:,} bytes; {reader.suffix} files of at most "
+                       f"{reader.max_bytes:,} bytes are read (split it by session)")
 
 
 def read_columnar(data: bytes, source: str, *, strict: bool = False) -> ColumnarFile:
     """Read a file into frames: the reader's vectorised fast path when it vouches for the file,
     else the careful reader's records (with their positioned diagnostics) turned into frames."""
-    fast = reader_function(source, "loads_columnar")
-    limit = MAX_BYTES.get(Path(source).suffix.lower(), 0)
-    if fast is not None and len(data) <= limit:
-        read: ColumnarFile | None = fast(data, source=source, strict=strict)
+    reader = reader_for(source)
+    if reader is not None and reader.loads_columnar is not None and len(data) <= reader.max_bytes:
+        read = reader.loads_columnar(data, source=source, strict=strict)
         if read is not None:
             capped = summarised(read.diagnostics)
             return read if capped is read.diagnostics else dataclasses.replace(read, diagnostics=capped)
     return columnar_from_parsed(parse_bytes(data, source, strict=strict))
-
-
-def reader_function(source: str, name: str) -> Any:
-    """Function `name` of the reader for `source`'s extension; None when there is none installed."""
-    module_name = READERS.get(Path(source).suffix.lower())
-    if module_name is None:
-        return None
-    try:
-        return getattr(importlib.import_module(module_name), name, None)
-    except ModuleNotFoundError:
-        return None
 
 
 def ingest_file(store: EventStore, path: str | Path, *, recorded_at: datetime,
@@ -166,8 +142,9 @@ def ingest_file(store: EventStore, path: str | Path, *, recorded_at: datetime,
     """Read, validate and append one file in one transaction; a second time is a no-op."""
     path = Path(path)
     size = path.stat().st_size
-    if size > MAX_BYTES.get(path.suffix.lower(), size):  # refused before a byte is read into memory
-        raise IngestRejected(display_name(path), _too_large(display_name(path), size).diagnostics)
+    reader = reader_for(path.name)
+    if reader is not None and size > reader.max_bytes:  # refused before a byte is read into memory
+        raise IngestRejected(display_name(path), _too_large(display_name(path), size, reader).diagnostics)
     data = path.read_bytes()
     return ingest_bytes(store, data, source=display_name(path), recorded_at=recorded_at, options=options)
 

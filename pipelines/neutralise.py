@@ -10,8 +10,6 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from rich.markup import escape
-
 if TYPE_CHECKING:  # polars is imported where a frame is made safe: the CLI's start-up does not pay for it
     import polars as pl
 
@@ -23,6 +21,8 @@ _PLAIN_NUMBER = r"^[+-]?[0-9]+(\.[0-9]+)?$"
 def for_terminal(text: str) -> str:
     """`text` as plain characters for a rich console: markup escaped, control and bidi characters
     (and lone surrogates from undecodable file names) shown as `\\xNN`/`\\uNNNN` escapes."""
+    from rich.markup import escape  # rich's markup module: paid when something is printed, not at start-up
+
     text = text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
     return escape(_CONTROL.sub(lambda m: m.group(0).encode("unicode_escape").decode("ascii"), text))
 

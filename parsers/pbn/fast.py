@@ -28,6 +28,7 @@ from parsers.pbn.fast_deals import read_deals
 from parsers.pbn.fast_lines import read_games
 from parsers.pbn.fast_meta import metadata
 from parsers.pbn.fast_records import boards, check_values, contestants, results
+from parsers.pbn.reader import PARSER_VERSION
 
 logger = logging.getLogger(__name__)
 
@@ -39,8 +40,6 @@ _READABLE = ("str", "utf-8", "utf-8-sig")
 def loads_columnar(data: str | bytes, *, source: str = "<string>", strict: bool = False) -> ColumnarFile | None:
     """The file as frames, equal to `columnar_from_parsed(loads(data, source=source, strict=strict))`,
     or None when the fast path does not vouch for the file. Never raises."""
-    from parsers.pbn import PARSER_VERSION  # the package imports this module: import its version late
-
     try:
         if strict:
             # Strict mode is for the `check` command, whose point is every finding with its position.

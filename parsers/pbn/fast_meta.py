@@ -13,6 +13,7 @@ import polars as pl
 
 from parsers.pbn.fast_bytes import Declined
 from parsers.pbn.fast_lines import Games
+from parsers.pbn.reader import program_name
 from parsers.pbn.records import Builder
 from parsers.pbn.values import parse_date
 from parsers.records import FileMetadata
@@ -20,13 +21,11 @@ from parsers.records import FileMetadata
 
 def metadata(games: Games) -> FileMetadata:
     """The file's metadata as the careful reader builds it from the same games."""
-    from parsers.pbn import _program  # the package imports the fast path: import its helper late
-
     tags = games.tags
     # The careful reader looks for these in the first three games and takes '?' as a name too.
     first_tags = {name: given[0] for name in ("Application", "Generator")
                   if (given := tags[name].head(3).filter(tags[name].head(3) != "")).len()}
-    program = _program(list(games.escapes), first_tags)
+    program = program_name(list(games.escapes), first_tags)
     return FileMetadata(event_name=_first_value(tags, "Event"), site=_first_value(tags, "Site"),
                         event_date=_event_date(tags), scoring=_first_value(tags, "Scoring"),
                         field_layout=Builder().field_layout(list(games.escapes)), program=program)

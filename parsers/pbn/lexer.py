@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from typing import NamedTuple
 
 from parsers.pbn.issues import Issue, at_offset, error
+from parsers.positions import locate as locate_in
 
 # A semi-empty line (only spaces/tabs) ends a game; runs of them count as one separator.
 _SEPARATOR = re.compile(r"\n(?:[ \t\v\f]*\n)+")
@@ -270,5 +271,4 @@ def section_tokens(section: str) -> list[SectionToken]:
 def locate(chunk: Chunk | tuple[int, str], offset: int) -> tuple[int, int]:
     """1-based (line, column) of `offset` within a chunk given as Chunk or (first line, text)."""
     line, text = (chunk.line, chunk.text) if isinstance(chunk, Chunk) else chunk
-    offset = max(0, min(offset, len(text)))
-    return line + text.count("\n", 0, offset), offset - text.rfind("\n", 0, offset)
+    return locate_in(text, offset, line)

@@ -11,7 +11,8 @@ from typing import NamedTuple
 from models.cards import Card, Seat, Suit
 from models.contract import Contract, Doubling
 from models.events import Player
-from parsers.pbn.bridge import AuctionFacts, read_auction, read_play
+from parsers.bridge.auction import AuctionFacts, read_auction
+from parsers.bridge.play import read_play
 from parsers.pbn.games import PbnGame, parse_call_section
 from parsers.pbn.issues import ERROR, INFO, WARNING, Issue, at_tag, at_token, at_value, lenient, note
 from parsers.pbn.lexer import TagPair

@@ -13,8 +13,8 @@ from typing import NamedTuple
 
 from models.contract import Contract
 from models.events import ArtificialAward, Player
+from parsers.bridge.cards import CARD_DRIFT, CARDS
 from parsers.numbers import whole_number
-from parsers.pbn.bridge import CARD_DRIFT, CARDS
 from parsers.pbn.issues import Issue, at_cell, drift, error, warning
 from parsers.pbn.tables import Table, cell_text
 from parsers.pbn.values import contract_model, parse_contract, parse_seat

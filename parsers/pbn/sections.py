@@ -9,8 +9,11 @@ defenders left).
 from __future__ import annotations
 
 from models.cards import Seat
+from parsers.bridge.auction import read_auction
+from parsers.bridge.calls import CALL_DRIFT
+from parsers.bridge.cards import CARD_DRIFT
+from parsers.bridge.play import read_play, seat_hands
 from parsers.numbers import whole_number
-from parsers.pbn.bridge import CALL_DRIFT, CARD_DRIFT, read_auction, read_play, seat_hands
 from parsers.pbn.games import CallSection, PbnGame, is_table_tag, parse_call_section
 from parsers.pbn.issues import Issue, at_tag, at_token, at_value, strict
 from parsers.pbn.lexer import section_tokens

@@ -143,7 +143,7 @@ def _card_files(card: Row, shared: Row) -> dict[str, bytes]:
 
 
 def _downloads(data: SessionData) -> dict[str, bytes]:
-    from parsers.pbn_writer import dumps
+    from parsers.pbn.writer import dumps
 
     keys = ["section", "direction", "board", "rank", "contestant_id", "table_id"]
     boards = data.board_scores.sort([k for k in keys if k in data.board_scores.columns], nulls_last=True)

@@ -8,6 +8,7 @@ the same checks `scripts/fuzz_readers.py` runs at length.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import re
 from pathlib import Path
 
@@ -165,9 +166,9 @@ def test_diagnostics_are_capped_per_code_for_every_reader() -> None:
 
 @pytest.mark.parametrize("suffix", sorted(SEEDS))
 def test_every_format_has_a_size_limit(suffix: str) -> None:
-    from pipelines.ingest import MAX_BYTES
+    from parsers.formats import READERS
 
-    data = SEEDS[suffix] + b" " * (MAX_BYTES[suffix] - len(SEEDS[suffix]) + 1)
+    data = SEEDS[suffix] + b" " * (READERS[suffix].max_bytes - len(SEEDS[suffix]) + 1)
     for read in (parse_bytes, read_columnar):
         parsed = read(data, f"huge{suffix}")
         assert [d.code for d in parsed.diagnostics] == ["ingest.format"]
@@ -209,7 +210,8 @@ def test_a_file_over_the_limit_is_refused_before_it_is_read(tmp_path: Path,
 
     path = tmp_path / "big.csv"
     path.write_bytes(SEEDS[".csv"])
-    monkeypatch.setitem(ingest.MAX_BYTES, ".csv", 1000)
+    small = dataclasses.replace(ingest.READERS[".csv"], max_bytes=1000)
+    monkeypatch.setattr(ingest, "READERS", {**ingest.READERS, ".csv": small})
     monkeypatch.setattr(Path, "read_bytes", lambda self: pytest.fail(f"{self} was read"))
     with pytest.raises(IngestRejected, match="files of at most 1,000 bytes"):
         ingest.ingest_file(EventStore(tmp_path / "s.duckdb"), path, recorded_at=RECORDED_AT)

@@ -21,7 +21,7 @@ import parsers.pbn as pbn
 from benchmarks.boards import SEATS, Board, boards, to_pbn
 from models.cards import Seat
 from models.diagnostics import Severity
-from parsers.auction import trick_winner
+from parsers.bridge.cards import trick_winner
 from parsers.columnar import ColumnarFile, assert_same, columnar_from_parsed
 from parsers.pbn.fast_bytes import (
     Lines,

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 import parsers.pbn as pbn
 from models.cards import Deal, Hand, Seat
-from parsers.pbn_writer import dumps, dumps_games
+from parsers.pbn.writer import dumps, dumps_games
 from tests.parsers.conftest import PBN, comparable, pbn_files, random_game
 
 

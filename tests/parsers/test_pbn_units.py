@@ -11,7 +11,9 @@ import parsers.pbn as pbn
 from models.board import Vulnerability
 from models.cards import Seat
 from models.contract import Doubling, Strain
-from parsers.pbn.bridge import read_auction, read_play, trick_winner
+from parsers.bridge.auction import read_auction
+from parsers.bridge.cards import winning_card as trick_winner
+from parsers.bridge.play import read_play
 from parsers.pbn.encoding import decode
 from parsers.pbn.games import parse_call_section, token_offsets
 from parsers.pbn.lexer import fast_layout, fast_tags, iter_chunks, scan_chunk, unescape

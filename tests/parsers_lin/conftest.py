@@ -12,7 +12,7 @@ from pydantic import BaseModel
 
 from models.cards import RANKS, SUITS, Card, Deal, Hand, Seat
 from models.contract import Strain
-from parsers.auction import BIDS
+from parsers.bridge.calls import BIDS
 
 CORPUS = Path(__file__).resolve().parents[3] / "shared" / "corpus"
 """The shared corpus (read in place, never copied into the repository)."""

@@ -1,4 +1,4 @@
-"""The shared auction/play helpers: declarer, contract, legality, trick winners and the replay checks."""
+"""The bridge engine (`parsers.bridge`): declarer, contract, legality, trick winners and the replay checks."""
 
 from __future__ import annotations
 
@@ -8,16 +8,10 @@ from hypothesis import strategies as st
 
 from models.cards import Seat
 from models.contract import Contract, Doubling, Strain
-from parsers.auction import (
-    contract_from_auction,
-    declarer_from_auction,
-    hand_masks,
-    hands_of,
-    normalise_call,
-    replay,
-    summarise_auction,
-    trick_winner,
-)
+from parsers.bridge.auction import contract_from_auction, declarer_from_auction, summarise_auction
+from parsers.bridge.calls import normalise_call
+from parsers.bridge.cards import trick_winner
+from parsers.bridge.play import hand_masks, hands_of, replay
 
 from .conftest import auctions, deal_from_permutation, expected_declarer, independent_tricks, legal_play
 

@@ -14,9 +14,10 @@ from models.cards import Card, Seat
 from models.contract import Contract, Doubling, Strain
 from models.diagnostics import Severity
 from models.events import Player
-from parsers import lin, lin_writer, usebio
-from parsers.auction import BIDS
-from parsers.lin_values import format_rs, parse_rs
+from parsers import lin, usebio
+from parsers.bridge.calls import BIDS
+from parsers.lin import writer as lin_writer
+from parsers.lin.values import format_rs, parse_rs
 from parsers.records import BoardRecord, ParsedFile, ResultRecord
 
 from ._law77 import score_ns

@@ -1,4 +1,4 @@
-"""The vectorised LIN fast path (`parsers.lin_fast`) against the careful reader (`parsers.lin.loads`).
+"""The vectorised LIN fast path (`parsers.lin.fast`) against the careful reader (`parsers.lin.loads`).
 
 Whenever the fast path answers, its file must equal `columnar_from_parsed` of the careful reader on
 the same bytes; when it cannot vouch for a file it must answer None. The tests feed it generated
@@ -23,11 +23,12 @@ from hypothesis import strategies as st
 
 from benchmarks.bench_lin import lin_text
 from benchmarks.boards import LIN_SEAT_ORDER, LIN_VUL, SEATS, Board, boards, to_lin
-from parsers import lin, lin_fast
-from parsers.auction import CALL_SPELLINGS
+from parsers import lin
+from parsers.bridge.calls import CALL_SPELLINGS
 from parsers.columnar import ColumnarFile, assert_same, columnar_from_parsed
-from parsers.lin_fast_auction import CALL_NAMES, call_numbers
-from parsers.lin_fast_lex import LINE_GRAMMAR
+from parsers.lin import fast as lin_fast
+from parsers.lin.fast_auction import CALL_NAMES, call_numbers
+from parsers.lin.fast_bytes import LINE_GRAMMAR
 
 from .conftest import CORPUS
 from .test_lin_generated import Generated, generated_boards
@@ -68,7 +69,7 @@ def fast(data: str | bytes, *, strict: bool = False) -> ColumnarFile | None:
     """The fast path's answer, which must never come from swallowing an exception (a decline is a
     decision the checks make, not a crash)."""
     errors = _Errors()
-    logger = logging.getLogger("parsers.lin_fast")
+    logger = logging.getLogger("parsers.lin.fast")
     logger.addHandler(errors)
     try:
         answer = lin_fast.loads_columnar(data, source="test", strict=strict)
@@ -483,7 +484,7 @@ def test_a_bug_in_the_fast_path_costs_speed_not_the_file(monkeypatch: pytest.Mon
         raise RuntimeError("bug")
 
     monkeypatch.setattr(lin_fast, "replay", broken)
-    with caplog.at_level(logging.ERROR, logger="parsers.lin_fast"):
+    with caplog.at_level(logging.ERROR, logger="parsers.lin.fast"):
         assert lin_fast.loads_columnar(_file(), source="buggy.lin") is None
     assert [r.levelno for r in caplog.records] == [logging.ERROR] and "buggy.lin" in caplog.text
 

@@ -1,6 +1,6 @@
 """Generated boards: random deals, legal auctions and suit-following play, written as LIN by hand.
 
-The LIN text here is composed by the test (not by `parsers.lin_writer`) with the irregularities real
+The LIN text here is composed by the test (not by `parsers.lin.writer`) with the irregularities real
 files have: ranks in any order, `10` for T, upper-case vulnerability, alerts, newlines before `|`,
 three or four hands.
 """
@@ -17,7 +17,8 @@ from hypothesis import strategies as st
 from models.board import Vulnerability
 from models.cards import Card, Deal, Seat
 from models.contract import Contract, Doubling, Strain
-from parsers import lin, lin_writer
+from parsers import lin
+from parsers.lin import writer as lin_writer
 
 from .conftest import (
     auctions,

@@ -14,6 +14,7 @@ from models.contract import Contract, Strain
 from models.diagnostics import Severity
 from models.events import Player
 from parsers import lin
+from parsers.lin import reader as lin_reader
 from parsers.records import ParsedFile
 
 from .conftest import CORPUS
@@ -204,7 +205,7 @@ def test_a_reader_bug_becomes_a_diagnostic_not_a_traceback(monkeypatch: pytest.M
     def broken(self: object) -> ParsedFile:
         raise RuntimeError("bug")
 
-    monkeypatch.setattr(lin._Reader, "read", broken)
+    monkeypatch.setattr(lin_reader._Reader, "read", broken)
     parsed = lin.loads(CLAIM)
     assert _codes(parsed) == ["lin.reader.internal-error"] and parsed.boards == ()
 

@@ -13,8 +13,10 @@ from models.cards import Seat
 from models.contract import Contract, Strain
 from models.diagnostics import Severity
 from models.events import Player
-from parsers import usebio, usebio_xml
+from parsers import usebio
 from parsers.records import ParsedFile
+from parsers.usebio import reader as usebio_reader
+from parsers.usebio import tree as usebio_xml
 
 from .conftest import CORPUS
 
@@ -237,5 +239,5 @@ def test_a_reader_bug_becomes_a_diagnostic_not_a_traceback(monkeypatch: pytest.M
     def broken(self: object, root: object, truncated: bool) -> None:
         raise RuntimeError("bug")
 
-    monkeypatch.setattr(usebio._Reader, "read", broken)
+    monkeypatch.setattr(usebio_reader._Reader, "read", broken)
     assert _codes(usebio.loads(MITCHELL)) == ["usebio.reader.internal-error"]

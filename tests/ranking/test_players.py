@@ -8,7 +8,7 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from parsers.csv_traveller import loads
+from parsers.csv import loads
 from pipelines.ranking.inputs import RankingInputs
 from pipelines.ranking.members import MemberListError, import_member_list, parse_member_list
 from pipelines.ranking.players import normalised_name, resolve_players

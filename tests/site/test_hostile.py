@@ -10,7 +10,7 @@ import polars as pl
 import pytest
 
 from models.events import Player
-from parsers.pbn_writer import dumps
+from parsers.pbn.writer import dumps
 from pipelines.exports import session_records
 from pipelines.ingest import IngestOptions, ingest_file
 from pipelines.site import build_site

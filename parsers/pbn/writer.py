@@ -21,7 +21,8 @@ from datetime import date
 
 from models.cards import Seat
 from models.contract import Contract
-from parsers.pbn.bridge import CALL_DRIFT, CALLS, CARD_DRIFT, CARDS
+from parsers.bridge.calls import CALL_DRIFT, CALLS
+from parsers.bridge.cards import CARD_DRIFT, CARDS
 from parsers.pbn.games import CallSection, PbnGame, is_table_tag, parse_call_section
 from parsers.pbn.inheritance import Inheritance
 from parsers.pbn.lexer import escape, section_tokens

@@ -1,7 +1,7 @@
 """Auctions for the vectorised LIN reader: legality, end and final contract of every auction at once.
 
-Calls are numbered 0-34 for the bids 1C..7NT (`parsers.auction.BIDS` order), then Pass, X, XX; an
-auction is a row of call numbers padded with -1. Each rule of `parsers.auction.summarise_auction`
+Calls are numbered 0-34 for the bids 1C..7NT (`parsers.bridge.calls.BIDS` order), then Pass, X, XX; an
+auction is a row of call numbers padded with -1. Each rule of `parsers.bridge.auction.summarise_auction`
 becomes a comparison between a call and "the state before it", and that state (last bid, last bid
 or double) is a running maximum of column indices along the row, so no call is visited in Python.
 """
@@ -12,8 +12,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from parsers.auction import BIDS, CALL_SPELLINGS, DOUBLE, PASS, REDOUBLE
-from parsers.lin_fast_lex import Bools, Ints, require
+from parsers.bridge.calls import BIDS, CALL_SPELLINGS, DOUBLE, PASS, REDOUBLE
+from parsers.lin.fast_bytes import Bools, Ints, require
 
 CALL_NAMES: tuple[str, ...] = (*BIDS, PASS, DOUBLE, REDOUBLE)
 """Normalised calls (`ResultRecord.auction` spelling) by call number."""

@@ -1,6 +1,6 @@
-"""Lexing for the vectorised LIN reader (`parsers.lin_fast`): every board of the text at once.
+"""Lexing for the vectorised LIN reader (`parsers.lin.fast`): every board of the text at once.
 
-The fast path reads one shape only, the one BBO's "my hands" export and `parsers.lin_writer` write:
+The fast path reads one shape only, the one BBO's "my hands" export and `parsers.lin.writer` write:
 one board per line, keys in this order (`?` optional, `*` repeated)
 
     pn|S,W,N,E|  st|..|?  md|..|  rh|..|?  ah|Board N|  sv|x|?  (mb|call| an|..|?)*  pg||*
@@ -19,7 +19,7 @@ over the UTF-8 bytes of the whole text with numpy:
 - key order (`tokens`): which key may follow which on a line, and which may end it;
 - values: the head of each line, `pn` to `ah`, by `HEAD_GRAMMAR` (a regex over the heads only);
   every value after it by the reader that decodes it (`sv` in `vulnerabilities`, `mb`, `pc` and
-  `mc` in `parsers.lin_fast`), `pg` (empty) and `pc` (two letters) by `tokens`, and `an` (any
+  `mc` in `parsers.lin.fast`), `pg` (empty) and `pc` (two letters) by `tokens`, and `an` (any
   text without a line end) by `_require_notes_on_their_line`.
 `tests/parsers_lin/test_lin_fast.py` holds the parts to `LINE_GRAMMAR`: a text with a line
 outside it is declined.

@@ -16,11 +16,11 @@ from typing import cast
 from models.board import Vulnerability
 from models.cards import RANKS, SUITS, Card, Deal, Hand, Seat
 from models.contract import Contract, Doubling, Strain
-from parsers.auction import RANK_BIT
+from parsers.bridge.cards import RANK_BIT
 from parsers.construct import instance
 
 MASK_SEATS: tuple[Seat, ...] = (Seat.N, Seat.E, Seat.S, Seat.W)
-"""Seat order of `parsers.auction.hand_masks`."""
+"""Seat order of `parsers.bridge.play.hand_masks`."""
 LIN_SEATS: tuple[Seat, ...] = (Seat.S, Seat.W, Seat.N, Seat.E)
 """Seat order of `md` hands and `pn` names."""
 LIN_DEALER: dict[str, Seat] = {"1": Seat.S, "2": Seat.W, "3": Seat.N, "4": Seat.E}
@@ -152,7 +152,7 @@ class ParsedDeal:
     _deal: Deal | None = None
 
     def masks(self) -> list[int] | None:
-        """The hands as `parsers.auction.hand_masks` (16 suit masks, N E S W); None unless all four are known."""
+        """The hands as `parsers.bridge.play.hand_masks` (16 suit masks, N E S W); None unless all four are known."""
         masks: list[int] = []
         for seat in MASK_SEATS:
             holding = self.holdings[seat]

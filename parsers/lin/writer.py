@@ -19,7 +19,7 @@ from collections.abc import Iterable
 from models.board import law2_dealer
 from models.cards import Deal, Hand
 from models.events import Player
-from parsers.lin_values import DEALER_DIGIT, LIN_SEATS, VUL_LETTER, format_rs
+from parsers.lin.values import DEALER_DIGIT, LIN_SEATS, VUL_LETTER, format_rs
 from parsers.records import BoardRecord, FileMetadata, ParsedFile, ResultRecord
 
 _CALLS = {"Pass": "p", "X": "d", "XX": "r"}

@@ -33,10 +33,10 @@ from pathlib import Path
 
 from models.diagnostics import Diagnostic, Severity
 from models.events import Player
-from parsers.lin_board import BlockContext, BlockOutcome, read_block, seat_names
-from parsers.lin_fast import loads_columnar as loads_columnar
-from parsers.lin_lexer import KNOWN_KEYS, LineIndex, Reporter, Tokens, decode, repair_mojibake, tokenize
+from parsers.lin.lexer import KNOWN_KEYS, Reporter, Tokens, decode, repair_mojibake, tokenize
+from parsers.lin.records import BlockContext, BlockOutcome, read_block, seat_names
 from parsers.numbers import whole_number
+from parsers.positions import LineIndex
 from parsers.records import BoardRecord, FileMetadata, ParsedFile, PublishedValues, ResultRecord
 
 PARSER_VERSION = "lin-1.0.0"

@@ -10,7 +10,7 @@ from models.board import Vulnerability
 from models.cards import Deal, Hand, Seat
 from models.diagnostics import Severity
 from parsers.numbers import whole_number
-from parsers.usebio_xml import Node
+from parsers.usebio.tree import Node
 
 SEATS: dict[str, Seat] = {"N": Seat.N, "E": Seat.E, "S": Seat.S, "W": Seat.W}
 """First letter of a direction (`North`, `N`) -> seat."""

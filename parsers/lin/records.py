@@ -2,7 +2,7 @@
 
 The block's tokens are looked at in bulk (`dict(zip(...))` for the single-valued keys, one list
 comprehension each for the `mb` and `pc` runs) rather than dispatching on every token; play is
-checked with bit masks (`parsers.auction.replay_masks`); records are assembled without re-validation
+checked with bit masks (`parsers.bridge.play.replay_masks`); records are assembled without re-validation
 (`parsers.construct.instance`). Per-token pydantic work was what made a first version slow.
 """
 
@@ -15,10 +15,12 @@ from models.board import Vulnerability, law2_dealer
 from models.contract import Contract
 from models.diagnostics import Severity
 from models.events import Player
-from parsers.auction import CALL_SPELLINGS, normalise_call, replay_masks, summarise_auction
+from parsers.bridge.auction import summarise_auction
+from parsers.bridge.calls import CALL_SPELLINGS, normalise_call
+from parsers.bridge.play import claim_fits, replay_masks
 from parsers.construct import instance
-from parsers.lin_lexer import Reporter, Tokens
-from parsers.lin_values import CARD_CODES, CARDS, ParsedDeal, parse_md, parse_rs, parse_vulnerability
+from parsers.lin.lexer import Reporter, Tokens
+from parsers.lin.values import CARD_CODES, CARDS, ParsedDeal, parse_md, parse_rs, parse_vulnerability
 from parsers.numbers import whole_number
 from parsers.records import BoardRecord, Position, PublishedValues, ResultRecord
 
@@ -275,7 +277,7 @@ class _Block:
                             f"claim says {tricks} tricks but all 13 tricks were played and declarer won {won}; "
                             "the play is used", key="mc", part="result")
             return won
-        if not won <= tricks <= won + 13 - complete:
+        if not claim_fits(tricks, won, complete):
             self.report(_ERROR, "lin.mc.impossible",
                         f"claim of {tricks} tricks is impossible: declarer had won {won} of the first "
                         f"{complete} tricks", key="mc", part="result")

@@ -48,8 +48,9 @@ from parsers.records import (
     PublishedValues,
     ResultRecord,
 )
-from parsers.usebio_hands import SEATS, read_hand_record
-from parsers.usebio_xml import Node, parse, to_bytes
+from parsers.usebio.hands import read_hand_record
+from parsers.usebio.tree import Node, parse, to_bytes
+from parsers.usebio.values import event_date, line_contract
 
 PARSER_VERSION = "usebio-1.0.0"
 """Version of this reader, stored with every ingested file."""
@@ -75,8 +76,6 @@ _CONTESTANT_VALUES = {"TOTAL_SCORE": "total", "PERCENTAGE": "percentage", "PLACE
                       "TEAM_VICTORY_POINTS": "victory_points"}
 _ARTIFICIAL = re.compile(r"^A(\d{2})(\d{2})$")
 _AWARDS: dict[int, ArtificialAward] = {60: "A+", 50: "A", 40: "A-"}
-_DATE = re.compile(r"^(\d{1,2})[/.-](\d{1,2})[/.-](\d{2}|\d{4})$")
-_ISO_DATE = re.compile(r"^(\d{4})-(\d{2})-(\d{2})")
 
 
 def load(path: str | Path, *, strict: bool = False) -> ParsedFile:
@@ -246,20 +245,13 @@ class _Reader:
             field_layout="two_field" if self.two_field else "one_field", program=program or None)
 
     def _date(self, event: Node) -> date | None:
-        node = event.find("DATE")
         text = event.get("DATE")
         if not text:
             return None
-        match = _DATE.match(text)
-        iso = _ISO_DATE.match(text)
-        try:
-            if match is not None:
-                day, month, year = (int(g) for g in match.groups())
-                return date(year + 2000 if year < 100 else year, month, day)
-            if iso is not None:
-                return date(*(int(g) for g in iso.groups()))
-        except ValueError:
-            pass
+        found = event_date(text)
+        if found is not None:
+            return found
+        node = event.find("DATE")
         self.report(_WARNING, "usebio.event.bad-date",
                     f"date {text!r} is not a date like 11/07/2022; the event date is left unknown", node=node or event)
         return None
@@ -445,17 +437,12 @@ class _Reader:
                         "this traveller line has neither a contract nor an artificial score; it is left out",
                         node=line, record=record)
             return None
-        declarer = (line.get("PLAYED_BY") or "").upper()[:1]
         try:
-            contract = Contract.parse(text)
-        except ValueError:
-            try:
-                return Contract.parse(text, SEATS.get(declarer))
-            except ValueError as exc:
-                self.report(_ERROR, "usebio.traveller.bad-contract", f"{exc}; the line is left out",
-                            node=line.find("CONTRACT") or line, record=record)
-                return None
-        return contract  # passed out: PLAYED_BY (often N) is meaningless
+            return line_contract(text, line.get("PLAYED_BY") or "")
+        except ValueError as exc:
+            self.report(_ERROR, "usebio.traveller.bad-contract", f"{exc}; the line is left out",
+                        node=line.find("CONTRACT") or line, record=record)
+            return None
 
     def _tricks(self, line: Node, contract: Contract, record: int) -> int | None:
         text = line.get("TRICKS") or ""

@@ -6,13 +6,13 @@ diagnostics, then takes the file. Whenever it returns a file, that file equals
 `columnar_from_parsed(parsers.lin.loads(data))`: the fast path accepts only files on which the
 careful reader reports nothing at all, and checks at least what the careful reader checks.
 
-What it accepts (`parsers.lin_fast_lex.LINE_GRAMMAR`): UTF-8 text without double-encoded accents,
+What it accepts (`parsers.lin.fast_bytes.LINE_GRAMMAR`): UTF-8 text without double-encoded accents,
 one board per line (LF or CRLF) in BBO's key order, names `pn` of four players, a heading `ah|Board N`, and
 calls, cards and claims in the spellings BBO writes. Vugraph files, headers, unknown keys and
 anything irregular are declined. What it checks, all boards at once:
-- deal (`lin_fast_deal`): 13 cards per hand given, no card dealt twice;
-- auction (`lin_fast_auction`): every call legal, the auction complete and ending with its last call;
-- play (`lin_fast_play`): each card held by the player due to play it, no card twice, suit
+- deal (`fast_deals`): 13 cards per hand given, no card dealt twice;
+- auction (`fast_auction`): every call legal, the auction complete and ending with its last call;
+- play (`fast_play`): each card held by the player due to play it, no card twice, suit
   followed, at most 52 cards; claims consistent with the play; a result for every contract;
 - board numbers: a board repeated in the file has the same deal, dealer and vulnerability.
 """
@@ -27,9 +27,8 @@ import polars as pl
 import pyarrow as pa
 
 from parsers.columnar import BOARD_SCHEMA, PLAYERS, RESULT_SCHEMA, ColumnarFile, encode_published
-from parsers.lin_fast_auction import CALL_NAMES, SPELLING_WIDTH, Contracts, call_numbers, read_auctions
-from parsers.lin_fast_deal import CARD_NAMES, MD_WIDTH, SEATS, card_numbers, pbn_deals, read_deals
-from parsers.lin_fast_lex import (
+from parsers.lin.fast_auction import CALL_NAMES, SPELLING_WIDTH, Contracts, call_numbers, read_auctions
+from parsers.lin.fast_bytes import (
     Bytes,
     Declined,
     Ints,
@@ -46,8 +45,10 @@ from parsers.lin_fast_lex import (
     tokens,
     vulnerabilities,
 )
-from parsers.lin_fast_play import declarer_tricks, replay, trump_suits
-from parsers.lin_lexer import _MOJIBAKE
+from parsers.lin.fast_deals import CARD_NAMES, MD_WIDTH, SEATS, card_numbers, pbn_deals, read_deals
+from parsers.lin.fast_play import declarer_tricks, replay, trump_suits
+from parsers.lin.lexer import _MOJIBAKE
+from parsers.lin.reader import PARSER_VERSION
 from parsers.records import FileMetadata
 
 logger = logging.getLogger(__name__)
@@ -88,7 +89,7 @@ def _read(data: str | bytes, source: str) -> ColumnarFile:
     taken = declarer_tricks(contracts.bid >= 0, tricks, _claims(toks))
     people = names(toks)
     lines = _lines(toks, people)
-    return ColumnarFile(source=source, format="lin", parser_version=_parser_version(), metadata=FileMetadata(),
+    return ColumnarFile(source=source, format="lin", parser_version=PARSER_VERSION, metadata=FileMetadata(),
                         boards=_board_frame(lines, deals.dealer, pbn_deals(deals)),
                         results=_result_frame(lines, people, contracts, taken, calls, cards))
 
@@ -171,13 +172,6 @@ def _claim_numbers(packed: Ints) -> Ints:
     return np.where(one, first, 10 * first + second).astype(np.int8)
 
 
-def _parser_version() -> str:
-    # Imported here: `parsers.lin` imports this module to re-export `loads_columnar`.
-    from parsers.lin import PARSER_VERSION
-
-    return PARSER_VERSION
-
-
 def _board_frame(lines: pl.DataFrame, dealer: Ints, deal: pl.Series) -> pl.DataFrame:
     """One hand record per board number, where it first appears (as `parsers.lin` dedupes)."""
     frame = lines.select(
@@ -208,7 +202,7 @@ def _lists(values: _Values, rows: Ints, views: Bytes) -> pl.Series:
 
 
 def _pairs(people: Names, first: int, second: int, rows: Ints) -> pl.Series:
-    """Each row's pair as `parsers.lin_board` names it: both players (`pn` positions `first`,
+    """Each row's pair as `parsers.lin.records` names it: both players (`pn` positions `first`,
     `second`), unless neither has a name."""
     unnamed = (people.length[rows, first] == 0) & (people.length[rows, second] == 0)
     players = people.of(rows[~unnamed], (first, second))

@@ -1,4 +1,4 @@
-"""Lexical layer of the BBO LIN reader: bytes to text, text to (key, value) tokens, offsets to lines.
+"""Lexical layer of the BBO LIN reader: bytes to text, text to (key, value) tokens with their offsets.
 
 A LIN stream is `key|value|key|value|...` with two-letter lower-case keys. Newlines carry no meaning
 and turn up around keys, before a `|` and inside free-text values, so the text is split on `|` once
@@ -9,12 +9,12 @@ two-letter key and records where it had to skip.
 
 from __future__ import annotations
 
-import bisect
 import re
 from dataclasses import dataclass, field
 from itertools import accumulate
 
 from models.diagnostics import MAX_PER_CODE, Diagnostic, Severity
+from parsers.positions import LineIndex
 
 KNOWN_KEYS: frozenset[str] = frozenset({
     "pn", "st", "md", "sv", "ah", "mb", "an", "pc", "mc", "rh", "qx", "vg", "rs", "pw", "bn", "mn",
@@ -23,7 +23,6 @@ KNOWN_KEYS: frozenset[str] = frozenset({
 """Keys the reader understands or knowingly ignores; any other two-letter key is kept and ignored."""
 
 _KEY = re.compile(r"[a-z]{2}")
-_LINE_BREAK = re.compile(r"\r\n|\r|\n")
 # Double-encoded UTF-8 read as cp1252 shows up as a lead byte Ã/Â/Ä/Å... followed by a continuation
 # byte rendered as Latin-1 or a cp1252 punctuation character.
 _MOJIBAKE = re.compile("[\u00c2-\u00f4][\u0080-\u00bf\u0152\u0153\u0160\u0161\u0178\u017d\u017e"
@@ -60,22 +59,6 @@ def repair_mojibake(value: str) -> str | None:
             continue
         return fixed if fixed != value else None
     return None
-
-
-class LineIndex:
-    """Turns character offsets into 1-based (line, column); CRLF, CR and LF each end a line."""
-
-    def __init__(self, text: str) -> None:
-        self._starts = [0] + [m.end() for m in _LINE_BREAK.finditer(text)]
-
-    def line(self, offset: int) -> int:
-        """1-based line of `offset`."""
-        return bisect.bisect_right(self._starts, offset)
-
-    def position(self, offset: int) -> tuple[int, int]:
-        """1-based line and column of `offset`."""
-        line = bisect.bisect_right(self._starts, offset)
-        return line, offset - self._starts[line - 1] + 1
 
 
 class Reporter:

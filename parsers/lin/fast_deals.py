@@ -1,7 +1,7 @@
 """Deals for the vectorised LIN reader: the `md` values of every board to card holders, checked at once.
 
-Numbering shared by the `lin_fast_*` modules: seats clockwise from North (N=0, E=1, S=2, W=3, as in
-`parsers.auction`); cards suit by suit in PBN order (spades, hearts, diamonds, clubs), ace to two
+Numbering shared by the `fast_*` modules: seats clockwise from North (N=0, E=1, S=2, W=3, as in
+`parsers.bridge.cards`); cards suit by suit in PBN order (spades, hearts, diamonds, clubs), ace to two
 within a suit (SA=0, S2=12, HA=13 ... C2=51), so that sorting card numbers gives PBN's order.
 """
 
@@ -15,7 +15,7 @@ import polars as pl
 import pyarrow as pa
 
 from models.cards import RANKS
-from parsers.lin_fast_lex import Bytes, Ints, lookup, require, translation
+from parsers.lin.fast_bytes import Bytes, Ints, lookup, require, translation
 
 SEATS: tuple[str, ...] = ("N", "E", "S", "W")
 """Seat letters by seat number."""
@@ -62,7 +62,7 @@ def read_deals(md: Bytes) -> Deals:
     """Read the `md` values (one zero-padded row of bytes per board, grammar-checked).
 
     Declines unless every hand given holds 13 cards and no card is dealt twice (what
-    `parsers.lin_values.parse_md` checks); the hand left out (East, in BBO's three-hand form) is
+    `parsers.lin.values.parse_md` checks); the hand left out (East, in BBO's three-hand form) is
     the rest of the pack.
     """
     boards = md.shape[0]

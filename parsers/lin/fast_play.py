@@ -1,6 +1,6 @@
 """Play for the vectorised LIN reader: every card of every board checked at once, and the tricks counted.
 
-The careful reader replays each board trick by trick (`parsers.auction.replay_masks`). Here the
+The careful reader replays each board trick by trick (`parsers.bridge.play.replay_masks`). Here the
 sequence is unnecessary: the deal says who holds each card, so every trick's winner is known from
 its four cards alone, and "the winner of a trick leads the next one" becomes a comparison between
 each trick's leader and the previous trick's winner. A card is then legal when the player due to
@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from parsers.lin_fast_lex import Bools, Ints, require
+from parsers.lin.fast_bytes import Bools, Ints, require
 
 _TRUMP_SUIT = np.array([3, 2, 1, 0, -1], dtype=np.int8)  # strain C, D, H, S, NT -> suit number (-1: none)
 _TURN = np.tile(np.arange(4, dtype=np.int8), 13)  # place of each card in its trick
@@ -77,7 +77,7 @@ def replay(cards: Ints, holder: Ints, declarer: Ints, trump: Ints) -> Tricks:
 def _winners(cards: Ints, table: Ints, trumps: Bools, follows: Bools) -> Ints:
     """(boards, 13): the seat of each trick's winning card (`table`: the holders, as in `replay`).
 
-    Trumps beat the suit led, which beats discards, then rank: the order of `parsers.auction`'s
+    Trumps beat the suit led, which beats discards, then rank: the order of `parsers.bridge.cards`'s
     weights. Card numbers go from the ace down within a suit, so the winner has the smallest key
     card + 64 * (not a trump) + 64 * (neither a trump nor of the suit led), and the key names the
     card, whose holder wins. An unplayed place (card -1, 255 as a byte) keeps key 255 and never
@@ -111,7 +111,7 @@ def _revoked(when: Ints, holder: Ints, off_suit: Ints, seat: Ints, led: Ints) ->
 
 
 def declarer_tricks(contract: Bools, tricks: Tricks, claim: Ints) -> Ints:
-    """Tricks taken by declarer (-1 where there is no contract), exactly as `parsers.lin_board` settles them.
+    """Tricks taken by declarer (-1 where there is no contract), exactly as `parsers.lin.records` settles them.
 
     All 13 tricks played: the play counts, and a claim (`mc`) must agree with it. Otherwise a claim
     must be consistent with the tricks already won and still to play. Declines on cards or a claim

@@ -1,0 +1,101 @@
+"""Calls: the one vocabulary of the auction, every spelling the readers accept, and the rules a
+call must follow (Laws 18 and 19).
+
+Calls are spelled as `ResultRecord.auction` stores them: `Pass`, `X`, `XX`, `1C` ... `7NT`. Each
+format's spellings are built here from that vocabulary, so that no reader or writer keeps a table of
+its own:
+
+- `CALLS` (PBN's standard spellings, upper or lower case) and `CALL_DRIFT` (what PBN files write
+  instead: `PASS`, `p`, `1N`, `Dbl`; accepted with a note);
+- `CALL_SPELLINGS` (LIN and the other formats: `p`, `d`, `r`, `1n`, a trailing alert `!`).
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from models.contract import Strain
+
+PASS, DOUBLE, REDOUBLE = "Pass", "X", "XX"
+"""The three calls that are not bids."""
+
+STRAINS: tuple[Strain, ...] = (Strain.C, Strain.D, Strain.H, Strain.S, Strain.NT)
+"""Strains from lowest to highest."""
+
+BIDS: tuple[str, ...] = tuple(f"{level}{strain.value}" for level in range(1, 8) for strain in STRAINS)
+"""The 35 bids from 1C to 7NT, in ascending order."""
+
+BID_RANK: dict[str, int] = {bid: rank for rank, bid in enumerate(BIDS)}
+"""Bid -> its place in `BIDS` (a higher bid has a higher rank)."""
+
+CallProblem = Literal["double", "redouble", "insufficient"]
+"""Why a call is not allowed where it was made."""
+
+
+def call_problem(call: str, last_rank: int, bid_side: int, doubling: int, side: int) -> CallProblem | None:
+    """Why `call` may not be made now (Laws 18 and 19), or None when it may.
+
+    `last_rank` is the `BID_RANK` of the last bid (-1 before any), `bid_side` the side (0 or 1) that
+    made it, `doubling` 0, 1 (doubled) or 2 (redoubled) and `side` the side of the player calling.
+    A double is only allowed of an opponent's undoubled bid, a redouble only of a double of one's
+    own side's bid, and a bid must outrank the last one. Pass is always allowed.
+    """
+    if call == DOUBLE:
+        return "double" if last_rank < 0 or doubling or bid_side == side else None
+    if call == REDOUBLE:
+        return "redouble" if last_rank < 0 or doubling != 1 or bid_side != side else None
+    if call in BID_RANK and BID_RANK[call] <= last_rank:
+        return "insufficient"
+    return None
+
+
+def _pbn_spellings() -> tuple[dict[str, str], dict[str, str]]:
+    standard: dict[str, str] = {}
+    for call in (PASS, DOUBLE, REDOUBLE, *BIDS):
+        standard[call] = call
+        standard[call.lower()] = call
+    drift: dict[str, str] = {"PASS": PASS, "P": PASS, "p": PASS, "PAS": PASS, "Dbl": DOUBLE, "DBL": DOUBLE,
+                             "Rdbl": REDOUBLE, "RDBL": REDOUBLE, "D": DOUBLE, "R": REDOUBLE}
+    for level in range(1, 8):
+        for spelling in ("N", "n", "Nt", "nT", "SA", "sa"):
+            drift[f"{level}{spelling}"] = f"{level}NT"
+        for strain in "CDHS":
+            drift.setdefault(f"{level}{strain.lower()}", f"{level}{strain}")
+    for mixed in ("PaSS", "pASS", "PAss"):
+        drift[mixed] = PASS
+    return standard, drift
+
+
+CALLS, CALL_DRIFT = _pbn_spellings()
+"""PBN's standard spellings of calls (upper and lower case), and its drift spellings (PASS, p, 1N)."""
+
+
+def _common_spellings() -> dict[str, str]:
+    table: dict[str, str] = {}
+    plain = {"P": PASS, "PASS": PASS, "D": DOUBLE, "X": DOUBLE, "DBL": DOUBLE,
+             "R": REDOUBLE, "XX": REDOUBLE, "RDBL": REDOUBLE}
+    for bid in BIDS:
+        plain[bid] = bid
+        if bid.endswith("NT"):
+            plain[bid[:-1]] = bid
+    for text, call in plain.items():
+        for variant in {text, text.lower(), text.capitalize()}:
+            table[variant] = call
+            table[variant + "!"] = call
+    return table
+
+
+CALL_SPELLINGS: dict[str, str] = _common_spellings()
+"""Common spellings of calls (`p`, `PASS`, `d`, `r`, `1n`, `2S!`) -> the call, for LIN and the
+other formats that do not tell standard spellings from drift."""
+
+
+def normalise_call(text: str) -> str | None:
+    """Spell a call the way records store it: `p`/`PASS` -> Pass, `d`/`x` -> X, `r` -> XX, `1n` -> 1NT.
+
+    A trailing alert mark (`1C!`) is dropped. Returns None when `text` is not a call.
+    """
+    call = CALL_SPELLINGS.get(text)
+    if call is None:
+        call = CALL_SPELLINGS.get(text.strip().upper().rstrip("!").replace(" ", ""))
+    return call

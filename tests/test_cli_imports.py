@@ -1,0 +1,59 @@
+"""`bridgeledger --help` loads the command line and nothing else: no reader, no store, no rich help.
+
+Measured by the modules a fresh process has loaded when the help is printed, not by time: a list of
+modules is the same on every machine, a time is not.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from tests.conftest import REPO
+
+HEAVY = ("polars", "duckdb", "pyarrow", "numpy", "pydantic", "orjson", "jinja2", "matplotlib", "defusedxml",
+         "rich", "markdown_it", "pygments", "typer.rich_utils", "models", "parsers")
+"""Top-level packages (or modules) that no help page needs."""
+
+LIGHT_PIPELINES = {"pipelines", "pipelines.cli", "pipelines.cli_ranking", "pipelines.neutralise"}
+"""The only modules of ours that the help may load."""
+
+
+def modules_after(*argv: str) -> tuple[str, list[str]]:
+    """The help text and every module loaded by a fresh `bridgeledger ARGV...`."""
+    probe = ("import json, sys\n"
+             f"sys.argv = ['bridgeledger', *{list(argv)!r}]\n"
+             "from pipelines.cli import app\n"
+             "try:\n    app()\nexcept SystemExit:\n    pass\n"
+             "print(json.dumps(sorted(sys.modules)), file=sys.stderr)\n")
+    run = subprocess.run([sys.executable, "-c", probe], cwd=REPO, capture_output=True, text=True, check=True)
+    return run.stdout, json.loads(run.stderr.strip().splitlines()[-1])
+
+
+def test_help_loads_no_heavy_module() -> None:
+    text, loaded = modules_after("--help")
+    assert "Usage: bridgeledger" in text and "ingest" in text and "export" in text
+    assert sorted(m for m in loaded if m.split(".")[0] in HEAVY or m in HEAVY) == []
+    ours = {m for m in loaded if m.split(".")[0] == "pipelines"}
+    assert ours <= LIGHT_PIPELINES, sorted(ours - LIGHT_PIPELINES)
+
+
+@pytest.mark.parametrize("argv", [("rank", "--help"), ("ingest", "--help"), ("export", "--help")])
+def test_a_command_help_loads_none_of_ours(argv: tuple[str, ...]) -> None:
+    # typer itself coerces a command's parameters with pydantic: that much a command's help pays.
+    text, loaded = modules_after(*argv)
+    assert f"Usage: bridgeledger {argv[0]}" in text
+    heavy = sorted(m for m in loaded if (m.split(".")[0] in HEAVY or m in HEAVY) and m.split(".")[0] != "pydantic")
+    assert heavy == []
+    ours = {m for m in loaded if m.split(".")[0] == "pipelines"}
+    assert ours <= LIGHT_PIPELINES, sorted(ours - LIGHT_PIPELINES)
+
+
+def test_the_probe_sees_a_command_that_does_load_them() -> None:
+    # The same probe on a command that reads files: it must see the reader and polars come in, or
+    # the test above would pass by seeing nothing.
+    _, loaded = modules_after("check", str(REPO / "sample_data" / "club_championship_traveller.csv"))
+    assert {"polars", "pydantic", "parsers.formats", "pipelines.ingest"} <= set(loaded)
