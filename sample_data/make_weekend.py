@@ -466,6 +466,9 @@ factors = [1.0, 0.75, 0.5, 0.25]
 [points_rounding]
 mode = "half_up"
 decimals = 2
+
+[publication]                      # an edition every Monday morning, after the weekend's events
+schedule = "0 8 * * MON"           # cron in UTC: 08:00 UTC is 09:00 CET
 """
 """The sample federation's ranking rule set (models.ranking_rules)."""
 
