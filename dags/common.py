@@ -41,9 +41,9 @@ def settings() -> Any:
     return resolve_settings(configured())
 
 
-def ranking_schedule() -> str:
-    """The cron of the rule set the settings name (its `publication.schedule`), read when the DAG
-    file is parsed: the settings and one rule set file, no store."""
+def ranking_schedule() -> str | None:
+    """The cron of the rule set the settings name (its `publication.schedule`), None (by hand only)
+    when none is named; read when the DAG file is parsed: the settings and one rule set file, no store."""
     from pipelines.ranking.rules import ranking_schedule as schedule_of
 
     return schedule_of(configured())

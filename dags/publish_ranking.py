@@ -7,7 +7,8 @@ scheduled time is computed from final results only and published (`RankingPublis
 after the rule set and that time, so a rerun of the same run finds it published and appends
 nothing. A run triggered by hand publishes the edition as of its own time. The rule set is the
 `ranking_rules` setting (a TOML file or a preset name such as `sbu`); the schedule is read from it
-when this file is parsed, so a changed schedule takes effect at the next parse.
+when this file is parsed, so a changed schedule takes effect at the next parse. With no rule set
+named the DAG has no schedule (there is nothing to publish), and a run by hand fails saying so.
 
 Settings: the `bridgeledger` Variable (JSON with `store`, `ranking_rules`, ...) or
 `BRIDGELEDGER_STORE` and `BRIDGELEDGER_RANKING_RULES`.

@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from importlib import resources
 from pathlib import Path
 
-from models.ranking_rules import Publication, RuleSet
+from models.ranking_rules import RuleSet
 
 PRESETS_PACKAGE = "pipelines.ranking.presets"
 RULES_ENV = "BRIDGELEDGER_RANKING_RULES"
@@ -44,12 +44,12 @@ def configured_rules(configured: Mapping[str, str] | None, env: Mapping[str, str
     return (configured or {}).get("ranking_rules") or environment.get(RULES_ENV) or None
 
 
-def ranking_schedule(configured: Mapping[str, str] | None, env: Mapping[str, str] | None = None) -> str:
-    """The publication schedule (cron, UTC) of the rule set the settings name; the rule sets'
-    default (monthly) when none is named.
+def ranking_schedule(configured: Mapping[str, str] | None, env: Mapping[str, str] | None = None) -> str | None:
+    """The publication schedule (cron, UTC) of the rule set the settings name (monthly unless the
+    rule set says otherwise); None when no rule set is named, since there is nothing to publish.
 
     Reads the rule set (a preset, or one TOML file) and nothing else. A rule set that cannot be read
     raises, naming it: a scheduler shows that instead of publishing at a time nobody chose.
     """
     spec = configured_rules(configured, env)
-    return load_rules(spec).publication.schedule if spec else Publication().schedule
+    return load_rules(spec).publication.schedule if spec else None

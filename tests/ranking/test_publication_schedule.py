@@ -97,6 +97,6 @@ def test_ranking_schedule_reads_the_rule_set_the_settings_name(tmp_path: Path) -
     assert ranking_schedule({"ranking_rules": str(path)}, env={}) == "0 8 * * MON"
     assert ranking_schedule(None, env={"BRIDGELEDGER_RANKING_RULES": str(path)}) == "0 8 * * MON"
     assert ranking_schedule({"ranking_rules": "sbu"}, env={}) == "0 6 1 * *"  # a preset: the default
-    assert ranking_schedule(None, env={}) == "0 6 1 * *"  # nothing named: the default
+    assert ranking_schedule(None, env={}) is None  # nothing named, nothing to publish: no schedule
     with pytest.raises(FileNotFoundError, match=r"no-such-rules\.toml: no such rule set file"):
         ranking_schedule({"ranking_rules": str(tmp_path / "no-such-rules.toml")}, env={})
