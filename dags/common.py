@@ -27,14 +27,26 @@ START = pendulum.datetime(2026, 1, 1, tz="UTC")
 T = TypeVar("T")
 
 
-def settings() -> Any:
-    """The federation's store and folders (pipelines.operations.Settings)."""
+def configured() -> Any:
+    """The `bridgeledger` Variable as JSON, or None (Airflow looks in AIRFLOW_VAR_BRIDGELEDGER first)."""
     from airflow.sdk import Variable
 
+    return Variable.get(SETTINGS_VARIABLE, default=None, deserialize_json=True)
+
+
+def settings() -> Any:
+    """The federation's store and folders (pipelines.operations.Settings)."""
     from pipelines.operations import resolve_settings
 
-    configured = Variable.get(SETTINGS_VARIABLE, default=None, deserialize_json=True)
-    return resolve_settings(configured)
+    return resolve_settings(configured())
+
+
+def ranking_schedule() -> str | None:
+    """The cron of the rule set the settings name (its `publication.schedule`), None (by hand only)
+    when none is named; read when the DAG file is parsed: the settings and one rule set file, no store."""
+    from pipelines.ranking.rules import ranking_schedule as schedule_of
+
+    return schedule_of(configured())
 
 
 def call(work: Callable[[], T]) -> T:

@@ -209,6 +209,14 @@ class TeamRules(BaseModel):
     boards_per_match: int | None = Field(default=None, ge=1)
     """Scheduled length of a match in boards: the VP scale it is converted on (Law 78D), however many
     boards could be compared. None = the boards the match has in the log (played in either room)."""
+    fouled_board: Literal["average_plus", "average"] = "average_plus"
+    """Law 87C, 86B2(a): a board the two rooms of a match played in different forms (`BoardFouled`
+    groups) has no comparison, so it is cancelled and each team gets an artificial adjusted score.
+    'average_plus' (the Laws): no contestant is at fault, so each team gets average-plus (Law 12C2(a),
+    `artificial.avg_plus_imps`, +3 IMPs by 12C2(b)); 'average': each team gets average
+    (`artificial.avg_imps`), where the regulating authority varies the award (Law 12C2(b), 86B3).
+    A director's artificial score at either room's table stands instead (86B2(b), (c): a side at fault).
+    Rooms that played the same form, fouled or not, are compared as usual (Law 87A)."""
 
 
 class CarryOver(BaseModel):

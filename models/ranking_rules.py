@@ -16,7 +16,9 @@ from pathlib import Path
 from typing import Annotated, Literal, Self
 
 import orjson
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from models.cron import check_cron
 
 _FROZEN = ConfigDict(frozen=True, extra="forbid")
 
@@ -281,6 +283,22 @@ class SubRankings(BaseModel):
     """Bands for `age_band` (a player in several bands is placed in each)."""
 
 
+class Publication(BaseModel):
+    """When editions of the ranking are published: what a scheduler (the `publish_ranking` DAG) runs on."""
+
+    model_config = _FROZEN
+
+    schedule: str = "0 6 1 * *"
+    """Cron expression in UTC: five fields (minute hour day-of-month month day-of-week), or an Airflow
+    preset (`@weekly`, `@monthly`, `@quarterly`, ...). Default: monthly, 06:00 UTC on the 1st. Each
+    scheduled edition is as of its run's time, so a rerun publishes nothing new."""
+
+    @field_validator("schedule")
+    @classmethod
+    def _cron(cls, value: str) -> str:
+        return check_cron(value)
+
+
 class RuleSet(BaseModel):
     """A versioned ranking rule set."""
 
@@ -316,6 +334,8 @@ class RuleSet(BaseModel):
     """Rounding of each award's points now and of the published totals."""
     sub_rankings: SubRankings = SubRankings()
     """Sub-rankings."""
+    publication: Publication = Publication()
+    """When editions are published (not part of `content_hash`: it changes when, not what)."""
 
     @model_validator(mode="after")
     def _default_category_known(self) -> Self:
@@ -338,8 +358,12 @@ class RuleSet(BaseModel):
         return cls.model_validate(tomllib.loads(text))
 
     def canonical_json(self) -> bytes:
-        """The rule set as canonical JSON (sorted keys): what the hash is taken of."""
-        return orjson.dumps(self.model_dump(mode="json"), option=orjson.OPT_SORT_KEYS)
+        """The rules that decide the ranking as canonical JSON (sorted keys): what the hash is taken of.
+
+        The publication schedule is left out: it decides when editions appear, not what they say,
+        so moving it keeps the hash (and the hashes of editions published before it existed).
+        """
+        return orjson.dumps(self.model_dump(mode="json", exclude={"publication"}), option=orjson.OPT_SORT_KEYS)
 
     def content_hash(self) -> str:
         """SHA-256 of the canonical JSON: two rule sets with the same hash rank identically."""

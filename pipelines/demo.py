@@ -150,7 +150,18 @@ def _write_outputs(store: EventStore, workdir: Path, weekend: Path, summary: Dem
     for row in audit.rows.iter_rows(named=True):  # a handful of rows, printed for a person
         summary.lines.append(f"audit national-pairs-2026/2: {row['id']} board {row['board']} table "
                              f"{row['table_id']}: {row['decision']} ({row['rule']})")
+    _show_team_rulings(edition.board_scores, summary)
     summary.lines.extend(f"{name}: {path}" for name, path in paths.items())
     summary.lines.append(f"audit: {outputs / audit.html_name}")
     summary.lines.append(f"results site: {len(site.written)} file(s) for {site.sessions} session(s); "
                          f"open {site.index.resolve()}")
+
+
+def _show_team_rulings(board_scores: pl.DataFrame, summary: DemoSummary) -> None:
+    """The team boards a rule gave their value (the Swiss's fouled board), and what each team got."""
+    ruled = (board_scores.filter(pl.col("board_rule").is_not_null())
+             .sort("event_id", "match_id", "board", "table_id")
+             .unique(["event_id", "match_id", "board"], keep="first", maintain_order=True))
+    for row in ruled.head(5).iter_rows(named=True):  # a handful of rows, printed for a person
+        summary.lines.append(f"{row['event_id']} {row['match_id']} board {row['board']}: {row['ns_id']} "
+                             f"{row['imp_ns']:+g}, {row['ew_id']} {row['imp_ew']:+g} IMPs ({row['board_rule']})")

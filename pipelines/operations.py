@@ -28,14 +28,13 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from pipelines.ranking.rules import RULES_ENV, configured_rules
 from pipelines.store import EventStore, StoreMissing
 
 log = logging.getLogger(__name__)
 
 STORE_ENV = "BRIDGELEDGER_STORE"
 """Environment variable naming the store when no setting does."""
-RULES_ENV = "BRIDGELEDGER_RANKING_RULES"
-"""Environment variable naming the ranking rule set (a TOML file or a preset) when no setting does."""
 
 _PARTIAL_SUFFIXES = (".part", ".tmp", ".crdownload")
 
@@ -91,7 +90,7 @@ def resolve_settings(configured: Mapping[str, str] | None, env: Mapping[str, str
         outdir=_absolute("outdir", given.get("outdir") or str(home / "outputs")),
         site=_absolute("site", given.get("site") or str(home / "site")),
         notifications=_absolute("notifications", given.get("notifications") or str(home / "notifications.jsonl")),
-        ranking_rules=given.get("ranking_rules") or environment.get(RULES_ENV) or None,
+        ranking_rules=configured_rules(given, environment),
     )
 
 

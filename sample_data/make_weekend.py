@@ -11,12 +11,14 @@ its clubs and organisers would send it in:
   same boards); each section's scorer sends a PBN traveller with a ScoreTable per board and a
   TotalScoreTable naming the pairs and their member ids. The event total carries both sessions.
 - Sunday 22 November: the Swiss Teams, 8 teams, 4 rounds of 6-board matches in VPs, one PBN per
-  match (open and closed room as separate games, HomeTeam NS in the open room).
+  match (open and closed room as separate games, HomeTeam NS in the open room). Board 15 of round 3
+  is fouled after match 2's open room played it: match 2's closed room and matches 3 and 4 play
+  the fouled form, whose results the files hold under the hand record's deal.
 - `members.csv`: the federation's member list. Players recur across the three days.
 - `conditions/`: each event's conditions of contest.
 - `timeline.toml`: the weekend in the order it happens (files arriving, publications,
   corrections inside and outside the Law 79C period, a late approval, a director's artificial
-  score, a fouled board), which the demo replays.
+  score, a fouled board in the pairs and one in the teams), which the demo replays.
 - `broken/`: a traveller that arrives broken.
 - `double_dummy.json`: endplay's double-dummy analysis of every deal, written by
   `python sample_data/make_weekend.py --analyse` (needs endplay, the [dds] extra); the demo seeds the
@@ -304,6 +306,13 @@ TEAM_NAMES = ["Riverside Rapids", "Hillside Hawks", "Lakeside Loons", "Harbour H
               "Northern Lights", "Southern Cross", "Westerly Winds", "Federation Firsts"]
 BOARDS_PER_MATCH = 6
 ROUNDS = 4
+FOULED_BOARD = 15
+"""Round 3's board that went back into its wallets wrongly after match 2's open room played it."""
+FOULED_FORMS = {"original": ("1-open", "1-closed", "2-open"),
+                "fouled": ("2-closed", "3-open", "3-closed", "4-open", "4-closed")}
+"""Law 87: which rooms (table-room, as ingest names them) played which form of the fouled board.
+Match 2's rooms played different forms (no comparison: Law 86B2); matches 3 and 4 played the
+fouled form in both rooms and compare as usual."""
 
 
 @dataclass(frozen=True)
@@ -343,14 +352,31 @@ def room_game(board: int, hands: dict[str, list[str]], rnd: int, table: int, roo
     return pbn_tags(tags) + "\n"
 
 
+def fouled(hands: dict[str, list[str]]) -> dict[str, list[str]]:
+    """The fouled form of a deal: North's highest card and East's lowest went into each other's pocket."""
+    def strength(card: str) -> int:
+        return "23456789TJQKA".index(card[1])
+
+    north, east = max(hands["N"], key=strength), min(hands["E"], key=strength)
+    return {**hands, "N": [c for c in hands["N"] if c != north] + [east],
+            "E": [c for c in hands["E"] if c != east] + [north]}
+
+
 def swiss_match(rnd: int, table: int, home: Team, visitors: Team, deals: dict[int, dict[str, list[str]]],
                 rng: random.Random) -> str:
-    """One match of the Swiss as the match's scorer exports it: both rooms of every board."""
+    """One match of the Swiss as the match's scorer exports it: both rooms of every board.
+
+    Every game carries the hand record's deal; a room that played the fouled board played (and
+    scored) its fouled form, which only the director's ruling records.
+    """
     text = f"% PBN 2.1\n% EXPORT\n% {SWISS_NAME}, round {rnd}: {home.name} v {visitors.name}\n"
     first = (rnd - 1) * BOARDS_PER_MATCH + 1
     for board in range(first, first + BOARDS_PER_MATCH):
         for room in ("Open", "Closed"):
-            text += room_game(board, deals[board], rnd, table, room, home, visitors, table_result(deals[board], rng))
+            played = deals[board]
+            if board == FOULED_BOARD and f"{table}-{room.lower()}" in FOULED_FORMS["fouled"]:
+                played = fouled(played)
+            text += room_game(board, deals[board], rnd, table, room, home, visitors, table_result(played, rng))
     return text
 
 
@@ -440,6 +466,9 @@ factors = [1.0, 0.75, 0.5, 0.25]
 [points_rounding]
 mode = "half_up"
 decimals = 2
+
+[publication]                      # an edition every Monday morning, after the weekend's events
+schedule = "0 8 * * MON"           # cron in UTC: 08:00 UTC is 09:00 CET
 """
 """The sample federation's ranking rule set (models.ranking_rules)."""
 
@@ -510,6 +539,11 @@ def timeline(national: dict[tuple[int, str], list[Table]]) -> str:
             "director": "Chief TD", "reason": "board misboarded in the closed room; no result could be obtained",
             "requested_at": "2026-11-22T15:05:00+01:00"}),
     ]
+    steps.insert(-2, ("2026-11-22T14:10:00+01:00", "foul", {
+        "event": SWISS, "session": "1", "board": FOULED_BOARD,
+        "groups": {form: list(rooms) for form, rooms in FOULED_FORMS.items()},
+        "reason": ("North's ace of spades and East's three changed pockets after match 2's open room (Law 87); "
+                   "match 2's rooms played different forms (Law 86B2), matches 3 and 4 the same one")}))
     return "".join(_toml_step(at, action, args) for at, action, args in steps)
 
 

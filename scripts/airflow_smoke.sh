@@ -6,8 +6,9 @@
 #
 # It registers the weekend's events (their conditions of contest), starts standalone, drops the
 # files into inbox/<event>/<session>/, triggers ingest_inbox once (its schedule would within five
-# minutes), waits for score_and_publish to publish every session, checks the store, the outputs and
-# the results site, and stops everything it started. Exit 0 only if every check passed.
+# minutes), waits for score_and_publish to publish every session, checks the store, the outputs,
+# the results site and that publish_ranking runs on the weekend rule set's schedule, and stops
+# everything it started. Exit 0 only if every check passed.
 set -euo pipefail
 shopt -s nullglob
 cd "$(dirname "$0")/.."
@@ -28,8 +29,8 @@ export AIRFLOW__SCHEDULER__ENABLE_HEALTH_CHECK=False
 export AIRFLOW__DAG_PROCESSOR__REFRESH_INTERVAL=5
 export PYTHONPATH=$REPO
 FED=$WORK/federation
-export AIRFLOW_VAR_BRIDGELEDGER="{\"store\": \"$FED/bridgeledger.duckdb\", \"inbox\": \"$FED/inbox\", \"outdir\": \"$FED/outputs\", \"site\": \"$FED/site\", \"notifications\": \"$FED/notifications.jsonl\"}"
 WEEKEND=$REPO/sample_data/weekend
+export AIRFLOW_VAR_BRIDGELEDGER="{\"store\": \"$FED/bridgeledger.duckdb\", \"inbox\": \"$FED/inbox\", \"outdir\": \"$FED/outputs\", \"site\": \"$FED/site\", \"notifications\": \"$FED/notifications.jsonl\", \"ranking_rules\": \"$WEEKEND/ranking_rules.toml\"}"
 STORE=$FED/bridgeledger.duckdb
 mkdir -p "$FED/inbox"
 
@@ -105,6 +106,15 @@ check "results site written" "[[ -f '$FED/site/index.html' ]]"
 session_pages=("$FED"/site/e-*/s-*/index.html)
 check "a site page per session (${#session_pages[@]})" "[[ ${#session_pages[@]} -eq 5 ]]"
 check "session pages say provisional until the deadline" "grep -q 'provisional until' '$FED/site/e-national-pairs-2026/s-2/index.html'"
+# Airflow prints warnings on stdout too: the JSON is the line that starts with [{
+schedule=$(airflow dags details publish_ranking -o json 2>/dev/null | grep '^\[{' | python -c \
+    'import json, sys; print(json.load(sys.stdin)[0]["timetable_summary"])' 2>/dev/null || echo "?")
+check "publish_ranking on the rule set's schedule ($schedule)" "[[ '$schedule' == '0 8 * * MON' ]]"
+edition=$(bridgeledger sql --store "$STORE" \
+    "SELECT payload->>'\$.edition' AS e FROM events WHERE type = 'RankingPublished'" 2>/dev/null \
+    | grep -Eo 'nbf-2026@[0-9T:+-]+' | tail -1 || true)
+monday=$(date -u -d "$(sed -E 's/^nbf-2026@//' <<<"$edition")" +%a 2>/dev/null || echo "?")
+check "its latest Monday's edition published ($edition)" "[[ '$edition' == nbf-2026@*T08:00:00+00:00 && '$monday' == Mon ]]"
 say "runs:"
 quiet() { grep -v -i -E "graphviz|pip install|you might need" | sed 's/^/    /' | head -6; }
 airflow dags list-runs ingest_inbox -o plain 2>/dev/null | quiet || true

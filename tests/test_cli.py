@@ -79,6 +79,8 @@ def test_demo_runs_the_weekend_and_its_figures_match_a_replay_from_zero(tmp_path
     assert "correction periods closed: 5 session(s) final" in out
     assert "ranking edition nbf-2026-11-23: 41 players ranked" in out
     assert "new award: Swiss Teams 2026" in out  # Monday's edition says why players moved
+    assert ("R3 Northern Lights v Westerly Winds board 15: Northern Lights +3, Westerly Winds +3 IMPs "
+            "(Law 87C, 86B2(a): fouled board") in out  # Sunday's fouled board, no comparison between the rooms
 
     from pipelines.demo import MONDAY
     from pipelines.projections import export_csv, score_store

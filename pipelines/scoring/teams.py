@@ -11,6 +11,12 @@ An artificial score in either room (Law 12C2(b)) replaces the board for both tea
 IMPs as awarded (averaged when both rooms were given one). With `knockout_averaging` (Law 86B,
 12C4) unbalanced boards award the average of the two teams' own calculations to both.
 
+A fouled board (Law 87) whose two rooms played different forms has no comparison either: Law 87C
+sends teams to Law 86B2, under which the board is cancelled and each team gets an artificial score,
+average-plus when no contestant is at fault (86B2(a), 12C2(a)) or what the conditions'
+`teams.fouled_board` says; a director's artificial score at either table stands instead (86B2(b),
+(c)). Two rooms that played the same form, even a fouled one, are compared as usual (Law 87A).
+
 A board with a result in one room only could not be compared: no result can be obtained, so both
 teams get an artificial average (Law 12C2(a), 0 IMPs under 12C2(b)) unless the director rules
 otherwise (an `adjust` of the table that played it replaces the board). The match is still
@@ -22,7 +28,8 @@ Board-score rows carry, for their NS and EW teams, the team's IMPs on that board
 number appears in both rooms, so a team's match total counts each board once (`match_results`).
 
 Nearly every board has one plain result in each room; those are IMPed with a single join. Only
-boards with a weighted or artificial score, or without both rooms, take the general path.
+boards with a weighted or artificial score, rooms that played different forms, or without both
+rooms, take the general path.
 """
 
 from __future__ import annotations
@@ -68,8 +75,9 @@ MATCH_SCHEMA: dict[str, pl.DataType] = {
 
 
 def with_matches(frame: pl.DataFrame) -> pl.DataFrame:
-    """Add the match columns: `_lo`, `_hi`, `_round`, `_home`, `match_id`, `_mb` (match-board id)
-    and `_paired` (the board has exactly one home and one away row)."""
+    """Add the match columns: `_lo`, `_hi`, `_round`, `_home`, `match_id`, `_mb` (match-board id),
+    `_paired` (the board has exactly one home and one away row) and `_forms_differ` (its rooms played
+    different forms of a fouled board)."""
     lo = pl.min_horizontal("ns_id", "ew_id")
     hi = pl.max_horizontal("ns_id", "ew_id")
     frame = frame.with_columns(_lo=lo, _hi=hi, _round=pl.col("round").fill_null(-1))
@@ -85,17 +93,29 @@ def with_matches(frame: pl.DataFrame) -> pl.DataFrame:
     frame = dense_id(frame, [*MATCH_KEYS, "board"], "_mb")
     homes = pl.col("_home").cast(pl.Int64).sum().over("_mb")
     rows = pl.len().over("_mb")
-    frame = frame.with_columns(_paired=(homes == 1) & (rows == 2), _one_room=rows == 1)
+    frame = frame.with_columns(_paired=(homes == 1) & (rows == 2), _one_room=rows == 1,
+                               _forms_differ=_forms_differ(frame))
     muddled = frame.filter(~pl.col("_paired") & ~pl.col("_one_room")).get_column("_mb").n_unique()
     if muddled:
         log.warning("%d team board(s) have more than one result in a room; they are not scored", muddled)
     return frame
 
 
+def _forms_differ(frame: pl.DataFrame) -> pl.Expr:
+    """Per row: the rooms of its match-board played different forms of a fouled board (Law 87A).
+
+    A table the director's groups do not name played the board as dealt, its own form. Sessions with
+    no fouled board (nearly all) skip the window.
+    """
+    if frame.get_column("fouled_group").null_count() == frame.height:
+        return pl.lit(False)
+    return pl.col("fouled_group").fill_null("").n_unique().over("_mb") > 1
+
+
 def _plain() -> pl.Expr:
-    """Rows of a paired board whose two rooms both hold a plain table result."""
+    """Rows of a paired board whose two rooms both hold a plain table result of the same form."""
     plain_row = (normalised_kind() == "result") & pl.col("score_ns").is_not_null()
-    return pl.col("_paired") & plain_row.all().over("_mb")
+    return pl.col("_paired") & ~pl.col("_forms_differ") & plain_row.all().over("_mb")
 
 
 def _plain_boards(frame: pl.DataFrame) -> pl.DataFrame:
@@ -150,10 +170,12 @@ def _awarded(frame: pl.DataFrame, artificial: ArtificialScores) -> pl.DataFrame:
     )
 
 
-def _other_boards(frame: pl.DataFrame, artificial: ArtificialScores) -> pl.DataFrame:
-    """Boards with a weighted or artificial score, or without both rooms: the general path."""
+def _other_boards(frame: pl.DataFrame, artificial: ArtificialScores, fouled_rule: str) -> pl.DataFrame:
+    """Boards with a weighted or artificial score, rooms that played different forms of a fouled
+    board, or without both rooms: the general path."""
     keys = frame.sort(ROW).group_by("_mb", maintain_order=True).agg(
-        *(pl.col(c).first() for c in BOARD_COLUMNS), pl.col("_paired").first(), pl.col("_one_room").first()
+        *(pl.col(c).first() for c in BOARD_COLUMNS), pl.col("_paired").first(), pl.col("_one_room").first(),
+        pl.col("_forms_differ").first(),
     )
     computed = _computed(frame.filter(pl.col("_paired") & comparable()))
     awarded = _awarded(frame, artificial)
@@ -162,23 +184,40 @@ def _other_boards(frame: pl.DataFrame, artificial: ArtificialScores) -> pl.DataF
         .join(awarded, on="_mb", how="left", maintain_order="left")
         .with_columns(_awarded=pl.col("_lo_art").is_not_null() | pl.col("_hi_art").is_not_null())
     )
-    # An artificial score stands for the board; otherwise both rooms must have been compared, or,
-    # with one room only, no result could be obtained: average to both (Law 12C2(a)).
+    # A director's artificial score stands for the board. Otherwise rooms that played different
+    # forms of a fouled board are not compared (Law 86B2(a)); a paired board is compared; with one
+    # room only, no result could be obtained: average to both (Law 12C2(a)).
+    fouled = pl.col("_paired") & pl.col("_forms_differ") & ~pl.col("_awarded")
     one_room = pl.col("_one_room") & ~pl.col("_awarded")
     counted = pl.col("_awarded") | pl.col("_paired") | one_room
-    average = pl.when(one_room).then(pl.lit(artificial.avg_imps))
+    label, value, words = _fouled_award(fouled_rule, artificial)
+    ruled = (
+        pl.when(fouled).then(pl.lit(value))
+        .when(one_room).then(pl.lit(artificial.avg_imps))
+    )
+    given = pl.when(fouled).then(pl.lit(label)).when(one_room).then(pl.lit("A"))
     return boards.select(
         *BOARD_COLUMNS, "_mb",
-        _lo_v=pl.when(counted).then(pl.coalesce("_lo_art", "_lo_calc", average)),
-        _hi_v=pl.when(counted).then(pl.coalesce("_hi_art", "_hi_calc", average)),
-        _artificial=pl.col("_awarded") | one_room,
-        _lo_label=pl.when(one_room).then(pl.lit("A")).otherwise("_lo_label"),
-        _hi_label=pl.when(one_room).then(pl.lit("A")).otherwise("_hi_label"),
-        _rule=pl.when(one_room).then(pl.lit(
+        _lo_v=pl.when(counted).then(pl.coalesce("_lo_art", ruled, "_lo_calc")),
+        _hi_v=pl.when(counted).then(pl.coalesce("_hi_art", ruled, "_hi_calc")),
+        _artificial=pl.col("_awarded") | fouled | one_room,
+        _lo_label=pl.coalesce(given, "_lo_label"),
+        _hi_label=pl.coalesce(given, "_hi_label"),
+        _rule=pl.when(fouled).then(pl.lit(
+            f"Law 87C, 86B2(a): fouled board, the rooms played different forms; cancelled, {words} "
+            f"({value:+g} IMPs) to both teams"))
+        .when(one_room).then(pl.lit(
             f"Law 12C2(a): no result in the other room; average ({artificial.avg_imps:g} IMPs) to both "
             "teams until the director rules"))
         .when(~counted).then(pl.lit("not scored: more than one result in a room")),
     )
+
+
+def _fouled_award(rule: str, artificial: ArtificialScores) -> tuple[str, float, str]:
+    """The award (label, IMPs, words) each team gets on a fouled board no room could compare."""
+    if rule == "average":
+        return "A", artificial.avg_imps, "average"
+    return "A+", artificial.avg_plus_imps, "average-plus"
 
 
 def board_results(frame: pl.DataFrame, conditions: ConditionsOfContest) -> pl.DataFrame:
@@ -186,7 +225,7 @@ def board_results(frame: pl.DataFrame, conditions: ConditionsOfContest) -> pl.Da
     plain = _plain()
     boards = pl.concat([
         _plain_boards(frame.filter(plain)),
-        _other_boards(frame.filter(~plain), conditions.artificial),
+        _other_boards(frame.filter(~plain), conditions.artificial, conditions.teams.fouled_board),
     ])
     if conditions.artificial.law_12c2c:
         boards = _law_12c2c(boards, conditions.artificial)

@@ -196,6 +196,8 @@ def _table_row(row: Row, kind_row: Row, lead: str, corrected: bool, names: Names
     if corrected:
         notes.append(labels["corrected_note"])
         classes.append("corrected")
+    if row.get("board_rule"):  # team play: the Law that gave the board its value (a fouled board, one room)
+        notes.append(row["board_rule"])
     section = row["section"]
     return {
         "table": row["table_id"], "section": section, "board": row["board"],

@@ -212,3 +212,40 @@ def test_publish_ranking_publishes_once_per_interval(airflow_home: Path, tmp_pat
     rerun = _test_run("publish_ranking", _airflow_env(airflow_home, settings), when)
     assert "STATE success" in rerun.stdout, rerun.stdout[-3000:] + rerun.stderr[-3000:]
     assert len(store.read(types=["RankingPublished"])) == 1  # idempotent
+
+
+_SCHEDULE_PROBE = """
+    import pendulum
+    from airflow.dag_processing.dagbag import DagBag
+    from airflow.serialization.serialized_objects import DagSerialization
+    from airflow.timetables.base import TimeRestriction
+    bag = DagBag(dag_folder="dags")
+    print("ERRORS", sorted(bag.import_errors.values()))
+    dag = bag.dags.get("publish_ranking")
+    if dag is not None:
+        timetable = DagSerialization.from_dict(DagSerialization.to_dict(dag)).timetable  # as the scheduler reads it
+        first = timetable.next_dagrun_info(last_automated_data_interval=None, restriction=TimeRestriction(
+            earliest=pendulum.datetime(2026, 11, 20, tz="UTC"), latest=None, catchup=True))
+        print("SCHEDULE", timetable.summary, "|", first.run_after.isoformat() if first else None)
+"""
+
+
+@pytest.mark.parametrize(("rules", "schedule", "first_run"), [
+    (str(WEEKEND / "ranking_rules.toml"), "0 8 * * MON", "2026-11-23T08:00:00+00:00"),  # the NBF's own: Mondays
+    ("sbu", "0 6 1 * *", "2026-12-01T06:00:00+00:00"),  # a preset that states none: the default, monthly
+    (None, "None", "None"),  # no rule set named yet: nothing to publish, no schedule (runs by hand fail)
+])
+def test_publish_ranking_runs_on_the_rule_sets_schedule(airflow_home: Path, tmp_path: Path, rules: str | None,
+                                                        schedule: str, first_run: str) -> None:
+    settings = {**_settings(tmp_path), **({"ranking_rules": rules} if rules else {})}
+    result = _run(_SCHEDULE_PROBE, _airflow_env(airflow_home, settings))
+    assert "ERRORS []" in result.stdout, result.stdout[-3000:] + result.stderr[-3000:]
+    assert f"SCHEDULE {schedule} | {first_run}" in result.stdout
+
+
+def test_a_rule_set_with_a_bad_schedule_is_an_import_error_naming_it(airflow_home: Path, tmp_path: Path) -> None:
+    rules = tmp_path / "rules.toml"
+    rules.write_text((WEEKEND / "ranking_rules.toml").read_text().replace('"0 8 * * MON"', '"0 8 * * MONDAY"'))
+    result = _run(_SCHEDULE_PROBE, _airflow_env(airflow_home, {**_settings(tmp_path), "ranking_rules": str(rules)}))
+    assert "the day of week 'MONDAY' is not a name or a number from 0 to 7" in result.stdout, result.stdout[-3000:]
+    assert "SCHEDULE" not in result.stdout  # no publish_ranking on a schedule nobody chose

@@ -11,7 +11,9 @@ import polars as pl
 import pytest
 from pydantic import ValidationError
 
+from models.conditions import ConditionsOfContest
 from pipelines.projections import score_store
+from pipelines.scoring.teams import match_results
 from pipelines.store import EventStore
 from pipelines.timeline import StepOutcome, load_timeline, run_timeline
 from tests.conftest import SAMPLE_DATA
@@ -107,11 +109,38 @@ def test_the_directors_artificial_score_stays_in_its_match(weekend: tuple[EventS
     edition = score_store(store)
     swiss = edition.standings.filter(pl.col("event_id") == "swiss-teams-2026")
     assert swiss.height == 8 and set(swiss["boards"]) == {24}  # four 6-board matches each, no phantom match
-    assert swiss["vp"].sum() == pytest.approx(4 * 4 * 20)  # 16 matches of 20 VPs
+    # 16 matches: 15 share 20 VPs; in the one with the fouled board each team's VPs are its own margin's
+    assert swiss["vp"].sum() == pytest.approx(15 * 20 + 13.53 + 9.01)
     board = edition.board_scores.filter((pl.col("event_id") == "swiss-teams-2026") & (pl.col("board") == 9)
                                         & pl.col("table_id").str.starts_with("1-"))
     assert sorted(board["imp_ns"].to_list()) == [-3.0, 3.0]  # Law 12C2(b): +3 / -3 IMPs for the match
     assert board["match_id"].n_unique() == 1
+
+
+def test_the_fouled_swiss_board_has_no_comparison_where_the_rooms_played_different_forms(
+        weekend: tuple[EventStore, list[StepOutcome]]) -> None:
+    """Round 3, board 15 (the files' NS scores): match 1 played the original form in both rooms,
+    -90 v -90 = 0; match 2's open room the original (Westerly Winds NS +50) and its closed room the
+    fouled form (Northern Lights NS -110): no comparison, so +3 IMPs each (Laws 87C, 86B2(a), 12C2),
+    not 4 IMPs to Westerly Winds; matches 3 and 4 played the fouled form in both rooms and compare:
+    Harbour Herons +50 against -110, IMP(160) = 4, and Hillside Hawks the same."""
+    store, _ = weekend
+    edition = score_store(store)
+    board = edition.board_scores.filter((pl.col("event_id") == "swiss-teams-2026") & (pl.col("board") == 15))
+    assert board.sort("table_id").select("table_id", "score_ns", "imp_ns", "imp_ew").rows() == [
+        ("1-closed", -90, 0.0, 0.0), ("1-open", -90, 0.0, 0.0),
+        ("2-closed", -110, 3.0, 3.0), ("2-open", 50, 3.0, 3.0),
+        ("3-closed", 50, 4.0, -4.0), ("3-open", -110, -4.0, 4.0),
+        ("4-closed", -110, -4.0, 4.0), ("4-open", 50, 4.0, -4.0)]
+    assert board.filter(pl.col("board_rule").is_not_null())["table_id"].sort().to_list() == ["2-closed", "2-open"]
+    # The match on 6 boards: Westerly Winds +8 IMPs, 10 + 10(1 - tau^(24/36.74))/(1 - tau^3) = 13.53 VPs;
+    # Northern Lights -2 (with its +3), the loser's side of 2 IMPs: 20 - 10.99 = 9.01.
+    swiss = edition.standings.filter(pl.col("event_id") == "swiss-teams-2026")
+    matches = match_results(edition.board_scores.filter(pl.col("event_id") == "swiss-teams-2026"),
+                            ConditionsOfContest.from_toml(WEEKEND / "conditions" / "swiss-teams-2026.toml"))
+    assert matches.filter(pl.col("match_id") == "R3 Northern Lights v Westerly Winds").sort("team_id").select(
+        "team_id", "imp_margin", "vp").rows() == [("Northern Lights", -2.0, 9.01), ("Westerly Winds", 8.0, 13.53)]
+    assert swiss.height == 8
 
 
 def test_a_team_is_registered_with_everyone_who_sat_for_it(weekend: tuple[EventStore, list[StepOutcome]]) -> None:

@@ -1,5 +1,5 @@
 """Team matches: rooms paired by board and team pair, ±3 IMP awards (12C2(b)), Law 86 KO averaging,
-VPs per match, team standings and tie-breaks."""
+fouled boards (Law 87C, 86B2), VPs per match, team standings and tie-breaks."""
 
 from __future__ import annotations
 
@@ -18,11 +18,12 @@ from .builders import results, sessions
 
 
 def room(board: int, ns: str, ew: str, value: int | str | list[tuple[int, float]], *, table: str = "1",
-         room_name: str = "open", round_: int | None = None) -> dict[str, Any]:
-    """One room's row: an int is a result (NS points), 'A+/A-' an award, a list a weighted score."""
+         room_name: str = "open", round_: int | None = None, form: str | None = None) -> dict[str, Any]:
+    """One room's row: an int is a result (NS points), 'A+/A-' an award, a list a weighted score;
+    `form` the Law 87 version of a fouled board the room played."""
     row: dict[str, Any] = {"event_id": "E", "session_id": "S", "section": "", "board": board,
                            "table_id": f"{table}{room_name[0]}", "round": round_, "room": room_name,
-                           "ns_id": ns, "ew_id": ew}
+                           "ns_id": ns, "ew_id": ew, "fouled_group": form}
     if isinstance(value, int):
         row.update(kind="result", score_ns=value)
     elif isinstance(value, str):
@@ -203,3 +204,76 @@ def test_the_issue_match_ten_imps_on_four_scheduled_boards_is_15_to_5() -> None:
     _, standings = scored(rows, "VP_TEAMS")
     assert standings.sort("contestant_id").select("contestant_id", "score", "vp", "boards").rows() == [
         ("A", 15.0, 15.0, 4), ("B", 5.0, 5.0, 4)]
+
+
+# --- Law 87C / 86B2: a fouled board in a team match ------------------------------------------------
+
+def fouled_swiss(board2: tuple[Any, Any] = (620, 100), forms: tuple[str, str] = ("original", "fouled"),
+                 ) -> list[dict[str, Any]]:
+    """Round 1 of a Swiss, 4 boards. Board 2 was fouled (two cards swapped) after A v B's open room
+    played it: A v B's closed room and both rooms of C v D played the fouled form."""
+    ab = match([(420, 170), board2, (100, 100), (-50, -50)], round_=1)
+    cd = match([(100, 100), (420, 170), (100, 100), (-50, -50)], home="C", away="D", table="2", round_=1)
+    for row in ab:
+        if row["board"] == 2:
+            row["fouled_group"] = forms[0] if row["room"] == "open" else forms[1]
+    for row in cd:
+        if row["board"] == 2:
+            row["fouled_group"] = "fouled"
+    return ab + cd
+
+
+def test_a_board_fouled_between_the_rooms_is_cancelled_with_average_plus_to_both_teams() -> None:
+    """Law 87C -> 86B2(a): +620 (original form) against +100 (fouled form) is no comparison. Nobody is
+    at fault: average-plus, +3 IMPs, to each team (12C2(a), (b)), not IMP(520) = 11 to A.
+    A: +6 (board 1) +3 = 9 IMPs -> WBF 4-board VPs 10 + 10(1 - tau^(27/30))/(1 - tau^3) = 14.60.
+    B: -6 +3 = -3 IMPs -> the loser's side of 3 IMPs, 20 - 11.76 = 8.24 (the scores need not balance).
+    12C2(c) changes nothing: A's other boards average +2 IMPs, below average-plus."""
+    boards, standings = scored(fouled_swiss(), "VP_TEAMS")
+    ab2 = boards.filter((pl.col("board") == 2) & pl.col("match_id").str.ends_with("A v B")).sort("table_id")
+    assert ab2.select("table_id", "imp_ns", "imp_ew").rows() == [("1c", 3.0, 3.0), ("1o", 3.0, 3.0)]
+    assert ab2["board_rule"].to_list() == ["Law 87C, 86B2(a): fouled board, the rooms played different forms; "
+                                           "cancelled, average-plus (+3 IMPs) to both teams"] * 2
+    assert standings.sort("contestant_id").select("contestant_id", "score", "vp", "boards").rows() == [
+        ("A", 14.6, 14.6, 4), ("B", 8.24, 8.24, 4), ("C", 13.28, 13.28, 4), ("D", 6.72, 6.72, 4)]
+
+
+def test_rooms_that_played_the_same_fouled_form_are_compared() -> None:
+    """Law 87A: C v D played the fouled form in both rooms; +420 against +170 is 6 IMPs to C
+    (WBF 4 boards: 13.28 - 6.72), and the board carries no rule."""
+    boards, _ = scored(fouled_swiss(), "VP_TEAMS")
+    cd2 = boards.filter((pl.col("board") == 2) & (pl.col("ns_id") == "C"))
+    assert cd2.select("imp_ns", "imp_ew", "board_rule").rows() == [(6.0, -6.0, None)]
+
+
+def test_the_conditions_may_give_average_on_a_fouled_board() -> None:
+    """`teams.fouled_board = "average"`: 0 IMPs each; A's 6 IMPs -> 13.28, B's -6 -> 6.72."""
+    boards, standings = scored(fouled_swiss(), "VP_TEAMS", teams={"fouled_board": "average"})
+    assert boards.filter((pl.col("board") == 2) & (pl.col("ns_id") == "A"))["imp_ns"].to_list() == [0.0]
+    assert standings.filter(pl.col("contestant_id").is_in(["A", "B"])).sort("contestant_id").select(
+        "score").to_series().to_list() == [13.28, 6.72]
+
+
+def test_a_directors_ruling_of_fault_stands_over_the_fouled_board_default() -> None:
+    """Law 86B2(b): B's closed-room pair fouled the board: A+ to A (EW there), A- to B (NS).
+    A: 6 + 3 = 9 IMPs (14.60 VPs); B: -6 - 3 = -9 IMPs (5.40)."""
+    rows = fouled_swiss(board2=(620, "A-/A+"))  # type: ignore[arg-type]
+    boards, standings = scored(rows, "VP_TEAMS")
+    assert boards.filter((pl.col("board") == 2) & (pl.col("ns_id") == "A")).select(
+        "imp_ns", "imp_ew", "board_rule").rows() == [(3.0, -3.0, None)]
+    assert standings.filter(pl.col("contestant_id").is_in(["A", "B"])).sort("contestant_id").select(
+        "score").to_series().to_list() == [14.6, 5.4]
+
+
+def test_law_12c2c_lifts_a_team_above_average_plus_on_a_fouled_board() -> None:
+    """A 2-board match: A won board 1 by IMP(1430 - 420) = 1010 -> 14 IMPs. On fouled board 2 A, not
+    at fault, keeps its own average of 14 IMPs (12C2(c)); B keeps average-plus, +3.
+    Margins: A 28, B -14 + 3 = -11 IMPs, in IMPs (no VPs)."""
+    rows = match([(1430, 420), (620, 100)])
+    for row in rows:
+        if row["board"] == 2:
+            row["fouled_group"] = "original" if row["room"] == "open" else "fouled"
+    boards, standings = scored(rows)
+    assert home_imps(boards) == [14.0, 14.0]
+    assert boards.filter((pl.col("board") == 2) & (pl.col("ns_id") == "A"))["imp_ew"].to_list() == [3.0]
+    assert standings.sort("contestant_id").select("contestant_id", "score").rows() == [("A", 28.0), ("B", -11.0)]

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import re
+import shutil
 from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 
+from pipelines.director import record_fouled_board
 from pipelines.ingest import ingest_file
 from pipelines.site import build_site
 from pipelines.store import EventStore
@@ -64,3 +66,21 @@ def test_a_teams_score_card_counts_each_board_once(teams_site: Path) -> None:
     card = (teams_site.parent / "card-all-SWEDEN.html").read_text()
     running = re.findall(r'<td class="num running opt">([^<]*)</td>', card)
     assert running[-1] == "32.00"  # 36 - 4: both rooms of a board carry the same IMPs, counted once
+
+
+def test_a_fouled_board_between_the_rooms_is_shown_with_its_law(teams_site: Path, tmp_path: Path) -> None:
+    """SWEDEN v CROATIA board 12: +620 at table 13 against -200 at table 5 gave SWEDEN IMP(820) = 13.
+    Ruled fouled between the rooms, it is cancelled with +3 IMPs to each team (Laws 87C, 86B2(a)):
+    SWEDEN 36 - 13 + 3 = 26 for, 4 against; CROATIA 4 + 3 = 7 for, 36 - 13 = 23 against."""
+    shutil.copy(teams_site.parents[3] / "events.duckdb", tmp_path / "events.duckdb")  # its deals solved once
+    store = EventStore(tmp_path / "events.duckdb")
+    record_fouled_board(store, "2021-online-qual-open-r2", "1", 12, at=datetime(2026, 11, 22, 1, tzinfo=UTC),
+                        groups={"original": ["13"], "fouled": ["5"]}, reason="a card moved between the rooms")
+    build_site(store, tmp_path / "site")
+    [session] = (tmp_path / "site").glob("e-*/s-*/index.html")
+    by_team = {row[0]: row for row in _cells(session.read_text(), "matches")}
+    assert by_team["SWEDEN"][1:] == ["CROATIA", "10", "26.00", "4.00"]
+    assert by_team["CROATIA"][1:] == ["SWEDEN", "10", "7.00", "23.00"]
+    board = (session.parent / "board-12.html").read_text()
+    rule = "Law 87C, 86B2(a): fouled board, the rooms played different forms; cancelled, average-plus"
+    assert board.count(rule) == 2  # the note on both rooms' rows
