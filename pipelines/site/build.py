@@ -14,6 +14,7 @@ from __future__ import annotations
 import hashlib
 import logging
 from collections.abc import Mapping
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
@@ -72,8 +73,9 @@ def build_site(store: EventStore, outdir: str | Path, *, event_id: str | None = 
     then) the sessions shown are replayed and scored for the build; with `edition`, that edition is
     shown. See `pipelines.site.sources`.
     """
-    source = open_source(store, code=_code_version().hex(), edition=edition, as_of_us=as_of_us, up_to=up_to,
-                         event_id=event_id)
+    with _held(store):  # one connection for the refresh and the catalog: opening one costs a tenth of a second
+        source = open_source(store, code=_code_version().hex(), edition=edition, as_of_us=as_of_us, up_to=up_to,
+                             event_id=event_id)
     report = SiteReport(Path(outdir))
     manifest = _read_manifest(report.outdir)
     every_event = source.event_ids()
@@ -93,7 +95,8 @@ def build_site(store: EventStore, outdir: str | Path, *, event_id: str | None = 
                 rows[str(kept["event_id"])] = kept
     languages = {str(r["language"]) for r in rows.values()}
     language = languages.pop() if len(languages) == 1 else "en"
-    ranked = write_ranking(report, store, source.position, source.clock, language, manifest)
+    with _held(store):
+        ranked = write_ranking(report, store, source.position, source.clock, language, manifest)
     _write(report, {MANIFEST: orjson.dumps(manifest, option=orjson.OPT_SORT_KEYS | orjson.OPT_INDENT_2)})
     ranking_href = f"{RANKING_DIR}/index.html" if ranked else ""
     _write(report, {"index.html": index_page(list(rows.values()), language, ranking_href), STYLESHEET: stylesheet()})
@@ -118,17 +121,19 @@ def write_event(report: SiteReport, store: EventStore, source: Source, event_id:
         row = known["row"]
         assert isinstance(row, dict)
         return row
-    loaded = source.load(event_id)
-    if loaded is None:
-        return None
-    event, edition = loaded
-    sessions = [session_data(store, edition, event, info) for info in event.sessions]
+    with _held(store):  # the event's reads share one connection; rendering holds none
+        loaded = source.load(event_id)
+        if loaded is None:
+            return None
+        event, edition = loaded
+        sessions = [session_data(store, edition, event, info) for info in event.sessions]
+        audits = [session_audit(edition, data) for data in sessions]
     analysis = ensure_analysis(store, [b.deal.to_pbn() for s in sessions for b in s.records.boards if b.deal])
     report.analysis = _merged(report.analysis, analysis)
-    for data in sessions:
+    for data, audit in zip(sessions, audits, strict=True):
         # A session shown without some of its analyses is looked at again by the next build.
         stamp = stamps.get(data.info.session_id) if not analysis.unavailable else None
-        write_session(report, edition, data, analysis, manifest, stamp)
+        write_session(report, data, audit, analysis, manifest, stamp)
     _write(report, {f"{folder}/index.html": event_page(event, edition.standings)})
     row = index_row(event)
     manifest[folder] = {"row": row}
@@ -149,6 +154,11 @@ def _unchanged(report: SiteReport, stamps: Mapping[str, str | None], known: Mapp
     return True
 
 
+def _held(store: EventStore) -> AbstractContextManager[object]:
+    """`store.session()` when the store exists (a build of an empty folder creates no store)."""
+    return store.session() if store.exists() else nullcontext()
+
+
 def _file_count(manifest: Mapping[str, Mapping[str, object]], folder: str) -> int:
     files = manifest.get(folder, {}).get("files")
     return len(files) if isinstance(files, list) else 0
@@ -161,13 +171,12 @@ def _merged(before: AnalysisReport | None, new: AnalysisReport) -> AnalysisRepor
                           before.solved + new.solved, before.unavailable + new.unavailable)
 
 
-def write_session(report: SiteReport, edition: ScoredEdition, data: SessionData, analysis: AnalysisReport,
+def write_session(report: SiteReport, data: SessionData, audit: pl.DataFrame, analysis: AnalysisReport,
                   manifest: dict[str, dict[str, object]], stamp: str | None = None) -> None:
     """Render one session's folder from its own data and write the files that changed; skip the
     rendering when the manifest says the folder was built from the same inputs. `stamp` (the
     source's, None for none) is kept beside the digest for the next build's look."""
     folder = session_dir(data.info.event_id, data.info.session_id)
-    audit = session_audit(edition, data)
     analyses = {d: a for d, a in analysis.analyses.items()
                 if d in {canonical_deal(b.deal.to_pbn()) for b in data.records.boards if b.deal}}
     digest = session_digest(data, analyses, audit)
