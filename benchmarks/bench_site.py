@@ -33,7 +33,7 @@ import sys
 import tempfile
 import time
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
@@ -160,20 +160,26 @@ def solver_figures(workdir: Path, count: int = 200) -> None:
 
 
 def correction_figures(workdir: Path) -> None:
-    """What a rebuild after one correction rewrites, on the sample store (in process)."""
-    from pipelines.demo import EVENT, PUBLISHED, SESSION
+    """What a rebuild after one correction rewrites, on the sample store (in process): the first
+    table result of the log gets one more trick, requested at the log's clock."""
     from pipelines.director import TableRef, request_correction
     from pipelines.site import build_site
-    from pipelines.store import EventStore
+    from pipelines.store import EventStore, from_epoch_us
 
     store = EventStore(workdir / "demo" / "bridgeledger.duckdb")
     site = workdir / "site-correction"
     build_site(store, site)
-    request_correction(store, TableRef(EVENT, SESSION, 5, "3", "A"), at=PUBLISHED + timedelta(minutes=15),
-                       correction_id="bench-1", requested_by="NS 3", reason="one more trick", tricks=9)
+    with store.reader() as con:
+        event_id, session_id, board, table, section, tricks = con.execute(
+            "SELECT payload->>'$.event_id', payload->>'$.session_id', (payload->>'$.board')::INT,"
+            " payload->>'$.table_id', payload->>'$.section', (payload->>'$.tricks')::INT FROM events"
+            " WHERE type = 'ResultRecorded' ORDER BY position LIMIT 1").fetchall()[0]
+        clock = con.execute("SELECT max(epoch_us(occurred_at)) FROM events").fetchall()[0][0]
+    request_correction(store, TableRef(event_id, session_id, board, table, section), at=from_epoch_us(clock),
+                       correction_id="bench-1", requested_by="NS", reason="one more trick", tricks=(tricks + 1) % 14)
     report = build_site(store, site)
-    print(f"after one correction (sample store): {len(report.written)} file(s) rewritten, {report.unchanged} "
-          f"unchanged, {report.rendered} of {report.sessions} session(s) rendered")
+    print(f"after one correction (sample store, {event_id}/{session_id}): {len(report.written)} file(s) rewritten, "
+          f"{report.unchanged} unchanged, {report.rendered} of {report.sessions} session(s) rendered")
 
 
 HISTORY = Path("/work/bench-cache/history-200000x50.duckdb")
@@ -224,12 +230,14 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--history", type=Path, default=HISTORY, help="the history benchmark's 10M-result store")
     parser.add_argument("--skip-history", action="store_true", help="leave out the 10M-result store")
+    parser.add_argument("--skip-solver", action="store_true", help="leave out the solver's 200 deals (minutes)")
     parser.add_argument("--workdir", type=Path, default=None, help="scratch folder (the store's copy: 2 GB)")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="bench_site_", dir=args.workdir) as scratch:
         workdir = Path(scratch)
         site_figures(workdir)
-        solver_figures(workdir)
+        if not args.skip_solver:
+            solver_figures(workdir)
         correction_figures(workdir)
         if not args.skip_history and args.history.exists():
             history_figures(args.history, workdir)
