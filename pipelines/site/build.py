@@ -27,12 +27,12 @@ from pipelines.projections import ScoredEdition
 from pipelines.ranking.publish import EditionError
 from pipelines.site.analysis import AnalysisReport, DoubleDummy, canonical_deal, ensure_analysis
 from pipelines.site.event_pages import event_page, index_page, index_row
-from pipelines.site.gather import SessionData, session_data
+from pipelines.site.gather import EventInfo, SessionData, SessionInfo, last_position, session_data
 from pipelines.site.paths import RANKING_DIR, STYLESHEET, event_dir, session_dir
 from pipelines.site.ranking_pages import ranking_digest, ranking_editions, ranking_files, ranking_source
 from pipelines.site.render import stylesheet
 from pipelines.site.session_pages import session_audit, session_files
-from pipelines.site.sources import Source, open_source
+from pipelines.site.sources import LiveSource, Source, open_source
 from pipelines.store import EventStore, to_epoch_us
 
 log = logging.getLogger(__name__)
@@ -126,14 +126,19 @@ def write_event(report: SiteReport, store: EventStore, source: Source, event_id:
         if loaded is None:
             return None
         event, edition = loaded
-        sessions = [session_data(store, edition, event, info) for info in event.sessions]
+        quick = {info.session_id: _quick_digest(store, edition, event, info) for info in event.sessions} \
+            if isinstance(source, LiveSource) else {}
+        changed = [info for info in event.sessions
+                   if not _still(report, manifest, info, quick.get(info.session_id), stamps.get(info.session_id))]
+        sessions = [session_data(store, edition, event, info) for info in changed]
         audits = [session_audit(edition, data) for data in sessions]
     analysis = ensure_analysis(store, [b.deal.to_pbn() for s in sessions for b in s.records.boards if b.deal])
     report.analysis = _merged(report.analysis, analysis)
     for data, audit in zip(sessions, audits, strict=True):
         # A session shown without some of its analyses is looked at again by the next build.
-        stamp = stamps.get(data.info.session_id) if not analysis.unavailable else None
-        write_session(report, data, audit, analysis, manifest, stamp)
+        complete = not analysis.unavailable
+        write_session(report, data, audit, analysis, manifest, stamps.get(data.info.session_id) if complete else None,
+                      quick.get(data.info.session_id) if complete else None)
     _write(report, {f"{folder}/index.html": event_page(event, edition.standings)})
     row = index_row(event)
     manifest[folder] = {"row": row}
@@ -151,6 +156,36 @@ def _unchanged(report: SiteReport, stamps: Mapping[str, str | None], known: Mapp
         if stamp is None or entry.get("stamp") != stamp or not isinstance(entry.get("files"), list) \
                 or not (report.outdir / folder / "index.html").is_file():
             return False
+    return True
+
+
+def _quick_digest(store: EventStore, edition: ScoredEdition, event: EventInfo, info: SessionInfo) -> str:
+    """SHA-256 of what a session's pages are made from, taken before reading its records: its rows
+    of the projections, what the event and session pages say of it, and its stream's latest
+    position (a stream is append-only: the same position, the same events). Exact only where the
+    edition's clock is the log's own at its position (events after it are then beyond it too)."""
+    key = (pl.col("event_id") == info.event_id) & (pl.col("session_id") == info.session_id)
+    digest = hashlib.sha256(_code_version())
+    for part in (repr(info), event.name, event.conditions.model_dump_json(),
+                 edition.board_scores.filter(key).write_json(), edition.standings.filter(key).write_json(),
+                 str(last_position(store, info.event_id, info.session_id, edition.position))):
+        digest.update(part.encode() + b"\0")
+    return digest.hexdigest()
+
+
+def _still(report: SiteReport, manifest: dict[str, dict[str, object]], info: SessionInfo, quick: str | None,
+           stamp: str | None) -> bool:
+    """Whether the session's pages were built from the same inputs (`_quick_digest`) and are all
+    there; if so it is counted, its new stamp kept, and it is not read or rendered."""
+    folder = session_dir(info.event_id, info.session_id)
+    known = manifest.get(folder, {})
+    files = known.get("files")
+    if quick is None or known.get("quick") != quick or not isinstance(files, list) \
+            or not all((report.outdir / folder / str(name)).is_file() for name in files):
+        return False
+    report.sessions += 1
+    report.unchanged += len(files)
+    manifest[folder] = {**known, "stamp": stamp}
     return True
 
 
@@ -172,10 +207,10 @@ def _merged(before: AnalysisReport | None, new: AnalysisReport) -> AnalysisRepor
 
 
 def write_session(report: SiteReport, data: SessionData, audit: pl.DataFrame, analysis: AnalysisReport,
-                  manifest: dict[str, dict[str, object]], stamp: str | None = None) -> None:
+                  manifest: dict[str, dict[str, object]], stamp: str | None = None, quick: str | None = None) -> None:
     """Render one session's folder from its own data and write the files that changed; skip the
     rendering when the manifest says the folder was built from the same inputs. `stamp` (the
-    source's, None for none) is kept beside the digest for the next build's look."""
+    source's) and `quick` (`_quick_digest`; None for none) are kept for the next build's look."""
     folder = session_dir(data.info.event_id, data.info.session_id)
     analyses = {d: a for d, a in analysis.analyses.items()
                 if d in {canonical_deal(b.deal.to_pbn()) for b in data.records.boards if b.deal}}
@@ -186,11 +221,11 @@ def write_session(report: SiteReport, data: SessionData, audit: pl.DataFrame, an
     if known.get("digest") == digest and isinstance(files, list) \
             and all((report.outdir / folder / str(name)).is_file() for name in files):
         report.unchanged += len(files)
-        manifest[folder] = {"digest": digest, "files": files, "stamp": stamp}
+        manifest[folder] = {"digest": digest, "files": files, "stamp": stamp, "quick": quick}
         return
     rendered = session_files(data, analyses, audit)
     _write(report, {f"{folder}/{name}": content for name, content in rendered.items()})
-    manifest[folder] = {"digest": digest, "files": sorted(rendered), "stamp": stamp}
+    manifest[folder] = {"digest": digest, "files": sorted(rendered), "stamp": stamp, "quick": quick}
     report.rendered += 1
 
 

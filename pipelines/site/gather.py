@@ -188,11 +188,12 @@ def session_data(store: EventStore, edition: ScoredEdition, event: EventInfo, in
         results=projection.results.filter(key),
         corrected_tables=corrected,
         records=session_records(store, info.event_id, info.session_id, edition),
-        last_position=_last_position(store, info.event_id, info.session_id, edition.position),
+        last_position=last_position(store, info.event_id, info.session_id, edition.position),
     )
 
 
-def _last_position(store: EventStore, event_id: str, session_id: str, up_to: int) -> int:
+def last_position(store: EventStore, event_id: str, session_id: str, up_to: int) -> int:
+    """The position of the session's latest event up to `up_to` (0: none)."""
     with store.reader() as con:
         found = con.execute("SELECT coalesce(max(position), 0) FROM events WHERE stream_id = ? AND position <= ?",
                             [session_stream(event_id, session_id), up_to]).fetchall()

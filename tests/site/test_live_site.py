@@ -18,7 +18,7 @@ from pipelines.director import (
 )
 from pipelines.ingest import IngestOptions, ingest_file
 from pipelines.projections import score_store
-from pipelines.site import build_site, sources
+from pipelines.site import build, build_site, sources
 from pipelines.site.build import MANIFEST
 from pipelines.store import EventStore, to_epoch_us
 from pipelines.tasks import publish_site
@@ -60,7 +60,7 @@ def _same_as_a_whole_replay(store: EventStore, site: Path, tmp_path: Path, name:
 
 
 def test_live_pages_equal_a_whole_replay_through_corrections_rulings_and_late_approvals(
-        club_store: EventStore, tmp_path: Path) -> None:
+        club_store: EventStore, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     site = tmp_path / "site"
     first = build_site(club_store, site)
     assert first.rendered == 3
@@ -88,8 +88,13 @@ def test_live_pages_equal_a_whole_replay_through_corrections_rulings_and_late_ap
     _same_as_a_whole_replay(club_store, site, tmp_path, "whole-2")
     approve_late_correction(club_store, "s1-too-late", at=PUBLISHED + timedelta(days=1, hours=1),
                             organiser="Club", director="TD", statement="the scorer's error, shown by the card")
+    read: list[str] = []
+    real_data = build.session_data
+    monkeypatch.setattr(build, "session_data", lambda store, edition, event, info: read.append(info.session_id)
+                        or real_data(store, edition, event, info))
     approved = build_site(club_store, site)
     assert f"{SESSION_DIR}/board-A-6.html" in approved.written
+    assert read == [SESSION] and approved.rendered == 1  # session 2's rows did not change: not even read
     pages = _same_as_a_whole_replay(club_store, site, tmp_path, "whole-3")
     assert pages[f"{SESSION_DIR}/board-A-6.html"] != after[f"{SESSION_DIR}/board-A-6.html"]
     assert build_site(club_store, site).written == []  # nothing new: nothing rewritten
