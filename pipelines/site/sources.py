@@ -27,7 +27,7 @@ from functools import cached_property
 import polars as pl
 
 from pipelines.projections import ScoredEdition, score_store
-from pipelines.replay import SessionKey, replay
+from pipelines.replay import Projection, SessionKey, replay
 from pipelines.site.gather import EventInfo, events_of
 from pipelines.store import EventStore
 
@@ -80,6 +80,9 @@ class LiveSource:
     """`projection_sessions`: event_id, session_id, position, deadline_us, status."""
     code: str
     """The site's code version: new code renders every session again."""
+    replayed: Projection | None = None
+    """The refresh's own replay of the sessions it rescored (at the same position and clock)."""
+    replayed_sessions: frozenset[SessionKey] = frozenset()
     _by_event: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -104,7 +107,9 @@ class LiveSource:
 
         wanted = pl.DataFrame(keys, schema={"event_id": pl.String, "session_id": pl.String}, orient="row")
         board_scores, standings = read_tables(self.store, wanted)
-        projection = replay(self.store, up_to=self.position, as_of_us=self.clock, sessions=keys)
+        # The refresh that just rescored this event replayed it already; its replay holds the same rows.
+        projection = self.replayed if self.replayed is not None and set(keys) <= self.replayed_sessions \
+            else replay(self.store, up_to=self.position, as_of_us=self.clock, sessions=keys)
         edition = ScoredEdition(self.position, self.clock, board_scores, standings, projection)
         found = events_of(self.store, edition, event_id)
         return (found[0], edition) if found else None
@@ -141,7 +146,8 @@ def open_source(store: EventStore, *, code: str, edition: ScoredEdition | None =
         sessions = con.sql("SELECT event_id, session_id, position, deadline_us, status FROM projection_sessions"
                            + (" WHERE event_id = ?" if event_id is not None else ""),
                            params=[event_id] if event_id is not None else None).pl()
-    return LiveSource(store, refreshed.position, refreshed.clock_us, sessions, code)
+    return LiveSource(store, refreshed.position, refreshed.clock_us, sessions, code, refreshed.replayed,
+                      frozenset(refreshed.sessions.select("event_id", "session_id").iter_rows()))
 
 
 def _sessions_of(store: EventStore, event_id: str | None, up_to: int | None) -> list[SessionKey] | None:

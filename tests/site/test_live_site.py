@@ -4,11 +4,13 @@ build reads and renders only the events whose sessions changed since the folder'
 from __future__ import annotations
 
 import shutil
+from collections.abc import Callable
 from datetime import timedelta
 from pathlib import Path
 
 import pytest
 
+from pipelines import live
 from pipelines.director import (
     TableRef,
     approve_late_correction,
@@ -18,6 +20,7 @@ from pipelines.director import (
 )
 from pipelines.ingest import IngestOptions, ingest_file
 from pipelines.projections import score_store
+from pipelines.replay import Projection
 from pipelines.site import build, build_site, sources
 from pipelines.site.build import MANIFEST
 from pipelines.store import EventStore, to_epoch_us
@@ -104,21 +107,33 @@ def test_a_build_reads_only_the_events_whose_sessions_changed(club_store: EventS
                                                               monkeypatch: pytest.MonkeyPatch) -> None:
     site = tmp_path / "site"
     build_site(club_store, site)
+    replayed: list[tuple[str, object]] = []
+
+    def recording(module: str, real: Callable[..., Projection]) -> Callable[..., Projection]:
+        def replay(store: EventStore, **kwargs: object) -> Projection:
+            replayed.append((module, kwargs.get("sessions")))
+            return real(store, **kwargs)
+        return replay
+
+    monkeypatch.setattr(sources, "replay", recording("site", sources.replay))
+    monkeypatch.setattr(live, "replay", recording("refresh", live.replay))
+    # The DAG scores (refreshes the projections) before it writes the site: the site replays the event.
     request_correction(club_store, TableRef(OTHER, "1", 2, "5", "A"), at=PLAYED + timedelta(hours=1),
                        correction_id="other-1", requested_by="NS 5", reason="ten tricks", tricks=10)
-    replayed: list[object] = []
-    real_replay = sources.replay
-
-    def recording(store: EventStore, **kwargs: object) -> object:
-        replayed.append(kwargs.get("sessions"))
-        return real_replay(store, **kwargs)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(sources, "replay", recording)
+    live.refresh(club_store)
     report = build_site(club_store, site)
-    assert replayed == [[(OTHER, "1")]]  # the corrected event's session, and nothing of the others
+    assert replayed == [("refresh", [(OTHER, "1")]), ("site", [(OTHER, "1")])]  # nothing of the other event
     assert report.rendered == 1 and report.sessions == 3
     assert f"e-{OTHER}/s-1/board-A-2.html" in report.written
-    _same_as_a_whole_replay(club_store, site, tmp_path, "whole")
+    _same_as_a_whole_replay(club_store, site, tmp_path, "whole-1")
+    # `correct` then `site`: the site's own refresh replays the event, and the site reads that replay.
+    replayed.clear()
+    request_correction(club_store, TableRef(OTHER, "1", 3, "6", "A"), at=PLAYED + timedelta(hours=1),
+                       correction_id="other-2", requested_by="NS 6", reason="nine tricks", tricks=9)
+    report = build_site(club_store, site)
+    assert replayed == [("refresh", [(OTHER, "1")])] and report.rendered == 1
+    assert f"e-{OTHER}/s-1/board-A-3.html" in report.written
+    _same_as_a_whole_replay(club_store, site, tmp_path, "whole-2")
 
 
 def test_an_edition_of_the_past_is_replayed_exactly(club_store: EventStore, tmp_path: Path) -> None:
