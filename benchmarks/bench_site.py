@@ -1,64 +1,95 @@
-"""Results-site benchmark: the sample weekend's site written cold, and the double-dummy solver.
+"""Results-site benchmark: the sample weekend's site written cold, the double-dummy solver, and
+the rewrite after one correction on the 10M-result store of the history benchmark.
 
-Prints, with peers measured in the same run:
+Prints, with peers measured in the same run (every command a fresh process, cold, as a user runs
+it: wall time, CPU time (user + system) and peak RSS of that process, and the load average):
 
-- `bridgeledger site` on the sample store, run as a user runs it (a fresh process each time, the
-  deals already analysed, as they are once ingested), against `bridgeledger score --out` on the
-  same store (replay, scoring and CSV alone). Target: the site written in <= 3 s. Also the first
-  build of a store whose deals were never analysed (it solves them once and caches them).
+- `bridgeledger site` on the demo's store (`make demo`'s weekend: 5 sessions, the ranking), the
+  deals already analysed (as they are once ingested), into an empty folder and over its own output,
+  against `bridgeledger score --out` on the same store (replay, scoring and CSV alone). Target:
+  the site written in <= 3 s. Also the first build of a store whose deals were never analysed.
 - endplay's solver on 200 deals, deals/s (our `solve`, which calls endplay's `calc_all_tables`,
   against `calc_dd_table` one deal at a time), and the same 200 deals read back from the cache.
-- after one correction: which files a rebuild rewrites and how long it takes, on the sample store.
-  The issue's figure for the 10M-result store needs replay and scoring keyed by session (issue 11);
-  until that lands a rebuild rescores the whole store, so the figure is not yet measurable.
+- after one correction on the sample store: which files a rebuild rewrites.
+- the 10M-result store (`--history`, default the history benchmark's cache, copied: the cached file
+  is never written): setup builds the projections (`score --full`) and the site of event 000123
+  (`site --event 000123`: a first build of all 4,000 events renders 8,000 sessions, hours of work;
+  its rate is printed); then `correct` (the history benchmark's), and the timed `site --event 000123`,
+  which refreshes the projections and rewrites the corrected session's pages. Target: <= 1 s. Its
+  peer: the same event's site `--as-of` the log's clock, which replays and scores the event's
+  sessions for the build; the two folders' pages must be byte-identical.
 
-    .venv/bin/python -m benchmarks.bench_site
+    .venv/bin/python -m benchmarks.bench_site [--history PATH] [--skip-history]
 """
 
 from __future__ import annotations
 
+import argparse
 import os
 import random
-import resource
 import shutil
 import subprocess
 import sys
 import tempfile
 import time
-from datetime import UTC, datetime, timedelta
+from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 RUNS = 3
 
 
-def _cli(*args: str) -> tuple[float, float]:
-    """Wall time and CPU time (user + system) of one `bridgeledger` command in a fresh process.
+@dataclass(frozen=True)
+class Run:
+    """One command in a fresh process: wall seconds, CPU seconds (user + system) and peak RSS.
 
-    The CPU time is what the wall time would be on an idle machine (the command uses one core);
-    on a machine shared with other work the wall time can be several times longer.
+    The CPU time is what the wall time would be on an idle machine (the command uses about one
+    core); on a machine shared with other work the wall time can be several times longer.
     """
+
+    wall: float
+    cpu: float
+    peak_mb: float
+
+    def __str__(self) -> str:
+        return f"{self.wall:.2f} s wall, {self.cpu:.2f} s CPU, {self.peak_mb:.0f} MB peak RSS"
+
+
+def _cli(*args: str) -> Run:
+    """One `bridgeledger` command in a fresh process, timed from spawn to exit."""
     env = {**os.environ, "PYTHONPATH": str(REPO)}
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    env.pop("POLARS_MAX_THREADS", None)  # as a user runs it
     started = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "pipelines.cli", *args], check=True, env=env, capture_output=True)
+    child = subprocess.Popen([sys.executable, "-m", "pipelines.cli", *args], env=env,
+                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    _, status, usage = os.wait4(child.pid, 0)
     wall = time.perf_counter() - started
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    stderr = child.stderr.read().decode() if child.stderr else ""
+    if os.waitstatus_to_exitcode(status) != 0:
+        raise SystemExit(f"{' '.join(args)} failed: {stderr}")
+    return Run(wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024)
 
 
-def _best(*args: str, fresh: Path | None = None) -> tuple[float, float]:
-    """Best of `RUNS`; with `fresh`, that folder is removed before each run (a build from nothing)."""
+def _best(*args: str, fresh: Path | None = None) -> Run:
+    """Best of `RUNS` (least CPU); with `fresh`, that folder is removed before each run (a build
+    from nothing)."""
     runs = []
     for _ in range(RUNS):
         if fresh is not None and fresh.exists():
             shutil.rmtree(fresh)
         runs.append(_cli(*args))
-    return min(r[0] for r in runs), min(r[1] for r in runs)
+    return min(runs, key=lambda r: r.cpu)
 
 
-def _shown(figure: tuple[float, float]) -> str:
-    return f"{figure[0]:.2f} s wall, {figure[1]:.2f} s CPU"
+def _load() -> str:
+    one, _, fifteen = os.getloadavg()
+    return f"load average {one:.1f} (1 min), {fifteen:.1f} (15 min) on {os.cpu_count()} cores"
+
+
+def _pages(site: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(site)): p.read_bytes() for p in sorted(site.rglob("*"))
+            if p.is_file() and p.name != "site-manifest.json"}
 
 
 def _random_deals(count: int, seed: int = 14) -> list[str]:
@@ -80,19 +111,22 @@ def site_figures(workdir: Path) -> None:
     run_demo(workdir / "demo", now=datetime(2026, 11, 22, tzinfo=UTC))  # setup: store, analyses cached
     store = str(workdir / "demo" / "bridgeledger.duckdb")
     site = _best("site", "--store", store, "--out", str(workdir / "site-cold"), fresh=workdir / "site-cold")
+    pages = _pages(workdir / "site-cold")
     site_again = _best("site", "--store", store, "--out", str(workdir / "site-cold"))
     score = _best("score", "--store", store, "--out", str(workdir / "csv"))
-    print(f"sample site (1 session, 26 boards, 26 pairs, 52 plots), fresh process, best of {RUNS}; "
-          f"load average now {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores:")
-    print(f"  written into an empty folder:      {_shown(site)}   (target <= 3 s: "
-          f"{'met' if site[0] <= 3 else 'met on CPU time' if site[1] <= 3 else 'NOT met'})")
-    print(f"  rebuilt over itself (nothing new: the manifest says so, nothing is rendered): {_shown(site_again)}")
-    print(f"  peer: `bridgeledger score --out` (replay + scoring + CSV): {_shown(score)}")
+    sessions = sum(1 for name in pages if name.count("/") == 2 and name.endswith("/index.html"))
+    plots = sum(1 for name in pages if name.endswith(".svg"))
+    print(f"sample weekend's site ({sessions} sessions, {len(pages)} files, {plots} plots), fresh process, "
+          f"best of {RUNS}; {_load()}:")
+    print(f"  written into an empty folder:      {site}   (target <= 3 s: "
+          f"{'met' if site.wall <= 3 else 'met on CPU time' if site.cpu <= 3 else 'NOT met'})")
+    print(f"  rebuilt over itself (nothing new: nothing is read or rendered): {site_again}")
+    print(f"  peer: `bridgeledger score --out` (replay + scoring + CSV): {score}")
     fresh = workdir / "fresh.duckdb"
     for name in ("club_championship_handrecord.pbn", "club_championship_traveller.csv"):
         _cli("ingest", "--store", str(fresh), str(REPO / "sample_data" / name))
     first = _cli("site", "--store", str(fresh), "--out", str(workdir / "site-first"))
-    print(f"  first build of a store whose 26 deals were never analysed (solves them once): {_shown(first)}")
+    print(f"  first build of a store whose 26 deals were never analysed (solves them once): {first}")
 
 
 def solver_figures(workdir: Path, count: int = 200) -> None:
@@ -126,38 +160,89 @@ def solver_figures(workdir: Path, count: int = 200) -> None:
 
 
 def correction_figures(workdir: Path) -> None:
-    """What a rebuild after one correction rewrites, on the sample store (in process, timed)."""
-    from pipelines.demo import EVENT, PUBLISHED, SESSION
+    """What a rebuild after one correction rewrites, on the sample store (in process): the first
+    table result of the log gets one more trick, requested at the log's clock."""
     from pipelines.director import TableRef, request_correction
-    from pipelines.projections import score_store
     from pipelines.site import build_site
-    from pipelines.store import EventStore
+    from pipelines.store import EventStore, from_epoch_us
 
     store = EventStore(workdir / "demo" / "bridgeledger.duckdb")
     site = workdir / "site-correction"
     build_site(store, site)
-    request_correction(store, TableRef(EVENT, SESSION, 5, "3", "A"), at=PUBLISHED + timedelta(minutes=15),
-                       correction_id="bench-1", requested_by="NS 3", reason="one more trick", tricks=9)
-    started = time.perf_counter()
-    edition = score_store(store)
-    scored = time.perf_counter() - started
-    report = build_site(store, site, edition=edition)
-    total = time.perf_counter() - started
-    print("after one correction (sample store):")
-    print(f"  {len(report.written)} file(s) rewritten, {report.unchanged} unchanged, in {total:.2f} s "
-          f"({scored:.2f} s of it replay + scoring)")
-    print("  10M-result store: not yet measurable: replay and scoring of one session alone (issue 11) are not "
-          "in this branch, so a rebuild rescores the whole store first; the pages of a session are built "
-          "from that session's rows only (pipelines.site.build.write_session)")
+    with store.reader() as con:
+        event_id, session_id, board, table, section, tricks = con.execute(
+            "SELECT payload->>'$.event_id', payload->>'$.session_id', (payload->>'$.board')::INT,"
+            " payload->>'$.table_id', payload->>'$.section', (payload->>'$.tricks')::INT FROM events"
+            " WHERE type = 'ResultRecorded' ORDER BY position LIMIT 1").fetchall()[0]
+        clock = con.execute("SELECT max(epoch_us(occurred_at)) FROM events").fetchall()[0][0]
+    request_correction(store, TableRef(event_id, session_id, board, table, section), at=from_epoch_us(clock),
+                       correction_id="bench-1", requested_by="NS", reason="one more trick", tricks=(tricks + 1) % 14)
+    report = build_site(store, site)
+    print(f"after one correction (sample store, {event_id}/{session_id}): {len(report.written)} file(s) rewritten, "
+          f"{report.unchanged} unchanged, {report.rendered} of {report.sessions} session(s) rendered")
+
+
+HISTORY = Path("/work/bench-cache/history-200000x50.duckdb")
+EVENT = "000123"
+CORRECT = ["correct", "--event", EVENT, "--session", "1", "--board", "1", "--table", "2", "--tricks", "11",
+           "--id", "bench-c1", "--by", "NS 2", "--reason", "eleven tricks", "--at", "2026-11-21T10:00Z"]
+CLOCK = "2026-11-21T10:00Z"
+"""The log's clock after the correction (the generated results occurred at midnight)."""
+
+
+def history_figures(cached: Path, workdir: Path) -> None:
+    """One correction on the 10M-result store: the corrected session's pages rewritten."""
+    store = workdir / "history.duckdb"
+    shutil.copyfile(cached, store)  # the cached file is never written
+    try:
+        _history(str(store), workdir)
+    finally:
+        store.unlink(missing_ok=True)
+        store.with_name(store.name + ".wal").unlink(missing_ok=True)
+
+
+def _history(store: str, workdir: Path) -> None:
+    live, peer = workdir / "history-site", workdir / "history-as-of"
+    print(f"\n10M-result store (200,000 boards x 50 results: 4,000 events, 8,000 sessions); {_load()}:")
+    setup = _cli("score", "--full", "--store", store)
+    print(f"  setup: projections built (score --full): {setup}")
+    first = _cli("site", "--store", store, "--out", str(live), "--event", EVENT)
+    files = len(_pages(live))
+    print(f"  setup: first build of event {EVENT} (2 sessions, {files} files): {first}; every event's first "
+          f"build at that rate: {first.cpu * 4000 / 3600:.1f} h CPU, {files * 4000:,} files")
+    _cli("site", "--store", store, "--out", str(peer), "--event", EVENT, "--as-of", CLOCK)
+    corrected = _cli(*CORRECT, "--store", store)
+    ours = _cli("site", "--store", store, "--out", str(live), "--event", EVENT)
+    theirs = _cli("site", "--store", store, "--out", str(peer), "--event", EVENT, "--as-of", CLOCK)
+    again = _cli("site", "--store", store, "--out", str(live), "--event", EVENT)
+    same = _pages(live) == _pages(peer)
+    print(f"  correct (the history benchmark's):  {corrected}")
+    print(f"  site after it (projections refreshed, the corrected session rendered): {ours}   (target <= 1 s: "
+          f"{'met' if ours.wall <= 1 else 'met on CPU time' if ours.cpu <= 1 else 'NOT met'})")
+    print(f"  peer: the same pages --as-of the log's clock (the event's sessions replayed and scored): {theirs}")
+    print(f"  site again, nothing new (no event read):  {again}")
+    print(f"  the two folders' pages byte-identical: {'yes' if same else 'NO'}")
+    print(f"  {_load()}")
 
 
 def main() -> None:
-    """Run the three measurements in a scratch folder."""
-    with tempfile.TemporaryDirectory(prefix="bench_site_") as scratch:
+    """Run the measurements in a scratch folder."""
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--history", type=Path, default=HISTORY, help="the history benchmark's 10M-result store")
+    parser.add_argument("--skip-history", action="store_true", help="leave out the 10M-result store")
+    parser.add_argument("--skip-solver", action="store_true", help="leave out the solver's 200 deals (minutes)")
+    parser.add_argument("--workdir", type=Path, default=None, help="scratch folder (the store's copy: 2 GB)")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="bench_site_", dir=args.workdir) as scratch:
         workdir = Path(scratch)
         site_figures(workdir)
-        solver_figures(workdir)
+        if not args.skip_solver:
+            solver_figures(workdir)
         correction_figures(workdir)
+        if not args.skip_history and args.history.exists():
+            history_figures(args.history, workdir)
+        elif not args.skip_history:
+            print(f"\n10M-result store: {args.history} is missing (run benchmarks.bench_history to build it)")
 
 
 if __name__ == "__main__":

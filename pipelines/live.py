@@ -31,7 +31,7 @@ import polars as pl
 
 from pipelines.neutralise import spreadsheet_safe
 from pipelines.projections import VIEWS_SQL, ScoredEdition, canonical_order, score_projection
-from pipelines.replay import SessionKey, log_clock, replay
+from pipelines.replay import Projection, SessionKey, log_clock, replay
 from pipelines.scoring.frames import BOARD_SCORES_SCHEMA, STANDINGS_SCHEMA, conform
 from pipelines.store import EventStore
 
@@ -67,6 +67,9 @@ class Refreshed:
     """(event_id, session_id) of every session rescored."""
     board_rows: int
     """Board-score rows written."""
+    replayed: Projection | None = None
+    """An incremental refresh's replay of the sessions it rescored, for a caller that reads them next
+    (the results site); None after a full rebuild or when nothing was rescored."""
 
 
 def refresh(store: EventStore, *, up_to: int | None = None, full: bool = False,
@@ -96,7 +99,8 @@ def refresh(store: EventStore, *, up_to: int | None = None, full: bool = False,
             _replace_events(con, touched, scored)
             _write_state(con, position, clock)
     log.info("projections at log position %d: %d session(s) rescored", position, catalog.height)
-    return Refreshed(position, clock, False, catalog.select("event_id", "session_id"), scored.board_scores.height)
+    return Refreshed(position, clock, False, catalog.select("event_id", "session_id"), scored.board_scores.height,
+                     scored.projection)
 
 
 def ensure_tables(con: duckdb.DuckDBPyConnection) -> None:
@@ -179,6 +183,7 @@ class _Scored:
     board_scores: pl.DataFrame
     standings: pl.DataFrame
     sessions: pl.DataFrame
+    projection: Projection | None = None
 
 
 def _score(store: EventStore, catalog: pl.DataFrame, position: int, clock: int) -> _Scored:
@@ -189,7 +194,7 @@ def _score(store: EventStore, catalog: pl.DataFrame, position: int, clock: int) 
                        pl.DataFrame(schema=SESSION_SCHEMA))
     edition = score_projection(replay(store, up_to=position, as_of_us=clock, sessions=keys))
     return _Scored(conform(edition.board_scores, BOARD_SCHEMA), conform(edition.standings, STANDING_SCHEMA),
-                   _session_rows(edition, catalog.select("event_id", "session_id")))
+                   _session_rows(edition, catalog.select("event_id", "session_id")), edition.projection)
 
 
 def _session_rows(edition: ScoredEdition, sessions: pl.DataFrame) -> pl.DataFrame:

@@ -53,12 +53,11 @@ def analyse_new_deals(store_path: str, position: int) -> int:
 
 
 def publish_site(store_path: str, position: int, outdir: str) -> str:
-    """Write the results site as the log stood at `position`; return its index page's path."""
-    from pipelines.projections import score_store
+    """Write the results site as the log stood at `position` (from the live projections, brought up
+    to it; only the sessions rescored since the last build are rendered); return its index page's path."""
     from pipelines.site import build_site
 
-    store = EventStore(store_path)
-    report = build_site(store, outdir, edition=score_store(store, up_to=position))
+    report = build_site(EventStore(store_path), outdir, up_to=position)
     log.info("site: %d file(s) written, %d unchanged", len(report.written), report.unchanged)
     return str(report.index)
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from importlib import metadata
 from pathlib import Path
 from typing import Any
@@ -73,8 +74,10 @@ def solver_version() -> str | None:
         return None
 
 
+@lru_cache(maxsize=8192)
 def canonical_deal(pbn: str | None) -> str | None:
-    """The deal as the cache keys it (`N:` first, ranks in order), or None when it is incomplete."""
+    """The deal as the cache keys it (`N:` first, ranks in order), or None when it is incomplete
+    (remembered: a build asks again for every board of every session that played the deal)."""
     if not pbn:
         return None
     try:

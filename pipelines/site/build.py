@@ -14,22 +14,25 @@ from __future__ import annotations
 import hashlib
 import logging
 from collections.abc import Mapping
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 import orjson
 import polars as pl
 
-from pipelines.projections import ScoredEdition, score_store
+from pipelines.projections import ScoredEdition
 from pipelines.ranking.publish import EditionError
 from pipelines.site.analysis import AnalysisReport, DoubleDummy, canonical_deal, ensure_analysis
-from pipelines.site.event_pages import event_page, index_page
-from pipelines.site.gather import EventInfo, SessionData, events_of, session_data
+from pipelines.site.event_pages import event_page, index_page, index_row
+from pipelines.site.gather import EventInfo, SessionData, SessionInfo, last_position, session_data
 from pipelines.site.paths import RANKING_DIR, STYLESHEET, event_dir, session_dir
 from pipelines.site.ranking_pages import ranking_digest, ranking_editions, ranking_files, ranking_source
 from pipelines.site.render import stylesheet
 from pipelines.site.session_pages import session_audit, session_files
+from pipelines.site.sources import LiveSource, Source, open_source
 from pipelines.store import EventStore, to_epoch_us
 
 log = logging.getLogger(__name__)
@@ -60,39 +63,155 @@ class SiteReport:
 
 
 def build_site(store: EventStore, outdir: str | Path, *, event_id: str | None = None,
-               as_of_us: int | None = None, edition: ScoredEdition | None = None) -> SiteReport:
-    """Score the log (or take `edition`) and write the site of every event, or only `event_id`'s."""
-    edition = edition or score_store(store, as_of_us=as_of_us)
+               as_of_us: int | None = None, edition: ScoredEdition | None = None,
+               up_to: int | None = None) -> SiteReport:
+    """Write the site of every event, or only `event_id`'s.
+
+    By default the site shows the log up to `up_to` (default: its head), read from the live
+    projections, which are brought up to it first; only the events whose sessions were rescored
+    since the folder's last build are read and rendered. With `as_of_us` (results as they stood
+    then) the sessions shown are replayed and scored for the build; with `edition`, that edition is
+    shown. See `pipelines.site.sources`.
+    """
+    with _held(store):  # one connection for the refresh and the catalog: opening one costs a tenth of a second
+        source = open_source(store, code=_code_version().hex(), edition=edition, as_of_us=as_of_us, up_to=up_to,
+                             event_id=event_id)
     report = SiteReport(Path(outdir))
-    every_event = events_of(store, edition)
-    chosen = [e for e in every_event if event_id is None or e.event_id == event_id]
-    if event_id is not None and not chosen:
-        raise ValueError(f"there is no scored event {event_id!r} in the log")
-    sessions = [session_data(store, edition, event, info) for event in chosen for info in event.sessions]
-    report.analysis = ensure_analysis(store, [b.deal.to_pbn() for s in sessions for b in s.records.boards if b.deal])
     manifest = _read_manifest(report.outdir)
-    for data in sessions:
-        write_session(report, edition, data, report.analysis, manifest)
-    listed = [e for e in every_event if e in chosen or (report.outdir / event_dir(e.event_id) / "index.html").is_file()]
-    language = _site_language(listed)
-    ranked = write_ranking(report, store, edition, language, manifest)
+    every_event = source.event_ids()
+    chosen = [e for e in every_event if event_id is None or e == event_id]
+    rows: dict[str, dict[str, Any]] = {}
+    for eid in chosen:
+        row = write_event(report, store, source, eid, manifest)
+        if row is not None:
+            rows[eid] = row
+    if event_id is not None and not rows:
+        raise ValueError(f"there is no scored event {event_id!r} in the log")
+    if event_id is not None:  # the index also lists the events the folder already has pages for
+        for folder, entry in sorted(manifest.items()):
+            kept = entry.get("row")
+            if isinstance(kept, dict) and kept.get("event_id") not in rows \
+                    and (report.outdir / folder / "index.html").is_file():
+                rows[str(kept["event_id"])] = kept
+    languages = {str(r["language"]) for r in rows.values()}
+    language = languages.pop() if len(languages) == 1 else "en"
+    with _held(store):
+        ranked = write_ranking(report, store, source.position, source.clock, language, manifest)
     _write(report, {MANIFEST: orjson.dumps(manifest, option=orjson.OPT_SORT_KEYS | orjson.OPT_INDENT_2)})
-    for event in chosen:
-        _write(report, {f"{event_dir(event.event_id)}/index.html": event_page(event, edition.standings)})
-    # With --event, the index also lists the events the folder already has pages for, and no others.
     ranking_href = f"{RANKING_DIR}/index.html" if ranked else ""
-    _write(report, {"index.html": index_page(listed, language, ranking_href), STYLESHEET: stylesheet()})
+    _write(report, {"index.html": index_page(list(rows.values()), language, ranking_href), STYLESHEET: stylesheet()})
     log.info("site: %d file(s) written, %d unchanged, %d session(s), %d rendered", len(report.written),
              report.unchanged, report.sessions, report.rendered)
     return report
 
 
-def write_session(report: SiteReport, edition: ScoredEdition, data: SessionData, analysis: AnalysisReport,
-                  manifest: dict[str, dict[str, object]]) -> None:
+def write_event(report: SiteReport, store: EventStore, source: Source, event_id: str,
+                manifest: dict[str, dict[str, object]]) -> dict[str, Any] | None:
+    """Write one event's pages and return its index row (None: the edition shows no session of it).
+
+    When every session's stamp is the one its pages were built at (and the pages are there), the
+    event is not even read: its index row comes from the manifest.
+    """
+    folder = event_dir(event_id)
+    stamps = source.stamps(event_id)
+    known = manifest.get(folder, {})
+    if _unchanged(report, stamps, known, event_id, manifest):
+        report.sessions += len(stamps)
+        report.unchanged += 1 + sum(_file_count(manifest, session_dir(event_id, s)) for s in stamps)
+        row = known["row"]
+        assert isinstance(row, dict)
+        return row
+    with _held(store):  # the event's reads share one connection; rendering holds none
+        loaded = source.load(event_id)
+        if loaded is None:
+            return None
+        event, edition = loaded
+        quick = {info.session_id: _quick_digest(store, edition, event, info) for info in event.sessions} \
+            if isinstance(source, LiveSource) else {}
+        changed = [info for info in event.sessions
+                   if not _still(report, manifest, info, quick.get(info.session_id), stamps.get(info.session_id))]
+        sessions = [session_data(store, edition, event, info) for info in changed]
+        audits = [session_audit(edition, data) for data in sessions]
+    analysis = ensure_analysis(store, [b.deal.to_pbn() for s in sessions for b in s.records.boards if b.deal])
+    report.analysis = _merged(report.analysis, analysis)
+    for data, audit in zip(sessions, audits, strict=True):
+        # A session shown without some of its analyses is looked at again by the next build.
+        complete = not analysis.unavailable
+        write_session(report, data, audit, analysis, manifest, stamps.get(data.info.session_id) if complete else None,
+                      quick.get(data.info.session_id) if complete else None)
+    _write(report, {f"{folder}/index.html": event_page(event, edition.standings)})
+    row = index_row(event)
+    manifest[folder] = {"row": row}
+    return row
+
+
+def _unchanged(report: SiteReport, stamps: Mapping[str, str | None], known: Mapping[str, object], event_id: str,
+               manifest: Mapping[str, Mapping[str, object]]) -> bool:
+    if not stamps or not isinstance(known.get("row"), dict) \
+            or not (report.outdir / event_dir(event_id) / "index.html").is_file():
+        return False
+    for session_id, stamp in stamps.items():
+        folder = session_dir(event_id, session_id)
+        entry = manifest.get(folder, {})
+        if stamp is None or entry.get("stamp") != stamp or not isinstance(entry.get("files"), list) \
+                or not (report.outdir / folder / "index.html").is_file():
+            return False
+    return True
+
+
+def _quick_digest(store: EventStore, edition: ScoredEdition, event: EventInfo, info: SessionInfo) -> str:
+    """SHA-256 of what a session's pages are made from, taken before reading its records: its rows
+    of the projections, what the event and session pages say of it, and its stream's latest
+    position (a stream is append-only: the same position, the same events). Exact only where the
+    edition's clock is the log's own at its position (events after it are then beyond it too)."""
+    key = (pl.col("event_id") == info.event_id) & (pl.col("session_id") == info.session_id)
+    digest = hashlib.sha256(_code_version())
+    for part in (repr(info), event.name, event.conditions.model_dump_json(),
+                 edition.board_scores.filter(key).write_json(), edition.standings.filter(key).write_json(),
+                 str(last_position(store, info.event_id, info.session_id, edition.position))):
+        digest.update(part.encode() + b"\0")
+    return digest.hexdigest()
+
+
+def _still(report: SiteReport, manifest: dict[str, dict[str, object]], info: SessionInfo, quick: str | None,
+           stamp: str | None) -> bool:
+    """Whether the session's pages were built from the same inputs (`_quick_digest`) and are all
+    there; if so it is counted, its new stamp kept, and it is not read or rendered."""
+    folder = session_dir(info.event_id, info.session_id)
+    known = manifest.get(folder, {})
+    files = known.get("files")
+    if quick is None or known.get("quick") != quick or not isinstance(files, list) \
+            or not all((report.outdir / folder / str(name)).is_file() for name in files):
+        return False
+    report.sessions += 1
+    report.unchanged += len(files)
+    manifest[folder] = {**known, "stamp": stamp}
+    return True
+
+
+def _held(store: EventStore) -> AbstractContextManager[object]:
+    """`store.session()` when the store exists (a build of an empty folder creates no store)."""
+    return store.session() if store.exists() else nullcontext()
+
+
+def _file_count(manifest: Mapping[str, Mapping[str, object]], folder: str) -> int:
+    files = manifest.get(folder, {}).get("files")
+    return len(files) if isinstance(files, list) else 0
+
+
+def _merged(before: AnalysisReport | None, new: AnalysisReport) -> AnalysisReport:
+    if before is None:
+        return new
+    return AnalysisReport({**before.analyses, **new.analyses}, before.from_cache + new.from_cache,
+                          before.solved + new.solved, before.unavailable + new.unavailable)
+
+
+def write_session(report: SiteReport, data: SessionData, audit: pl.DataFrame, analysis: AnalysisReport,
+                  manifest: dict[str, dict[str, object]], stamp: str | None = None, quick: str | None = None) -> None:
     """Render one session's folder from its own data and write the files that changed; skip the
-    rendering when the manifest says the folder was built from the same inputs."""
+    rendering when the manifest says the folder was built from the same inputs. `stamp` (the
+    source's) and `quick` (`_quick_digest`; None for none) are kept for the next build's look."""
     folder = session_dir(data.info.event_id, data.info.session_id)
-    audit = session_audit(edition, data)
     analyses = {d: a for d, a in analysis.analyses.items()
                 if d in {canonical_deal(b.deal.to_pbn()) for b in data.records.boards if b.deal}}
     digest = session_digest(data, analyses, audit)
@@ -102,20 +221,21 @@ def write_session(report: SiteReport, edition: ScoredEdition, data: SessionData,
     if known.get("digest") == digest and isinstance(files, list) \
             and all((report.outdir / folder / str(name)).is_file() for name in files):
         report.unchanged += len(files)
+        manifest[folder] = {"digest": digest, "files": files, "stamp": stamp, "quick": quick}
         return
     rendered = session_files(data, analyses, audit)
     _write(report, {f"{folder}/{name}": content for name, content in rendered.items()})
-    manifest[folder] = {"digest": digest, "files": sorted(rendered)}
+    manifest[folder] = {"digest": digest, "files": sorted(rendered), "stamp": stamp, "quick": quick}
     report.rendered += 1
 
 
-def write_ranking(report: SiteReport, store: EventStore, scored: ScoredEdition, language: str,
+def write_ranking(report: SiteReport, store: EventStore, position: int, clock_us: int, language: str,
                   manifest: dict[str, dict[str, object]]) -> bool:
-    """Write the ranking's pages for the editions published by `scored`'s log position and time;
+    """Write the ranking's pages for the editions published by log position `position` and time `clock_us`;
     False when there are none. Skips the rendering when the manifest says they were built from the
     same editions, and removes the pages of players no longer ranked."""
     editions = [e for e in ranking_editions(store)
-                if e.event_position <= scored.position and to_epoch_us(e.published_at) <= scored.as_of_us]
+                if e.event_position <= position and to_epoch_us(e.published_at) <= clock_us]
     if not editions:
         return False
     digest = ranking_digest(editions, _code_version() + language.encode())
@@ -175,11 +295,6 @@ def _read_manifest(outdir: Path) -> dict[str, dict[str, object]]:
     except orjson.JSONDecodeError:
         return {}  # not ours, or cut short: every session is rendered again
     return loaded if isinstance(loaded, dict) else {}
-
-
-def _site_language(events: list[EventInfo]) -> str:
-    languages = {e.conditions.language for e in events}
-    return languages.pop() if len(languages) == 1 else "en"
 
 
 def _write(report: SiteReport, files: Mapping[str, bytes]) -> None:

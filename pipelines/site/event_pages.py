@@ -15,16 +15,21 @@ from pipelines.site.views import fmt, place_text
 Row = dict[str, Any]
 
 
-def index_page(events: list[EventInfo], language: str = "en", ranking_href: str = "") -> bytes:
-    """Events by date, newest first, each with its status: final, or provisional until HH:MM; and a
-    link to the federation ranking when one has been published."""
+def index_row(event: EventInfo) -> Row:
+    """What the index shows of an event (plain values: the site's manifest keeps it between builds,
+    so a build that touches one event need not gather every other)."""
+    return {"date": event.played_on.isoformat() if event.played_on else "", "name": event.name,
+            "event_id": event.event_id, "href": f"{event_dir(event.event_id)}/index.html",
+            "sessions": len(event.sessions), "language": event.conditions.language,
+            "status": status_of(event.status, event.open_until_us, event.conditions.timezone)}
+
+
+def index_page(rows: list[Row], language: str = "en", ranking_href: str = "") -> bytes:
+    """Events (`index_row`) by date, newest first, each with its status: final, or provisional
+    until HH:MM; and a link to the federation ranking when one has been published."""
     words = labels(language)
-    rows = [{
-        "date": e.played_on.isoformat() if e.played_on else "", "name": e.name,
-        "href": f"{event_dir(e.event_id)}/index.html", "sessions": len(e.sessions),
-        "status": status_of(e.status, e.open_until_us, e.conditions.timezone),
-    } for e in events]
-    return render("index.html", lang=language, t=words, root="", crumbs=[], title=words["results"], events=rows,
+    ordered = sorted(rows, key=lambda r: (r["date"], r["event_id"]), reverse=True)
+    return render("index.html", lang=language, t=words, root="", crumbs=[], title=words["results"], events=ordered,
                   ranking_href=ranking_href)
 
 

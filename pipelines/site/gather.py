@@ -20,7 +20,7 @@ from models.events import session_stream
 from parsers.records import ParsedFile
 from pipelines.exports import session_records
 from pipelines.projections import ScoredEdition
-from pipelines.store import EventStore
+from pipelines.store import EventStore, StoredEvent
 
 log = logging.getLogger(__name__)
 
@@ -95,11 +95,15 @@ class SessionData:
 
 
 def events_of(store: EventStore, edition: ScoredEdition, event_id: str | None = None) -> list[EventInfo]:
-    """Every event the edition scored (or just `event_id`), with its sessions, by date then id."""
-    registered = {e.payload["event_id"]: e.payload for e in store.read(types=["TournamentRegistered"])
-                  if e.position <= edition.position}
+    """Every event the edition scored (or just `event_id`: then only its own streams are read), with
+    its sessions, by date then id."""
+    registered = {e.payload["event_id"]: e.payload for e in _read(store, "TournamentRegistered", edition.position,
+                                                                   [f"tournament:{event_id}"] if event_id else None)}
+    streams = None if event_id is None else [
+        session_stream(event_id, s) for s in edition.projection.sessions.filter(
+            pl.col("event_id") == event_id).get_column("session_id")]
     scheduled = {(e.payload["event_id"], e.payload["session_id"]): e.payload
-                 for e in store.read(types=["SessionScheduled"]) if e.position <= edition.position}
+                 for e in _read(store, "SessionScheduled", edition.position, streams)}
     windows = {(r["event_id"], r["session_id"]): r for r in edition.projection.windows.iter_rows(named=True)} \
         if edition.projection.windows.height else {}
     conditions = _conditions(edition.projection.conditions)
@@ -120,6 +124,13 @@ def events_of(store: EventStore, edition: ScoredEdition, event_id: str | None = 
             conditions=conditions.get(eid, ConditionsOfContest()),
             sessions=tuple(sorted(infos, key=lambda s: (s.number, natural_key(s.session_id))))))
     return sorted(events, key=lambda e: (e.played_on or date.min, e.event_id), reverse=True)
+
+
+def _read(store: EventStore, event_type: str, position: int, streams: list[str] | None) -> list[StoredEvent]:
+    """The events of one type up to `position`, of `streams` only when given (each read by its stream)."""
+    if streams is None:
+        return store.read(types=[event_type], up_to=position)
+    return [e for stream in streams for e in store.read(types=[event_type], up_to=position, stream_id=stream)]
 
 
 def _title(infos: list[SessionInfo]) -> str | None:
@@ -177,11 +188,12 @@ def session_data(store: EventStore, edition: ScoredEdition, event: EventInfo, in
         results=projection.results.filter(key),
         corrected_tables=corrected,
         records=session_records(store, info.event_id, info.session_id, edition),
-        last_position=_last_position(store, info.event_id, info.session_id, edition.position),
+        last_position=last_position(store, info.event_id, info.session_id, edition.position),
     )
 
 
-def _last_position(store: EventStore, event_id: str, session_id: str, up_to: int) -> int:
+def last_position(store: EventStore, event_id: str, session_id: str, up_to: int) -> int:
+    """The position of the session's latest event up to `up_to` (0: none)."""
     with store.reader() as con:
         found = con.execute("SELECT coalesce(max(position), 0) FROM events WHERE stream_id = ? AND position <= ?",
                             [session_stream(event_id, session_id), up_to]).fetchall()
