@@ -226,24 +226,23 @@ def cached_store(boards: int, per_board: int, members: int) -> Path:
 def time_edition(path: Path, as_of: datetime, out: Path | None, *, replay: bool) -> None:
     """Child process: one edition as `bridgeledger rank` computes it (`replay`: with standings from a
     replay of the whole log, the peer), its split, and its output written to `out`."""
-    from pipelines.ranking import edition as module
     from pipelines.ranking import standings_source
+    from pipelines.ranking.edition import compute_edition
     from pipelines.ranking.rules import load_rules
     from pipelines.store import EventStore
 
     source = standings_source.replay_standings if replay else standings_source.read_standings
     spent: dict[str, float] = {}
 
-    def timed_standings(*args: object, **kwargs: object) -> object:
+    def timed_standings(store: EventStore, *, up_to: int, as_of_us: int) -> standings_source.StandingsSnapshot:
         begun = time.perf_counter()
         try:
-            return source(*args, **kwargs)  # type: ignore[arg-type]
+            return source(store, up_to=up_to, as_of_us=as_of_us)
         finally:
             spent["standings"] = time.perf_counter() - begun
 
-    module.read_standings = timed_standings  # type: ignore[assignment]
     started = time.perf_counter()
-    edition = module.compute_edition(EventStore(path), load_rules("pzbs-3"), as_of=as_of)
+    edition = compute_edition(EventStore(path), load_rules("pzbs-3"), as_of=as_of, standings=timed_standings)
     total = time.perf_counter() - started
     if out is not None:
         write_output(edition.output_bytes(), out)

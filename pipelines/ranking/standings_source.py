@@ -38,6 +38,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import Protocol
 
 import duckdb
 import polars as pl
@@ -70,6 +71,12 @@ class StandingsSnapshot:
     """Per published session: publication time, deadline and status (`pipelines.corrections`)."""
     corrections: pl.DataFrame
     """Every correction request with its decision (`applied`)."""
+
+
+class StandingsReader(Protocol):
+    """How an edition gets its standings: `read_standings`, or `replay_standings` (the reference)."""
+
+    def __call__(self, store: EventStore, *, up_to: int, as_of_us: int) -> StandingsSnapshot: ...
 
 
 def read_standings(store: EventStore, *, up_to: int, as_of_us: int) -> StandingsSnapshot:
