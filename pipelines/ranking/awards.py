@@ -141,7 +141,8 @@ def _present_players(sessions: pl.DataFrame, players: pl.DataFrame) -> pl.DataFr
     # A player registered twice for one contestant (by session and for the event, or a file sent
     # again) is rare: when no two rows share a key hash, no two share the key, and the frame is
     # what `unique` would return, without sorting out a million string keys to find that.
-    if key_hash(present, once).is_duplicated().any():
+    hashes = key_hash(present, once)
+    if hashes.n_unique() < hashes.len():
         return present.unique(once, keep="first", maintain_order=True)
     return present
 

@@ -10,6 +10,7 @@ import hashlib
 import logging
 from dataclasses import dataclass
 from datetime import date, datetime
+from functools import cached_property
 
 import polars as pl
 
@@ -64,6 +65,12 @@ class RankingEdition:
 
     def output_bytes(self) -> dict[str, bytes]:
         """The canonical CSV of ranking, sub-rankings and awards (what an edition's hash covers)."""
+        return dict(self._output_bytes)
+
+    @cached_property
+    def _output_bytes(self) -> dict[str, bytes]:
+        # Written once per edition: a decade's awards are a quarter of a gigabyte of CSV, and the
+        # CLI both writes and hashes them.
         return {name: frame.write_csv(float_precision=_CSV_FLOAT_PRECISION).encode()
                 for name, frame in (("ranking", self.ranking), ("sub_rankings", self.sub_rankings),
                                     ("awards", self.awards))}

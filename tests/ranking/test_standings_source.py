@@ -26,6 +26,7 @@ from pipelines.live import refresh
 from pipelines.ranking.edition import compute_edition
 from pipelines.ranking.rules import load_rules
 from pipelines.ranking.standings_source import StandingsSnapshot, read_standings, replay_standings
+from pipelines.replay import publication_windows
 from pipelines.store import EventStore, to_epoch_us
 from tests.conftest import RECORDED_AT
 from tests.pipelines.test_live_properties import EVENTS, T0, World, minute, steps, traveller
@@ -43,9 +44,10 @@ def assert_same(fast: StandingsSnapshot, full: StandingsSnapshot) -> None:
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(sequence=steps, refreshed=st.lists(st.booleans(), min_size=7, max_size=7),
-       back=st.integers(0, 12), at=st.integers(-30, 300))
+       back=st.integers(0, 12), at=st.integers(-30, 300), on_deadline=st.none() | st.integers(0, 7))
 def test_standings_from_the_projections_equal_a_full_replay_to_the_same_position_and_time(
-        tmp_path_factory: object, sequence: list[object], refreshed: list[bool], back: int, at: int) -> None:
+        tmp_path_factory: object, sequence: list[object], refreshed: list[bool], back: int, at: int,
+        on_deadline: int | None) -> None:
     root = tmp_path_factory.mktemp("source")  # type: ignore[attr-defined]
     world = World(EventStore(root / "live.duckdb", busy_timeout=2.0))
     for event in EVENTS:
@@ -57,9 +59,13 @@ def test_standings_from_the_projections_equal_a_full_replay_to_the_same_position
             step(world)  # type: ignore[operator]
         if refresh_after:
             refresh(world.store)
-    # An edition at the head or in the past (by position), at any time around the sessions' deadlines.
+    # An edition at the head or in the past (by position), at any time around the sessions'
+    # deadlines, or exactly at one of them (a period is over at its deadline).
     position = max(1, world.store.head() - back)
     as_of_us = to_epoch_us(minute(at))
+    deadlines = sorted(publication_windows(world.store, as_of_us=as_of_us)["deadline_us"].drop_nulls())
+    if on_deadline is not None and deadlines:
+        as_of_us = deadlines[on_deadline % len(deadlines)]
     fast = read_standings(world.store, up_to=position, as_of_us=as_of_us)
     assert_same(fast, replay_standings(world.store, up_to=position, as_of_us=as_of_us))
 
