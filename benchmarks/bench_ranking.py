@@ -1,41 +1,52 @@
-"""Benchmark: a full federation ranking edition over the history benchmark's 10M-result store.
+"""Benchmark: a federation ranking edition over the history benchmark's 10M-result store.
 
-Setup (not timed): the results of `bench_scoring` appended to a fresh store with its `build_log`,
-then about 100,000 members, every session's pairs and teams with their players (nine in ten carry
-their federation id, the rest are matched by name), a tournament registration per event with a
-category and a date spread over five years (so decay has work to do), and every session
-published. Then, each in a fresh process as a user runs the command:
+Setup (not timed, cached): the results of `bench_scoring` appended to a fresh store with its
+`build_log`, then about 100,000 members, every session's pairs and teams with their players (nine
+in ten carry their federation id, the rest are matched by name), a tournament registration per
+event with a category and a date spread over five years (so decay has work to do), and every
+session published; then `bridgeledger score --full` builds the live projections, as the scoring
+DAG keeps them. That store is cached under /work/bench-cache/ranking-* (built once, copied for
+each run, never written). Then, each in a fresh process, timed from spawn to exit with its CPU
+time (user + system, all threads) and peak RSS:
 
-1. the peer: `score_store`, the replay and scoring the standings source calls today;
-2. `compute_edition` under the PZBS preset, with its split (standings vs the ranking's own work)
-   and the process's peak RSS;
-3. the same after one more weekend (40 new sessions, their players and publications) is appended.
+1. `bridgeledger rank --rules pzbs-3 --as-of ...`, the full edition computed and printed, which
+   reads stored standings (`pipelines/ranking/standings_source.py`);
+2. the same edition with its CSV files written (what `--out` and `--publish` add: a quarter of a
+   gigabyte of awards), split into standings, the ranking's own work and the files;
+3. the peer: the same edition with standings from a replay and scoring of the whole log
+   (`score_store`, the path before the projections); its files must equal (2)'s byte for byte;
+4. one more weekend appended (40 new sessions, their players and publications; the projections
+   are not refreshed, so the edition rescores those sessions itself), then (1) to (3) again;
+5. `bridgeledger score` (the weekend into the projections, as the scoring DAG does), then (1).
 
-Targets (issue 13): a full edition <= 10 s and <= 2 GB; after one more weekend <= 2 s. The
-ranking reads standings through `pipelines/ranking/standings_source.py`, which replays and scores
-the whole log until the session-keyed projections land; the peer shows how much of the edition
-that is.
+Targets (issue 13): a full edition <= 10 s and <= 2 GB; after one more weekend <= 2 s.
 
-Run: `.venv/bin/python -m benchmarks.bench_ranking [--boards 200000] [--per-board 50] [--members 100000]`.
+Run: `.venv/bin/python -m benchmarks.bench_ranking [--boards 200000] [--per-board 50] [--members 100000]
+[--skip-peer]`.
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-os.environ.setdefault("POLARS_MAX_THREADS", "2")
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import polars as pl
 
 from benchmarks.bench_scoring import build_log, generate, peak_rss_gb
+
+REPO = Path(__file__).resolve().parents[1]
+CACHE = Path("/work/bench-cache")
 
 AT = datetime(2026, 11, 21, tzinfo=UTC)
 AS_OF = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
@@ -162,48 +173,131 @@ def _chunks(frame: pl.DataFrame, rows: int = 500_000) -> list[pl.DataFrame]:
     return [frame.slice(start, rows) for start in range(0, frame.height, rows)]
 
 
-def time_peer(path: Path) -> None:
-    """Child process: the peer, replay and scoring of the whole log."""
-    from pipelines.projections import score_store
-    from pipelines.store import EventStore
+@dataclass(frozen=True)
+class Run:
+    """One fresh process: wall seconds, CPU seconds (user + system, all threads), peak RSS, the
+    1-minute load average when it started, and what it printed."""
 
-    started = time.perf_counter()
-    scored = score_store(EventStore(path), as_of_us=_us(AS_OF))
-    print(f"  peer  score_store (replay + scoring, what the standings source calls): "
-          f"{time.perf_counter() - started:.1f} s for {scored.standings.height:,} standings rows; "
-          f"peak RSS {peak_rss_gb():.2f} GB", flush=True)
+    seconds: float
+    cpu_seconds: float
+    peak_gb: float
+    load: float
+    output: str
+
+    def __str__(self) -> str:
+        return (f"{self.seconds:.2f} s wall ({self.cpu_seconds:.2f} s CPU), peak {self.peak_gb:.2f} GB, "
+                f"load {self.load:.1f}")
 
 
-def time_edition(path: Path, as_of: datetime, label: str) -> None:
-    """Child process: one edition as `bridgeledger rank` computes it, with its split."""
-    from pipelines.ranking import edition as module
+def run(args: list[str]) -> Run:
+    """`python ARGS` in a fresh process from the repository, as a user runs it (no thread cap)."""
+    env = {key: value for key, value in os.environ.items() if key != "POLARS_MAX_THREADS"}
+    load = os.getloadavg()[0]
+    with tempfile.TemporaryFile() as stdout, tempfile.TemporaryFile() as stderr:
+        started = time.perf_counter()
+        process = subprocess.Popen([sys.executable, *args], cwd=REPO, env=env, stdout=stdout, stderr=stderr)
+        _, status, usage = os.wait4(process.pid, 0)
+        seconds = time.perf_counter() - started
+        process.returncode = os.waitstatus_to_exitcode(status)
+        stdout.seek(0)
+        stderr.seek(0)
+        printed, errors = stdout.read().decode(), stderr.read().decode()
+    if process.returncode != 0:
+        raise SystemExit(f"{' '.join(args[:4])} failed: {errors[-2000:]}")
+    return Run(seconds, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024**2, load, printed)
+
+
+def cached_store(boards: int, per_board: int, members: int) -> Path:
+    """The store with members, players, publications and live projections, built once (setup)."""
+    path = CACHE / f"ranking-{boards}x{per_board}-{members}.duckdb"
+    if path.exists():
+        print(f"store: {path} (cached; copied for this run, never written)", flush=True)
+        return path
+    building = path.with_suffix(".building")
+    building.unlink(missing_ok=True)
+    build(building, boards, per_board, members)
+    first = run(["-m", "pipelines.cli", "score", "--full", "--store", str(building)])
+    print(f"setup: projections built by `score --full` in {first}", flush=True)
+    building.rename(path)
+    anchor = building.with_name(building.name + ".head")  # the store's sidecar (pipelines.anchor) goes with it
+    if anchor.exists():
+        anchor.rename(path.with_name(path.name + ".head"))
+    return path
+
+
+def time_edition(path: Path, as_of: datetime, out: Path | None, *, replay: bool) -> None:
+    """Child process: one edition as `bridgeledger rank` computes it (`replay`: with standings from a
+    replay of the whole log, the peer), its split, and its output written to `out`."""
+    from pipelines.ranking import standings_source
+    from pipelines.ranking.edition import compute_edition
     from pipelines.ranking.rules import load_rules
-    from pipelines.ranking.standings_source import read_standings
     from pipelines.store import EventStore
 
+    source = standings_source.replay_standings if replay else standings_source.read_standings
     spent: dict[str, float] = {}
 
-    def timed_standings(*args: object, **kwargs: object) -> object:
+    def timed_standings(store: EventStore, *, up_to: int, as_of_us: int) -> standings_source.StandingsSnapshot:
         begun = time.perf_counter()
         try:
-            return read_standings(*args, **kwargs)  # type: ignore[arg-type]
+            return source(store, up_to=up_to, as_of_us=as_of_us)
         finally:
             spent["standings"] = time.perf_counter() - begun
 
-    module.read_standings = timed_standings  # type: ignore[assignment]
     started = time.perf_counter()
-    edition = module.compute_edition(EventStore(path), load_rules("pzbs-3"), as_of=as_of)
+    edition = compute_edition(EventStore(path), load_rules("pzbs-3"), as_of=as_of, standings=timed_standings)
     total = time.perf_counter() - started
-    own = total - spent["standings"]
-    print(f"  {label}: {total:.1f} s wall = standings {spent['standings']:.1f} s + ranking {own:.1f} s; "
-          f"{edition.ranking.height:,} players ranked from {edition.awards.height:,} awards, "
-          f"{edition.unmatched.height:,} unmatched; peak RSS {peak_rss_gb():.2f} GB; "
-          f"1-minute load average {os.getloadavg()[0]:.2f}", flush=True)
+    if out is not None:
+        write_output(edition.output_bytes(), out)
+    written = time.perf_counter() - started - total
+    print(f"compute_edition {total:.2f} s = standings {spent['standings']:.2f} s + ranking "
+          f"{total - spent['standings']:.2f} s, then its CSV files {written:.2f} s; {edition.ranking.height:,} "
+          f"players ranked from "
+          f"{edition.awards.height:,} awards, {edition.unmatched.height:,} unmatched, "
+          f"{edition.provisional.height:,} sessions provisional; peak RSS {peak_rss_gb():.2f} GB", flush=True)
 
 
-def child(*args: str) -> None:
-    subprocess.run([sys.executable, "-m", "benchmarks.bench_ranking", *args], check=True,
-                   cwd=Path(__file__).resolve().parents[1])
+def write_output(files: dict[str, bytes], out: Path) -> None:
+    out.mkdir(parents=True, exist_ok=True)
+    for name, data in files.items():
+        (out / f"{name}.csv").write_bytes(data)
+
+
+def output_digest(out: Path) -> str:
+    """SHA-256 of an edition's CSV files, as `RankingEdition.output_sha256` computes it."""
+    digest = hashlib.sha256()
+    for path in sorted(out.glob("*.csv")):
+        digest.update(path.stem.encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
+def rank_cli(path: Path, as_of: datetime) -> Run:
+    """`bridgeledger rank` as a user runs it: the edition computed and its top printed."""
+    return run(["-m", "pipelines.cli", "rank", "--rules", "pzbs-3", "--as-of", as_of.isoformat(), "--store", str(path)])
+
+
+def child(*args: str) -> Run:
+    return run(["-m", "benchmarks.bench_ranking", "--child", *args])
+
+
+def measure(path: Path, as_of: datetime, label: str, work: Path, skip_peer: bool) -> dict[str, Run]:
+    """The edition at `as_of` by the CLI, its split, and the peer; checks the outputs are equal."""
+    runs = {"ours": rank_cli(path, as_of)}
+    print(f"  {label}: bridgeledger rank: {runs['ours']}", flush=True)
+    runs["split"] = child("split", str(path), as_of.isoformat(), str(work / f"{label}-ours"))
+    print(f"  {label}: the same edition with its CSV files written (as --out and --publish do): {runs['split']}\n"
+          f"    {runs['split'].output.strip()}", flush=True)
+    if not skip_peer:
+        runs["peer"] = child("peer", str(path), as_of.isoformat(), str(work / f"{label}-peer"))
+        print(f"  {label}: peer, standings replayed from the whole log, CSV files written: {runs['peer']}\n"
+              f"    {runs['peer'].output.strip()}", flush=True)
+        ours, peer = output_digest(work / f"{label}-ours"), output_digest(work / f"{label}-peer")
+        same = all((work / f"{label}-ours" / name).read_bytes() == (work / f"{label}-peer" / name).read_bytes()
+                   for name in ("ranking.csv", "sub_rankings.csv", "awards.csv"))
+        print(f"  {label}: output {ours[:16]} vs peer {peer[:16]}: {'identical' if same else 'DIFFERENT'}",
+              flush=True)
+        if not same:
+            raise SystemExit(f"{label}: the edition differs from the full-replay peer")
+    return runs
 
 
 def main() -> None:
@@ -211,24 +305,42 @@ def main() -> None:
     parser.add_argument("--boards", type=int, default=200_000)
     parser.add_argument("--per-board", type=int, default=50)
     parser.add_argument("--members", type=int, default=100_000)
-    parser.add_argument("--child", nargs=2, help=argparse.SUPPRESS)  # (what, store) in a fresh process
+    parser.add_argument("--skip-peer", action="store_true", help="measure the new path only")
+    parser.add_argument("--build-only", action="store_true", help="build the cached store and stop")
+    parser.add_argument("--child", nargs=4, help=argparse.SUPPRESS)  # (what, store, as-of, out) in a fresh process
     args = parser.parse_args()
     if args.child:
-        what, store = args.child
-        if what == "peer":
-            time_peer(Path(store))
-        elif what == "full":
-            time_edition(Path(store), AS_OF, "full edition (target <= 10 s, <= 2 GB)")
-        else:
-            time_edition(Path(store), AFTER_WEEKEND, "edition after one more weekend (target <= 2 s)")
+        what, store, as_of, out = args.child
+        time_edition(Path(store), datetime.fromisoformat(as_of), None if out == "-" else Path(out),
+                     replay=what == "peer")
         return
-    with tempfile.TemporaryDirectory() as tmp:
-        path = Path(tmp) / "ranking.duckdb"
-        build(path, args.boards, args.per_board, args.members)
-        child("--child", "peer", str(path))
-        child("--child", "full", str(path))
+    cached = cached_store(args.boards, args.per_board, args.members)
+    if args.build_only:
+        return
+    print(f"1-minute load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores", flush=True)
+    with tempfile.TemporaryDirectory(dir=CACHE) as tmp:
+        work = Path(tmp)
+        path = work / "ranking.duckdb"
+        shutil.copyfile(cached, path)
+        full = measure(path, AS_OF, "full edition", work, args.skip_peer)
         add_weekend(path, args.per_board, args.members)
-        child("--child", "weekend", str(path))
+        weekend = measure(path, AFTER_WEEKEND, "after one more weekend", work, args.skip_peer)
+        scored = run(["-m", "pipelines.cli", "score", "--store", str(path)])
+        print(f"  `bridgeledger score` (the weekend's sessions into the projections, as the scoring DAG does): "
+              f"{scored}", flush=True)
+        weekend["scored"] = rank_cli(path, AFTER_WEEKEND)
+        print(f"  after one more weekend, once scored: bridgeledger rank: {weekend['scored']}", flush=True)
+    print("\n| edition (fresh process) | ours: `bridgeledger rank` | peer: standings by full replay | target | met? |")
+    print("|---|---|---|---|---|")
+    rows = (("full", full, "ours", 10.0, 2.0), ("after one more weekend", weekend, "ours", 2.0, None),
+            ("after one more weekend, once scored", weekend, "scored", 2.0, None))
+    for name, runs, which, seconds, gigabytes in rows:
+        ours = runs[which]
+        met = ours.seconds <= seconds and (gigabytes is None or ours.peak_gb <= gigabytes)
+        limit = f"<= {seconds:g} s" + (f", <= {gigabytes:g} GB" if gigabytes else "")
+        peer = str(runs["peer"]) if "peer" in runs and which == "ours" else "-"
+        print(f"| {name} | {ours} | {peer} | {limit} | {'yes' if met else 'NO'} |")
+    print(f"\nload average after: {os.getloadavg()[0]:.1f} (1 min), {os.getloadavg()[2]:.1f} (15 min)")
 
 
 if __name__ == "__main__":

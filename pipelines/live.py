@@ -265,6 +265,14 @@ def _insert(con: duckdb.DuckDBPyConnection, table: str, frame: pl.DataFrame) -> 
         con.unregister("incoming_rows")
 
 
+def projection_state(con: duckdb.DuckDBPyConnection) -> tuple[int, int] | None:
+    """(position, clock) that the projection tables as a whole reflect: their rows are what a
+    replay of the events at positions <= position that happened by clock gives. None when a reader
+    cannot use them: never built, or written by a version with other columns."""
+    state = _state(con)
+    return state if state is not None and _tables_current(con) else None
+
+
 def _tables_current(con: duckdb.DuckDBPyConnection) -> bool:
     """Whether the projection tables have exactly the columns this version writes (a version that
     adds a column to the views rebuilds them rather than inserting rows that do not fit)."""

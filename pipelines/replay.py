@@ -207,6 +207,21 @@ def publication_windows(store: EventStore, *, as_of_us: int, up_to: int | None =
     return session_windows(published, periods_frame(_periods(conditions)), as_of_us)
 
 
+def correction_decisions(store: EventStore, *, as_of_us: int, up_to: int | None = None,
+                         upcasters: UpcasterRegistry = UPCASTERS) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """`Projection.windows` and `Projection.corrections` of a whole replay at `as_of_us`, from the
+    publications, registrations, correction requests and approvals alone (no result is read)."""
+    position = store.head() if up_to is None else up_to
+    with store.reader() as con:
+        read = _Reader(con, position, upcasters, as_of_us)
+        published = read.frame("ScoresPublished", _PUBLISHED_FIELDS)
+        conditions = _conditions(read.frame("TournamentRegistered", _TOURNAMENT_FIELDS))
+        requests = read.frame("ScoreCorrectionRequested", _CORRECTION_FIELDS)
+        approvals = read.frame("LateCorrectionApproved", _APPROVAL_FIELDS)
+    windows = session_windows(published, periods_frame(_periods(conditions)), as_of_us)
+    return windows, decide_corrections(requests, windows, approvals)
+
+
 def _standing_results(recorded: pl.DataFrame, standing_rulings: pl.DataFrame, corrections: pl.DataFrame,
                       boards: pl.DataFrame, fouled: pl.DataFrame) -> pl.DataFrame:
     """Every table's standing result, scored, as one `RESULTS_SCHEMA` frame of one chunk."""

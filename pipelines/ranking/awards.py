@@ -12,6 +12,7 @@ from datetime import date
 import polars as pl
 
 from models.ranking_rules import BandedCurve, RuleSet
+from pipelines.keyed import key_hash
 from pipelines.ranking.curves import (
     PLACED_SCHEMA,
     decay_by_kind,
@@ -105,14 +106,19 @@ def player_awards(awards: pl.DataFrame, units: Units, players: pl.DataFrame, sta
         standings.select("event_id", "session_id", "section", "direction", "contestant_id",
                          _session_boards="boards"), on=["event_id", "session_id"])
     present = _present_players(sessions, players)
-    played = (
-        present.group_by(*UNIT_KEYS, "contestant_id", "player_name", "original_id", "player_id")
-        .agg(_played=pl.col("_session_boards").sum())
-        .with_columns(_team_size=pl.len().over(*UNIT_KEYS, "contestant_id"))
-    )
+    # A one-session unit has each player once (`_present_players` keeps one row per player and
+    # session): the boards they played are that session's. Only whole-event units add sessions up.
+    whole_event = pl.col("unit_session") == ""
+    keys = [*UNIT_KEYS, "contestant_id", "player_name", "original_id", "player_id"]
+    played = pl.concat([
+        present.filter(~whole_event).select(*keys, _played=pl.col("_session_boards").fill_null(0)),
+        present.filter(whole_event).group_by(*keys).agg(_played=pl.col("_session_boards").sum()),
+    ])
+    if rules.teams.large_team_share:
+        played = played.with_columns(_team_size=pl.len().over(*UNIT_KEYS, "contestant_id"))
     joined = awards.join(played, on=[*UNIT_KEYS, "contestant_id"], how="inner")
     return joined.with_columns(share=_team_share(rules)).with_columns(
-        award=pl.col("award") * pl.col("share")).drop("_played", "_team_size")
+        award=pl.col("award") * pl.col("share")).drop("_played", "_team_size", strict=False)
 
 
 def _present_players(sessions: pl.DataFrame, players: pl.DataFrame) -> pl.DataFrame:
@@ -130,11 +136,15 @@ def _present_players(sessions: pl.DataFrame, players: pl.DataFrame) -> pl.DataFr
     by_event = sessions.join(matched.filter(pl.col("_reg_session") == "").drop("_reg_session"), on=keys)
     direction_fits = (pl.col("_reg_direction").is_null() | (pl.col("direction") == "ALL")
                       | (pl.col("_reg_direction") == pl.col("direction")))
-    return (
-        pl.concat([by_session, by_event], how="diagonal")
-        .filter(direction_fits)
-        .unique([*UNIT_KEYS, "session_id", "contestant_id", "player_name"], keep="first", maintain_order=True)
-    )
+    present = pl.concat([by_session, by_event], how="diagonal").filter(direction_fits)
+    once = [*UNIT_KEYS, "session_id", "contestant_id", "player_name"]
+    # A player registered twice for one contestant (by session and for the event, or a file sent
+    # again) is rare: when no two rows share a key hash, no two share the key, and the frame is
+    # what `unique` would return, without sorting out a million string keys to find that.
+    hashes = key_hash(present, once)
+    if hashes.n_unique() < hashes.len():
+        return present.unique(once, keep="first", maintain_order=True)
+    return present
 
 
 def _team_share(rules: RuleSet) -> pl.Expr:

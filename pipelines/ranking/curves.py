@@ -175,19 +175,18 @@ def place_awards(placed: pl.DataFrame, rules: RuleSet) -> pl.DataFrame:
     those places' awards, rounded by the rule set's tie rounding.
     """
     group = ["unit", "rank"]
-    distinct_place = pl.col("rank") + pl.int_range(pl.len()).over(group)
     first_scale = online_factor(rules) if rules.weight.online_scales == "first_place" else pl.lit(1.0)
-    raw = placed.with_columns(first_scale=first_scale).with_columns(
-        _raw=award_at_place(rules.curve, distinct_place))
-    tied = pl.len().over(group) > 1
+    # Each window is computed once into a column: a curve reads the place many times over.
+    raw = placed.with_columns(
+        first_scale=first_scale, _place=pl.col("rank") + pl.int_range(pl.len()).over(group),
+        tied=pl.len().over(group) > 1,
+    ).with_columns(_raw=award_at_place(rules.curve, pl.col("_place")))
     shared = round_rule(pl.col("_raw").mean().over(group), rules.ties.rounding)
+    awarded = pl.when(pl.col("tied")).then(shared).otherwise(pl.col("_raw"))
     return raw.with_columns(
-        place_award=pl.when(tied).then(shared).otherwise(pl.col("_raw")),
-        tied=tied,
+        place_award=pl.when(pl.col("field") >= rules.weight.min_field).then(awarded).otherwise(0.0),
         weight=event_weight(rules),
-    ).drop("_raw").with_columns(
-        place_award=pl.when(pl.col("field") >= rules.weight.min_field).then(pl.col("place_award")).otherwise(0.0)
-    )
+    ).drop("_raw", "_place").select(*placed.columns, "first_scale", "place_award", "tied", "weight")
 
 
 def online_factor(rules: RuleSet) -> pl.Expr:

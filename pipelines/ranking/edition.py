@@ -10,6 +10,7 @@ import hashlib
 import logging
 from dataclasses import dataclass
 from datetime import date, datetime
+from functools import cached_property
 
 import polars as pl
 
@@ -25,7 +26,7 @@ from pipelines.ranking.awards import (
 from pipelines.ranking.curves import round_rule
 from pipelines.ranking.inputs import log_head, read_inputs
 from pipelines.ranking.players import contestant_players, resolve_players, unmatched_players
-from pipelines.ranking.standings_source import read_standings
+from pipelines.ranking.standings_source import StandingsReader, read_standings
 from pipelines.ranking.units import ranking_units
 from pipelines.store import EventStore, to_epoch_us
 
@@ -64,6 +65,12 @@ class RankingEdition:
 
     def output_bytes(self) -> dict[str, bytes]:
         """The canonical CSV of ranking, sub-rankings and awards (what an edition's hash covers)."""
+        return dict(self._output_bytes)
+
+    @cached_property
+    def _output_bytes(self) -> dict[str, bytes]:
+        # Written once per edition: a decade's awards are a quarter of a gigabyte of CSV, and the
+        # CLI both writes and hashes them.
         return {name: frame.write_csv(float_precision=_CSV_FLOAT_PRECISION).encode()
                 for name, frame in (("ranking", self.ranking), ("sub_rankings", self.sub_rankings),
                                     ("awards", self.awards))}
@@ -76,12 +83,13 @@ class RankingEdition:
         return digest.hexdigest()
 
 
-def compute_edition(store: EventStore, rules: RuleSet, *, as_of: datetime, up_to: int | None = None) -> RankingEdition:
+def compute_edition(store: EventStore, rules: RuleSet, *, as_of: datetime, up_to: int | None = None,
+                    standings: StandingsReader = read_standings) -> RankingEdition:
     """The edition of `rules` over the events at positions <= `up_to` (default: the whole log)
-    that had happened by `as_of`."""
+    that had happened by `as_of`; `standings` reads them (`replay_standings` is the reference)."""
     position = log_head(store) if up_to is None else up_to
     as_of_us = to_epoch_us(as_of)
-    snapshot = read_standings(store, up_to=position, as_of_us=as_of_us)
+    snapshot = standings(store, up_to=position, as_of_us=as_of_us)
     inputs = read_inputs(store, up_to=position, as_of_us=as_of_us)
     units = ranking_units(snapshot, inputs.tournaments)
     _warn_unknown_categories(inputs.tournaments, rules)

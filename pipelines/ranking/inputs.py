@@ -82,29 +82,27 @@ def payload_frame(con: duckdb.DuckDBPyConnection, event_type: str, fields: dict[
                   up_to: int, as_of_us: int) -> pl.DataFrame:
     """`position`, `occurred_us` and the payload `fields` of every `event_type` event in range.
 
-    DuckDB extracts the fields (`payload->>'$.name'`, `from_json` for nested values): at a decade's
-    scale that is several times faster than handing JSON text to polars to decode.
+    DuckDB parses each payload once (`json_transform` into a struct of the fields, as replay reads
+    its events) and hands polars typed columns: at a decade's scale (700,000 registrations with
+    their players) that is several times faster than one JSON path per field, and faster still
+    than handing JSON text to polars to decode. A value of another type reads as null, as a
+    `TRY_CAST` would.
     """
     schema = pl.Schema({"position": pl.Int64(), "occurred_us": pl.Int64(), **fields})
     if not _has_events(con):
         return pl.DataFrame(schema=schema)
-    columns = ", ".join(_extract(name, dtype) for name, dtype in fields.items())
+    structure = orjson.dumps({name: _json_structure(dtype) for name, dtype in fields.items()}).decode()
+    columns = ", ".join(f"p.{name} AS {name}" for name in fields)  # names are ours, never user input
     frame: pl.DataFrame = con.sql(
-        f"SELECT position, epoch_us(occurred_at) AS occurred_us, {columns} FROM events"
-        " WHERE type = ? AND position <= ? AND epoch_us(occurred_at) <= ?",
+        f"SELECT position, occurred_us, {columns} FROM (SELECT position, epoch_us(occurred_at) AS occurred_us,"
+        f" json_transform(payload, '{structure}') AS p FROM events"
+        " WHERE type = ? AND position <= ? AND epoch_us(occurred_at) <= ?)",
         params=[event_type, up_to, as_of_us],
     ).pl()
     if not frame.height:
         return pl.DataFrame(schema=schema)
     # DuckDB scans in insertion order, which is log order; sorting in SQL would cost more than this check.
     return (frame if frame["position"].is_sorted() else frame.sort("position")).cast(schema)
-
-
-def _extract(name: str, dtype: pl.DataType) -> str:
-    """SQL reading payload field `name` as `dtype` (names are ours, never user input)."""
-    if isinstance(dtype, pl.Struct | pl.List):
-        return f"from_json(payload->'$.{name}', '{orjson.dumps(_json_structure(dtype)).decode()}') AS {name}"
-    return f"TRY_CAST(payload->>'$.{name}' AS {_SQL_TYPES[type(dtype)]}) AS {name}"
 
 
 def _json_structure(dtype: pl.DataType) -> object:

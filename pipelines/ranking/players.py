@@ -52,27 +52,37 @@ def resolve_players(players: pl.DataFrame, inputs: RankingInputs, federation: st
         members.select("federation_id", _norm=normalised_name(pl.col("name")))
         .group_by("_norm").agg(_name_member=pl.col("federation_id").first(), _namesakes=pl.len())
     )
-    links = inputs.links.select("event_id", "player_name", _link_member="federation_id")
-    # A federation's players are the same few names week after week: normalise each name once.
-    names = players.select("player_name").unique().with_columns(_norm=normalised_name(pl.col("player_name")))
-    found = (
-        players.join(names, on="player_name", how="left", nulls_equal=True, maintain_order="left")
-        .join(links, on=["event_id", "player_name"], how="left", maintain_order="left")
-        .join(by_id, on="file_id", how="left", maintain_order="left")
-        .join(by_name, on="_norm", how="left", maintain_order="left")
-    )
+    # A federation's players are the same few names week after week: each (name, file id) is
+    # resolved once, then joined back to every registration it occurs in.
+    written = players.select("player_name", "file_id").unique()
     unique_name = pl.when(pl.col("_namesakes") == 1).then(pl.col("_name_member"))
+    by_file = (
+        written.with_columns(_norm=normalised_name(pl.col("player_name")))
+        .join(by_id, on="file_id", how="left")
+        .join(by_name, on="_norm", how="left")
+        .select(
+            "player_name", "file_id",
+            _found=pl.coalesce("_id_member", unique_name),
+            _by=pl.when(pl.col("_id_member").is_not_null()).then(pl.lit("file id"))
+            .when(unique_name.is_not_null()).then(pl.lit("name")),
+            _reason=pl.when(pl.col("_namesakes") > 1)
+            .then(pl.format("{} members share this name", pl.col("_namesakes")))
+            .when(pl.col("file_id").is_not_null()).then(pl.format("id {} is not a member; no member of that name",
+                                                                    pl.col("file_id")))
+            .otherwise(pl.lit("no member of that name")),
+        )
+    )
+    found = players.join(by_file, on=["player_name", "file_id"], how="left", nulls_equal=True, maintain_order="left")
+    if inputs.links.height:
+        links = inputs.links.select("event_id", "player_name", _link_member="federation_id")
+        found = found.join(links, on=["event_id", "player_name"], how="left", maintain_order="left")
+    else:
+        found = found.with_columns(_link_member=pl.lit(None, dtype=pl.String))
     resolved = found.with_columns(
-        original_id=pl.coalesce("_link_member", "_id_member", unique_name),
-        matched_by=pl.when(pl.col("_link_member").is_not_null()).then(pl.lit("link"))
-        .when(pl.col("_id_member").is_not_null()).then(pl.lit("file id"))
-        .when(unique_name.is_not_null()).then(pl.lit("name")),
-        unmatched_reason=pl.when(pl.coalesce("_link_member", "_id_member", unique_name).is_not_null()).then(None)
-        .when(pl.col("_namesakes") > 1).then(pl.format("{} members share this name", pl.col("_namesakes")))
-        .when(pl.col("file_id").is_not_null()).then(pl.format("id {} is not a member; no member of that name",
-                                                                pl.col("file_id")))
-        .otherwise(pl.lit("no member of that name")),
-    ).drop("_norm", "_link_member", "_id_member", "_name_member", "_namesakes")
+        original_id=pl.coalesce("_link_member", "_found"),
+        matched_by=pl.when(pl.col("_link_member").is_not_null()).then(pl.lit("link")).otherwise(pl.col("_by")),
+        unmatched_reason=pl.when(pl.coalesce("_link_member", "_found").is_null()).then(pl.col("_reason")),
+    ).drop("_link_member", "_found", "_by", "_reason")
     return resolved.with_columns(player_id=merged_ids(pl.col("original_id"), inputs.merges))
 
 

@@ -1,17 +1,62 @@
-"""The one place the ranking reads standings from.
+"""The one place the ranking reads standings from: the live projection tables wherever they hold
+the edition's answer, a session-keyed replay wherever they do not.
 
-Today it replays and scores the whole log (`pipelines.projections.score_store`). When the
-session-keyed materialized projections land, this function switches to them; nothing else in
-`pipelines.ranking` knows where standings come from.
+An edition is as of a log position P and a time T: its standings are what a replay of the events
+at positions <= P that happened by T gives (`replay_standings`, the reference). The projection
+tables (`pipelines.live`) hold what a replay to their own position Ps and clock Cs gave
+(`projection_state`). The rule:
+
+1. A tournament's rows depend only on the events of its own streams (`session:<event>/<session>`
+   and `tournament:<event>`; its sessions are scored together, as carry-over spans them). When one
+   of the two replays counts an event of those streams and the other does not, the tournament is
+   rescored by a session-keyed replay to (P, T) (`changed_tournaments`): an event with a position
+   between P and Ps that the later side counts (corrected or appended after the tables, or after
+   the edition's position), or one at or before both that happened between T and Cs (an edition in
+   the past, or one whose time is ahead of the tables' clock). Rescoring goes a batch of whole
+   tournaments at a time, so that memory follows the batch, not the history.
+2. Every other tournament's stored rows are the edition's except for one column: a replay reads
+   the clock only to say whether each session's Law 79C period is over (`status`); the results it
+   stands on, the corrections and rulings it applies (decided by when they were raised against the
+   publication's deadline, never by the clock) and every score are the same. So a stored row is
+   taken with its status recomputed at T from its session's stored deadline: final once T reaches
+   the deadline, else provisional, as `pipelines.corrections.session_windows` decides. (Rescoring
+   every session whose status differs would give the same bytes, at the cost of a full rescoring
+   whenever an edition's time is after a batch of publications the tables were written beside.)
+
+Missing projection tables (never built, or written by another version) are not built here: an
+edition is a read, run by `rank show`, `rank diff` and `statement` too, on stores that another
+process may be writing or that an analyst opened read-only, so it never writes. Then every
+tournament is rescored the batched way of (1), with a warning that `bridgeledger score` would make
+editions read the tables; stale tables cost only the tournaments touched since they were written.
+
+Whichever way a row comes, the snapshot is the same bytes: the columns the ranking reads, in one
+canonical order, with the windows and corrections of the whole log at (P, T).
 """
 
 from __future__ import annotations
 
+import logging
+from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import Protocol
 
+import duckdb
 import polars as pl
 
+from pipelines.live import projection_state, session_catalog
+from pipelines.projections import score_store
+from pipelines.replay import SessionKey, correction_decisions
+from pipelines.scoring.frames import STANDINGS_SCHEMA
 from pipelines.store import EventStore
+
+log = logging.getLogger(__name__)
+
+STANDINGS_COLUMNS = ["event_id", "session_id", "section", "direction", "contestant_id", "rank", "score", "boards",
+                     "status"]
+"""What the ranking reads of `pipelines.scoring.frames.STANDINGS_SCHEMA`, in this canonical order of rows."""
+
+BATCH_EVENTS = 1_000_000
+"""Tournaments are rescored together until their sessions hold about this many events."""
 
 
 @dataclass(frozen=True)
@@ -21,19 +66,134 @@ class StandingsSnapshot:
     position: int
     as_of_us: int
     standings: pl.DataFrame
-    """`pipelines.scoring.frames.STANDINGS_SCHEMA`: one row per contestant per session, with `status`."""
+    """`STANDINGS_COLUMNS`: one row per contestant per session, with `status`, in canonical order."""
     windows: pl.DataFrame
     """Per published session: publication time, deadline and status (`pipelines.corrections`)."""
     corrections: pl.DataFrame
     """Every correction request with its decision (`applied`)."""
 
 
+class StandingsReader(Protocol):
+    """How an edition gets its standings: `read_standings`, or `replay_standings` (the reference)."""
+
+    def __call__(self, store: EventStore, *, up_to: int, as_of_us: int) -> StandingsSnapshot: ...
+
+
 def read_standings(store: EventStore, *, up_to: int, as_of_us: int) -> StandingsSnapshot:
     """Session standings of every event from the events at positions <= `up_to` that happened by
-    `as_of_us`, with each session's status (provisional or final) at `as_of_us`."""
-    from pipelines.projections import score_store
+    `as_of_us`, with each session's status (provisional or final) at `as_of_us`: equal, byte for
+    byte, to `replay_standings`, from the projection tables where the module's rule allows."""
+    if not store.exists():
+        return replay_standings(store, up_to=up_to, as_of_us=as_of_us)
+    with store.reader() as con:
+        state = projection_state(con)
+        if state is None:
+            log.warning("no projection tables in %s: every session is replayed for this edition (run "
+                        "`bridgeledger score` once to keep them, and editions read them)", store.path)
+            stored, rescore = _empty_standings(), session_catalog(con, up_to)
+        else:
+            changed = changed_tournaments(con, state, up_to=up_to, as_of_us=as_of_us)
+            stored = _stored_standings(con, changed, as_of_us)
+            rescore = session_catalog(con, up_to, changed)
+    log.info("standings at log position %d: %d stored row(s), %d session(s) of %d tournament(s) rescored",
+             up_to, stored.height, rescore.height, rescore["event_id"].n_unique())
+    rescored = [_scored(store, batch, up_to, as_of_us) for batch in _batches(rescore)]
+    windows, corrections = correction_decisions(store, as_of_us=as_of_us, up_to=up_to)
+    return StandingsSnapshot(up_to, as_of_us, _canonical(pl.concat([stored, *rescored])), windows, corrections)
 
+
+def replay_standings(store: EventStore, *, up_to: int, as_of_us: int) -> StandingsSnapshot:
+    """The reference: the whole log up to `up_to` replayed and scored as of `as_of_us`."""
     scored = score_store(store, up_to=up_to, as_of_us=as_of_us)
     projection = scored.projection
-    return StandingsSnapshot(scored.position, scored.as_of_us, scored.standings, projection.windows,
+    return StandingsSnapshot(scored.position, scored.as_of_us, _canonical(scored.standings), projection.windows,
                              projection.corrections)
+
+
+def changed_tournaments(con: duckdb.DuckDBPyConnection, state: tuple[int, int], *, up_to: int,
+                        as_of_us: int) -> list[str]:
+    """Tournaments whose stored rows are not the edition's (position `up_to`, time `as_of_us`) while
+    the tables reflect `state` (position, clock): see the module docstring."""
+    return sorted(set(_differing_events(con, state, up_to, as_of_us)))
+
+
+def _differing_events(con: duckdb.DuckDBPyConnection, state: tuple[int, int], up_to: int,
+                      as_of_us: int) -> list[str]:
+    """Tournaments with an event that one of the two replays counts and the other does not.
+
+    An event is in the tables when position <= Ps and it happened by Cs, in the edition when
+    position <= P and it happened by T. Each of the four ranges below is a plain conjunction of
+    bounds, so DuckDB skips the row groups outside it (the usual edition scans almost nothing).
+    """
+    stored_position, clock = state
+    low = min(up_to, stored_position)
+    ranges = [
+        (up_to, stored_position, None, clock),    # after P, by Ps: only the tables count it
+        (stored_position, up_to, None, as_of_us),  # after Ps, by P: only the edition counts it
+        (None, low, as_of_us, clock),              # happened after T, by Cs: only the tables
+        (None, low, clock, as_of_us),              # happened after Cs, by T: only the edition
+    ]
+    selects, params = [], []
+    for after, until, since, by in ranges:
+        if (after is not None and after >= until) or (since is not None and since >= by):
+            continue  # an empty range
+        where = ["position <= ?", "epoch_us(occurred_at) <= ?"]
+        params += [until, by]
+        if after is not None:
+            where.append("position > ?")
+            params.append(after)
+        if since is not None:
+            where.append("epoch_us(occurred_at) > ?")
+            params.append(since)
+        selects.append(f"SELECT stream_id, position FROM events WHERE {' AND '.join(where)}")
+    if not selects:
+        return []
+    # A stream names its tournament in its events' payloads (as `live.refresh` finds it).
+    rows = con.execute(
+        f"WITH streams AS (SELECT stream_id, min(position) AS first FROM ({' UNION ALL '.join(selects)})"
+        " WHERE starts_with(stream_id, 'session:') OR starts_with(stream_id, 'tournament:') GROUP BY stream_id)"
+        " SELECT DISTINCT json_extract_string(e.payload, '$.event_id') FROM streams s"
+        " JOIN events e ON e.position = s.first", params).fetchall()
+    return [row[0] for row in rows if row[0] is not None]
+
+
+def _stored_standings(con: duckdb.DuckDBPyConnection, changed: list[str], as_of_us: int) -> pl.DataFrame:
+    """The stored rows of every tournament but the `changed` ones, only the columns the ranking reads,
+    each with its session's status at `as_of_us` (final once the time reaches the stored deadline)."""
+    columns = ", ".join(f"s.{name}" for name in STANDINGS_COLUMNS if name != "status")
+    frame: pl.DataFrame = con.sql(
+        f"SELECT {columns}, CASE WHEN p.deadline_us IS NOT NULL AND ? >= p.deadline_us THEN 'final'"
+        " ELSE 'provisional' END AS status"
+        " FROM projection_standings s LEFT JOIN projection_sessions p USING (event_id, session_id)"
+        " WHERE s.event_id NOT IN (SELECT unnest(?::VARCHAR[]))", params=[as_of_us, changed]).pl()
+    return frame.cast(_SCHEMA)
+
+
+def _scored(store: EventStore, catalog: pl.DataFrame, up_to: int, as_of_us: int) -> pl.DataFrame:
+    """The standings of the sessions in `catalog` (whole tournaments), replayed alone to (P, T)."""
+    keys: list[SessionKey] = list(catalog.select("event_id", "session_id").iter_rows())
+    standings = score_store(store, up_to=up_to, as_of_us=as_of_us, sessions=keys).standings
+    return standings.select(STANDINGS_COLUMNS).cast(_SCHEMA)
+
+
+def _batches(catalog: pl.DataFrame) -> Iterator[pl.DataFrame]:
+    """The catalog cut into runs of whole tournaments of about `BATCH_EVENTS` events each."""
+    if catalog.is_empty():
+        return
+    per_event = catalog.group_by("event_id", maintain_order=True).agg(pl.col("events").sum())
+    batch = per_event.select("event_id", _batch=(pl.col("events").cum_sum() - 1) // BATCH_EVENTS)
+    numbered = catalog.join(batch, on="event_id", how="left", maintain_order="left")
+    for _, part in numbered.group_by("_batch", maintain_order=True):
+        yield part.drop("_batch")
+
+
+_SCHEMA = pl.Schema({name: STANDINGS_SCHEMA[name] for name in STANDINGS_COLUMNS})
+
+
+def _empty_standings() -> pl.DataFrame:
+    return pl.DataFrame(schema=_SCHEMA)
+
+
+def _canonical(standings: pl.DataFrame) -> pl.DataFrame:
+    """The ranking's columns, rows sorted by every one of them: the order is a function of the rows."""
+    return standings.select(STANDINGS_COLUMNS).cast(_SCHEMA).sort(STANDINGS_COLUMNS, nulls_last=True)
