@@ -7,7 +7,6 @@ Each command imports what it needs when it runs: `bridgeledger --help` or one di
 does not pay for the ingest readers, the scoring engine or the Airflow-sized libraries.
 """
 
-import json
 import logging
 import os
 import sys
@@ -665,6 +664,8 @@ def sql(query: Annotated[str, typer.Argument(help="SQL to run on a read-only con
 @app.command()
 def schema() -> None:
     """Print the JSON Schema of every event in the catalogue."""
+    import json
+
     from models.events import EVENT_ADAPTER
 
     sys.stdout.write(json.dumps(EVENT_ADAPTER.json_schema(), indent=2, sort_keys=True) + "\n")
