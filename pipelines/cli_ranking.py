@@ -164,9 +164,11 @@ def rank(ctx: typer.Context, rules: RulesOpt = None, as_of: AsOfOpt = None,
     if rules is None:
         raise typer.BadParameter("--rules is required (a TOML file or a preset)")
     from pipelines.ranking.edition import compute_edition
-    from pipelines.ranking.publish import default_label, publish_edition
+    from pipelines.ranking.publish import default_label, publish_edition, refresh_standings
 
     event_store, moment = _store(store), _time(as_of, "--as-of")
+    if publish:
+        refresh_standings(event_store)
     computed = compute_edition(event_store, _rules(rules), as_of=moment)
     _report(computed, top, out)
     if against:

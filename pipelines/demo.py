@@ -98,10 +98,11 @@ def _run_weekend(store: EventStore, weekend: Path, now: datetime, summary: DemoS
 
 def _publish_ranking(store: EventStore, weekend: Path, as_of: datetime, label: str, summary: DemoSummary) -> str:
     from pipelines.ranking.edition import compute_edition
-    from pipelines.ranking.publish import publish_edition
+    from pipelines.ranking.publish import publish_edition, refresh_standings
     from pipelines.ranking.rules import load_rules
 
     rules = load_rules(weekend / "ranking_rules.toml")
+    refresh_standings(store)
     edition = compute_edition(store, rules, as_of=as_of)
     publish_edition(store, edition, label=label, at=as_of)
     left_out = edition.provisional.select("event_id").unique().height

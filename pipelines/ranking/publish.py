@@ -58,6 +58,18 @@ def default_label(rules: RuleSet, as_of: datetime) -> str:
     return f"{rules.name}-{rules.version}@{as_of.isoformat()}"
 
 
+def refresh_standings(store: EventStore) -> None:
+    """Bring the live projection tables up to the log before an edition that will be published.
+
+    An edition only reads (`standings_source`), so it replays every tournament the tables do not
+    hold; a publication appends anyway, so it refreshes the tables first (derived rows, never events)
+    and the edition reads them. The edition's bytes are the same either way.
+    """
+    from pipelines.live import refresh
+
+    refresh(store)
+
+
 def publish_edition(store: EventStore, edition: RankingEdition, *, label: str, at: datetime) -> int:
     """Append `RankingPublished` for `edition` and write its rows to the analyst tables."""
     existing = published_editions(store)

@@ -6,7 +6,13 @@ import logging
 from datetime import UTC, datetime
 
 from pipelines.ranking.edition import compute_edition
-from pipelines.ranking.publish import EditionError, default_label, publish_edition, published_editions
+from pipelines.ranking.publish import (
+    EditionError,
+    default_label,
+    publish_edition,
+    published_editions,
+    refresh_standings,
+)
 from pipelines.ranking.rules import load_rules
 from pipelines.store import EventStore
 
@@ -35,5 +41,6 @@ def publish_ranking(store_path: str, rules: str, as_of: str, label: str | None =
             log.info("edition %s already published at log position %d", label, existing.event_position)
             return existing.event_position
         raise EditionError(f"edition {label!r} was already published with other rules, time or position")
+    refresh_standings(store)
     edition = compute_edition(store, rule_set, as_of=moment, up_to=position)
     return publish_edition(store, edition, label=label, at=datetime.now(UTC))  # the edge: when it was published
