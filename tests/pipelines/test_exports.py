@@ -36,7 +36,7 @@ def test_exported_pbn_reads_back_whole_and_reproduces_our_scores(sample: EventSt
     again = EventStore(tmp_path / "again.duckdb")
     ingest_bytes(again, text.encode(), source="export.pbn", recorded_at=RECORDED_AT)
     edition = score_store(again)
-    assert published_values(again, edition.position).height == 337 * 3  # score and both sides' MPs
+    assert published_values(again, edition.position).height == 337 * 5  # score, both sides' MPs and %
     assert published_differences(again, edition).height == 0
     assert edition.standings.height == 26
 
