@@ -340,16 +340,29 @@ class _Reader:
         self.upcasters = upcasters
         self.as_of_us = as_of_us
         self.scope = scope
+        self._first: int | None = None
 
     def _where(self, event_type: str) -> tuple[str, list[Any]]:
         """The filter (after `type` and `schema_version`) and its parameters."""
         params: list[Any] = [self.position, self.as_of_us]
         where = "position <= ? AND epoch_us(occurred_at) <= ?"
         if self.scope is not None:
-            # DuckDB prunes row groups on stream_id's min/max: a session's events are read, not the log's.
-            where += " AND stream_id IN (SELECT unnest(?))"
-            params.append(self.scope.streams)
+            # stream_id's min/max prune few row groups (every row group holds many streams), so a
+            # keyed replay also starts at its streams' first position: a weekend's sessions are
+            # read from the log's last row groups, not from all of them once per event type.
+            where += " AND position >= ? AND stream_id IN (SELECT unnest(?))"
+            params += [self._first_position(), self.scope.streams]
         return where, params
+
+    def _first_position(self) -> int:
+        """The first position of the scope's streams (one scan of `stream_id`, then cached)."""
+        if self._first is None:
+            assert self.scope is not None
+            rows = self.con.execute("SELECT coalesce(min(position), 0) FROM events WHERE position <= ?"
+                                    " AND stream_id IN (SELECT unnest(?))",
+                                    [self.position, self.scope.streams]).fetchall()
+            self._first = int(rows[0][0])
+        return self._first
 
     def frame(self, event_type: str, fields: Mapping[str, str]) -> pl.DataFrame:
         # Events replay cannot use are reported and left out, never a crash (pipelines.vetting).
