@@ -141,19 +141,18 @@ def session_catalog(con: duckdb.DuckDBPyConnection, position: int,
     number of its events, sorted. A session is known by its stream; its first event names it."""
     if events is not None and not events:
         return pl.DataFrame(schema={"event_id": pl.String, "session_id": pl.String, "events": pl.Int64})
+    params: list[object] = []
     if events is None or len(events) > _PREFIX_QUERIES:
-        streams = ["SELECT * FROM events WHERE position <= ? AND starts_with(stream_id, 'session:')"]
-        params: list[object] = [position]
-    else:  # a LIKE on a prefix lets DuckDB skip the row groups of other streams
-        streams = ["SELECT * FROM events WHERE position <= ? AND stream_id LIKE ? ESCAPE '\\'"] * len(events)
-        params = [value for event_id in events for value in (position, f"session:{_like_literal(event_id)}/%")]
+        where = "starts_with(stream_id, 'session:')"
+    else:  # a key range per tournament: DuckDB reads those streams, not the log's (see `stream_ranges`)
+        where, params = stream_ranges(events, kinds=("session:",))
     frame: pl.DataFrame = con.sql(
-        f"WITH firsts AS (SELECT stream_id, min(position) AS first, count(*) AS events FROM"
-        f" ({' UNION ALL '.join(streams)}) GROUP BY stream_id)"
+        "WITH firsts AS (SELECT stream_id, min(position) AS first, count(*) AS events FROM events"
+        f" WHERE position <= ? AND ({where}) GROUP BY stream_id)"
         " SELECT json_extract_string(e.payload, '$.event_id') AS event_id,"
         " json_extract_string(e.payload, '$.session_id') AS session_id, f.events"
-        " FROM firsts f JOIN events e ON e.position = f.first", params=params).pl()
-    if events is not None:  # a prefix can match another event's streams ("a/b" under "a"): its payload decides
+        " FROM firsts f JOIN events e ON e.position = f.first", params=[position, *params]).pl()
+    if events is not None:  # a stream id can hold another event's id ("a/b" under "a"): its payload decides
         frame = frame.filter(pl.col("event_id").is_in(list(events)))
     return frame.sort("event_id", "session_id")
 
@@ -162,8 +161,25 @@ _PREFIX_QUERIES = 64
 """Up to this many tournaments, the catalog reads each one's streams; beyond, it reads them all."""
 
 
-def _like_literal(text: str) -> str:
-    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+def stream_ranges(events: Sequence[str], *,
+                  kinds: Sequence[str] = ("session:", "tournament:", "players:")) -> tuple[str, list[object]]:
+    """An SQL condition (with its parameters) true for the streams of `events`: their sessions'
+    (`session:<event>/...`, a key range) and their own (`tournament:<event>`, `players:<event>`).
+
+    Every row group holds many streams, so a prefix test reads the whole `stream_id` column; a key
+    range or an equality on `stream_id` is answered from the (stream_id, stream_version) index.
+    """
+    terms: list[str] = []
+    params: list[object] = []
+    for event_id in events:
+        for kind in kinds:
+            if kind == "session:":  # every id starting 'session:<event>/' and nothing else ('0' follows '/')
+                terms.append("(stream_id >= ? AND stream_id < ?)")
+                params += [f"session:{event_id}/", f"session:{event_id}0"]
+            else:
+                terms.append("stream_id = ?")
+                params.append(f"{kind}{event_id}")
+    return " OR ".join(terms) or "false", params
 
 
 # -- what changed --------------------------------------------------------------------------------

@@ -208,12 +208,14 @@ def publication_windows(store: EventStore, *, as_of_us: int, up_to: int | None =
 
 
 def correction_decisions(store: EventStore, *, as_of_us: int, up_to: int | None = None,
-                         upcasters: UpcasterRegistry = UPCASTERS) -> tuple[pl.DataFrame, pl.DataFrame]:
+                         upcasters: UpcasterRegistry = UPCASTERS,
+                         sessions: Collection[SessionKey] | None = None) -> tuple[pl.DataFrame, pl.DataFrame]:
     """`Projection.windows` and `Projection.corrections` of a whole replay at `as_of_us`, from the
-    publications, registrations, correction requests and approvals alone (no result is read)."""
+    publications, registrations, correction requests and approvals alone (no result is read);
+    of `sessions` only when given (read from their streams, as `replay` reads them)."""
     position = store.head() if up_to is None else up_to
     with store.reader() as con:
-        read = _Reader(con, position, upcasters, as_of_us)
+        read = _Reader(con, position, upcasters, as_of_us, None if sessions is None else _Scope.of(sessions))
         published = read.frame("ScoresPublished", _PUBLISHED_FIELDS)
         conditions = _conditions(read.frame("TournamentRegistered", _TOURNAMENT_FIELDS))
         requests = read.frame("ScoreCorrectionRequested", _CORRECTION_FIELDS)
@@ -355,13 +357,18 @@ class _Reader:
         return where, params
 
     def _first_position(self) -> int:
-        """The first position of the scope's streams (one scan of `stream_id`, then cached)."""
+        """The first position of the scope's streams (0 for a scope of many), then cached: each
+        stream's first event is its version 1, which the (stream_id, stream_version) index finds
+        when the streams are listed as literals (a list parameter is joined, a whole-column scan)."""
         if self._first is None:
             assert self.scope is not None
-            rows = self.con.execute("SELECT coalesce(min(position), 0) FROM events WHERE position <= ?"
-                                    " AND stream_id IN (SELECT unnest(?))",
-                                    [self.position, self.scope.streams]).fetchall()
-            self._first = int(rows[0][0])
+            streams = self.scope.streams
+            self._first = 0
+            if 0 < len(streams) <= _INDEXED_STREAMS:
+                rows = self.con.execute(
+                    f"SELECT coalesce(min(position), 0) FROM events WHERE stream_version = 1"
+                    f" AND stream_id IN ({', '.join('?' for _ in streams)})", streams).fetchall()
+                self._first = int(rows[0][0])
         return self._first
 
     def frame(self, event_type: str, fields: Mapping[str, str]) -> pl.DataFrame:
@@ -399,6 +406,8 @@ class _Reader:
         return pl.DataFrame(records, schema=dict(schema))
 
 
+_INDEXED_STREAMS = 512
+"""A keyed replay of up to this many streams starts at their first position (see `_Reader._first_position`)."""
 _BATCH_ROWS = 1_000_000
 
 

@@ -15,6 +15,7 @@ import duckdb
 import orjson
 import polars as pl
 
+from pipelines.live import stream_ranges
 from pipelines.store import EventStore
 
 _PLAYER = pl.Struct({"name": pl.String(), "federation_id": pl.String()})
@@ -66,35 +67,25 @@ class TournamentScope:
 
     def where(self) -> tuple[str, list[object]]:
         """An SQL filter (with its parameters) that narrows a scan to the scope's streams: a position
-        bound skips the row groups before them, stream prefixes most rows in between."""
-        prefixes = self.prefixes()
-        if prefixes is None:
+        bound skips the row groups before them, the streams' key ranges the rows in between."""
+        if len(self.events) > _SCOPE_STREAMS:
             return " AND position >= ?", [self.first]
-        return (f" AND position >= ? AND ({' OR '.join('starts_with(stream_id, ?)' for _ in prefixes)})",
-                [self.first, *prefixes])
-
-    def prefixes(self) -> list[str] | None:
-        """The stream prefixes of the scope's tournaments (None when too many to list)."""
-        if len(self.events) > _SCOPE_PREFIXES:
-            return None
-        return [f"{kind}{event_id}" for event_id in self.events
-                for kind in ("session:", "tournament:", "players:")]
+        ranges, params = stream_ranges(self.events)
+        return f" AND position >= ? AND ({ranges})", [self.first, *params]
 
 
-_SCOPE_PREFIXES = 64
-"""Up to this many tournaments a scoped read filters on their stream prefixes; beyond, on positions only."""
+_SCOPE_STREAMS = 64
+"""Up to this many tournaments a scoped read names their streams; beyond, it bounds positions only."""
 
 
 def tournament_scope(con: duckdb.DuckDBPyConnection, events: Sequence[str], up_to: int) -> TournamentScope:
-    """The scope of `events`: its first position is the first of their streams' events (one scan)."""
+    """The scope of `events`: its first position is the first of their streams' events."""
     scope = TournamentScope(tuple(sorted(set(events))), 0)
-    prefixes = scope.prefixes()
-    if not _has_events(con) or prefixes is None or not prefixes:
+    if not _has_events(con) or not scope.events or len(scope.events) > _SCOPE_STREAMS:
         return scope
-    rows = con.execute(
-        f"SELECT coalesce(min(position), ?) FROM events WHERE position <= ?"
-        f" AND ({' OR '.join('starts_with(stream_id, ?)' for _ in prefixes)})",
-        [up_to + 1, up_to, *prefixes]).fetchall()
+    ranges, params = stream_ranges(scope.events)
+    rows = con.execute(f"SELECT coalesce(min(position), ?) FROM events WHERE position <= ? AND ({ranges})",
+                       [up_to + 1, up_to, *params]).fetchall()
     return TournamentScope(scope.events, int(rows[0][0]))
 
 

@@ -92,20 +92,25 @@ def read_standings(store: EventStore, *, up_to: int, as_of_us: int,
             store, as_of_us=as_of_us, up_to=0))
     with store.reader() as con:
         state = projection_state(con)
+        catalog = None if events is None else session_catalog(con, up_to, events)
         if state is None:
             log.warning("no projection tables in %s: every session is replayed for this edition (run "
                         "`bridgeledger score` once to keep them, and editions read them)", store.path)
-            stored, rescore = _empty_standings(), session_catalog(con, up_to, events)
+            stored, rescore = _empty_standings(), session_catalog(con, up_to) if catalog is None else catalog
         else:
             changed = changed_tournaments(con, state, up_to=up_to, as_of_us=as_of_us)
-            if events is not None:
-                changed = sorted(set(changed) & set(events))
+            if catalog is not None:
+                changed = sorted(set(changed) & set(catalog["event_id"]))
             stored = _stored_standings(con, changed, as_of_us, events)
             rescore = session_catalog(con, up_to, changed)
     log.info("standings at log position %d: %d stored row(s), %d session(s) of %d tournament(s) rescored",
              up_to, stored.height, rescore.height, rescore["event_id"].n_unique())
     rescored = [_scored(store, batch, up_to, as_of_us) for batch in _batches(rescore)]
-    windows, corrections = correction_decisions(store, as_of_us=as_of_us, up_to=up_to)
+    # Some tournaments' windows and corrections are read from their sessions' streams alone.
+    keys: list[SessionKey] | None = None if catalog is None else list(
+        catalog.select("event_id", "session_id").iter_rows())
+    windows, corrections = correction_decisions(store, as_of_us=as_of_us, up_to=0 if keys == [] else up_to,
+                                                sessions=keys or None)  # no session: the empty frames
     snapshot = StandingsSnapshot(up_to, as_of_us, _canonical(pl.concat([stored, *rescored])), windows, corrections)
     return _only(snapshot, events)
 
