@@ -96,8 +96,9 @@ class KeptAwards:
     delta_events: tuple[str, ...]
     """Tournaments whose rows are in `delta` (and whose rows in `base` are stale)."""
     base_blobs: tuple[bytes, ...] | None = None
-    """`base` as stored (Parquet, one per piece), written back as is while the base is unchanged:
-    encoding a federation's awards again would cost more than the rest of a weekend's edition."""
+    """`base` as stored (Parquet, one per piece) while it is unchanged since it was read: then only
+    the stamp and the delta are written (encoding a federation's awards again, or even writing the
+    same bytes back, would cost more than the rest of a weekend's edition)."""
 
     def current(self) -> TournamentAwards:
         """Every tournament's rows."""
@@ -158,17 +159,25 @@ def changed_events(store: EventStore, kept: KeptAwards, *, up_to: int, as_of_us:
 def save_kept(store: EventStore, rules: RuleSet, kept: KeptAwards) -> bool:
     """Write `kept` as the rows of `rules` (replacing the previous ones); False, and nothing written,
     when the store cannot be written now (another process writing, or read-only)."""
-    values: list[object] = [rules.content_hash(), KEPT_VERSION, kept.position, kept.as_of_us, list(kept.delta_events)]
-    base = kept.base_blobs or tuple(_blob(getattr(kept.base, piece)) for piece in PIECES)
-    for piece, stored in zip(PIECES, base, strict=True):
-        values += [stored, _blob(getattr(kept.delta, piece))]
+    rules_hash = rules.content_hash()
+    delta = {f"delta_{piece}": _blob(getattr(kept.delta, piece)) for piece in PIECES}
     busy = EventStore(store.path, busy_timeout=0.0)
     try:
         with busy.writer() as con:
             con.execute(_TABLE_SQL)
             con.execute("BEGIN TRANSACTION")
-            con.execute(f"DELETE FROM {KEPT_TABLE} WHERE rules_hash = ?", [values[0]])
-            con.execute(f"INSERT INTO {KEPT_TABLE} VALUES ({', '.join('?' for _ in values)})", values)
+            if kept.base_blobs is not None:  # the base as read: only the stamp and the delta change
+                con.execute(f"UPDATE {KEPT_TABLE} SET position = ?, as_of_us = ?, delta_events = ?, "
+                            f"{', '.join(f'{name} = ?' for name in delta)} WHERE rules_hash = ? AND version = ?",
+                            [kept.position, kept.as_of_us, list(kept.delta_events), *delta.values(), rules_hash,
+                             KEPT_VERSION])
+            else:
+                values: list[object] = [rules_hash, KEPT_VERSION, kept.position, kept.as_of_us,
+                                        list(kept.delta_events)]
+                for piece in PIECES:
+                    values += [_blob(getattr(kept.base, piece)), delta[f"delta_{piece}"]]
+                con.execute(f"DELETE FROM {KEPT_TABLE} WHERE rules_hash = ?", [rules_hash])
+                con.execute(f"INSERT INTO {KEPT_TABLE} VALUES ({', '.join('?' for _ in values)})", values)
             con.execute("COMMIT")
     except (StoreError, duckdb.Error) as exc:
         log.info("ranking: awards not kept for the next edition (%s)", exc)
