@@ -197,8 +197,9 @@ def rank_players(awards: pl.DataFrame, members: pl.DataFrame, rules: RuleSet) ->
     # Points are summed as whole units of their last published decimal: an integer sum does not
     # depend on the order the rows are added in, so every rebuild gives the same total to the bit.
     unit = 10.0 ** (rules.points_rounding.decimals if rules.points_rounding.mode != "none" else _EXACT_DECIMALS)
-    totals = awards.group_by("player_id").agg(
-        _units=(pl.col("points") * unit).round().cast(pl.Int64).sum(), awards=pl.len().cast(pl.Int64))
+    # Whole units computed over the column first: inside `agg` the expression would run group by group.
+    totals = awards.select("player_id", _units=(pl.col("points") * unit).round().cast(pl.Int64)).group_by(
+        "player_id").agg(pl.col("_units").sum(), awards=pl.len().cast(pl.Int64))
     points = round_rule(pl.col("_units") / unit / rules.points_divisor, rules.points_rounding)
     details = members.select(player_id="federation_id", name="name", club="club", region="region",
                              gender="gender", birth_year="birth_year")
