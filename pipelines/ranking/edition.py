@@ -128,8 +128,8 @@ def compute_edition(store: EventStore, rules: RuleSet, *, as_of: datetime, up_to
         assert kept is not None
         log.info("ranking: %d tournament(s) recomputed, the others' awards as kept at log position %d",
                  len(changed), kept.position)
-        part = tournament_awards(read_standings(store, up_to=position, as_of_us=as_of_us, events=changed), inputs,
-                                 rules)
+        part = (tournament_awards(read_standings(store, up_to=position, as_of_us=as_of_us, events=changed), inputs,
+                                  rules) if changed else kept.base.cleared())  # nothing moved: no tournament to read
         current = kept.current().without(changed).plus(part)
         updated = kept.updated(changed, part, position=position, as_of_us=as_of_us)
     if keep and reusable and _moved(kept, updated, changed):

@@ -79,6 +79,10 @@ class TournamentAwards:
         outside = ~pl.col("event_id").is_in(list(events))
         return TournamentAwards(*(getattr(self, piece).filter(outside) for piece in PIECES))
 
+    def cleared(self) -> TournamentAwards:
+        """No rows, the same columns."""
+        return TournamentAwards(*(getattr(self, piece).clear() for piece in PIECES))
+
     def plus(self, other: TournamentAwards) -> TournamentAwards:
         """Both sets of rows (of different tournaments)."""
         return TournamentAwards(*(pl.concat([getattr(self, piece), getattr(other, piece)], how="vertical_relaxed")
@@ -110,17 +114,13 @@ class KeptAwards:
         delta = self.delta.without(changed).plus(part)
         events = tuple(sorted(set(self.delta_events) | set(changed)))
         if delta.awards.height > _COMPACT_SHARE * max(self.base.awards.height, 1):
-            return KeptAwards(position, as_of_us, self.base.without(events).plus(delta), _empty_like(delta), ())
+            return KeptAwards(position, as_of_us, self.base.without(events).plus(delta), delta.cleared(), ())
         return KeptAwards(position, as_of_us, self.base, delta, events, self.base_blobs)
 
 
 def fresh(part: TournamentAwards, *, position: int, as_of_us: int) -> KeptAwards:
     """Rows computed for every tournament at (position, as_of_us)."""
-    return KeptAwards(position, as_of_us, part, _empty_like(part), ())
-
-
-def _empty_like(awards: TournamentAwards) -> TournamentAwards:
-    return TournamentAwards(*(getattr(awards, piece).clear() for piece in PIECES))
+    return KeptAwards(position, as_of_us, part, part.cleared(), ())
 
 
 def read_kept(store: EventStore, rules: RuleSet) -> KeptAwards | None:
