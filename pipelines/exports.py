@@ -2,6 +2,8 @@
 
 The session's events become format-neutral records again (boards, results, artificial scores,
 contestants with our standings as their published totals) and a writer from `parsers` renders them.
+What each table shows is read from the scored projection, the same one the scores come from: the
+events as first recorded supply only what the projection does not carry (auction, lead, play, hands).
 """
 
 from __future__ import annotations
