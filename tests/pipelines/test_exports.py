@@ -104,6 +104,9 @@ def test_a_table_under_an_artificial_ruling_is_written_as_the_ruling_not_as_its_
     assert (ruled.ns_id, ruled.ew_id, ruled.ns_award, ruled.ew_award) == ("4", "6", "A+", "A-")
     assert (ruled.published["pct_ns"], ruled.published["pct_ew"]) == (60.0, 40.0)
     assert sorted(artificial) == [(3, "4"), (7, "5")]  # the file's own award on board 7 is still there
+    lin_results = lin.loads(export_session(sample, EVENT, SESSION, "lin"), source="export.lin").results
+    assert (3, "4") not in {(r.board, r.table_id) for r in lin_results}  # LIN has no artificial row: no line
+    assert len(lin_results) == 336
 
 
 def test_a_rejected_or_superseded_artificial_ruling_is_not_written(sample: EventStore) -> None:
