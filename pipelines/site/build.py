@@ -81,7 +81,14 @@ def build_site(store: EventStore, outdir: str | Path, *, event_id: str | None = 
     every_event = source.event_ids()
     chosen = [e for e in every_event if event_id is None or e == event_id]
     rows: dict[str, dict[str, Any]] = {}
+    # The events to read are read a batch at a time, in the order they are written (see `LiveSource.preload`).
+    stale = [eid for eid in chosen if not _unchanged(report, source.stamps(eid), manifest.get(event_dir(eid), {}),
+                                                     eid, manifest)]
+    ahead, to_read = source.batches(stale), set(stale)
     for eid in chosen:
+        if eid in to_read and not source.holds(eid):
+            with _held(store):
+                source.preload(next(ahead))
         row = write_event(report, store, source, eid, manifest)
         if row is not None:
             rows[eid] = row

@@ -21,6 +21,7 @@ Either way a page is a pure function of the log: the projections equal a whole r
 from __future__ import annotations
 
 import logging
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -28,10 +29,15 @@ import polars as pl
 
 from pipelines.projections import ScoredEdition, score_store
 from pipelines.replay import Projection, SessionKey, replay
-from pipelines.site.gather import EventInfo, events_of
+from pipelines.site.gather import EventInfo, events_of, of_event
 from pipelines.store import EventStore
 
 log = logging.getLogger(__name__)
+
+BATCH_SESSIONS = 64
+"""Sessions a live build reads (projection rows and a replay) at once: a replay's fixed cost is a
+dozen queries, so reading events one at a time cost a fresh build of the sample weekend a fifth of
+its time; a first build of a whole history still holds only a few thousand results at a time."""
 
 
 @dataclass
@@ -63,6 +69,18 @@ class FixedSource:
         """No stamps: every session is gathered again (its digest still spares the rendering)."""
         return {s.session_id: None for s in self._events[event_id].sessions}
 
+    def holds(self, event_id: str) -> bool:
+        """Always: the edition holds every event."""
+        return True
+
+    def preload(self, event_ids: Sequence[str]) -> None:
+        """Nothing to read ahead: the edition holds every event."""
+
+    def batches(self, event_ids: Sequence[str]) -> Iterator[list[str]]:
+        """All the events at once (the edition is in memory already)."""
+        if event_ids:
+            yield list(event_ids)
+
     def load(self, event_id: str) -> tuple[EventInfo, ScoredEdition] | None:
         """The event and the edition (all of it: the site's code filters by session)."""
         event = self._events.get(event_id)
@@ -84,6 +102,7 @@ class LiveSource:
     """The refresh's own replay of the sessions it rescored (at the same position and clock)."""
     replayed_sessions: frozenset[SessionKey] = frozenset()
     _by_event: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
+    _loaded: dict[str, tuple[EventInfo, ScoredEdition] | None] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         for event_id, session_id, stamp in self.sessions.select(
@@ -98,21 +117,55 @@ class LiveSource:
         """session_id -> stamp (code, the log position its rows were scored at, status, deadline)."""
         return dict(self._by_event.get(event_id, []))
 
-    def load(self, event_id: str) -> tuple[EventInfo, ScoredEdition] | None:
-        """The event's info and an edition of its sessions: projection rows, and a replay of them."""
-        keys: list[SessionKey] = [(event_id, s) for s, _ in self._by_event.get(event_id, [])]
+    def preload(self, event_ids: Sequence[str]) -> None:
+        """Read these events' projection rows and replay their sessions together, for `load`.
+
+        One replay of many events' sessions costs about what one event's does (a dozen queries,
+        each reading only the streams in scope), so a build reads the events it renders in
+        batches (`batches`) rather than one by one; what an earlier `preload` held is let go.
+        """
+        keys: list[SessionKey] = [(e, s) for e in event_ids for s, _ in self._by_event.get(e, [])]
+        self._loaded = {}
         if not keys:
-            return None
+            return
         from pipelines.live import read_tables
 
         wanted = pl.DataFrame(keys, schema={"event_id": pl.String, "session_id": pl.String}, orient="row")
         board_scores, standings = read_tables(self.store, wanted)
-        # The refresh that just rescored this event replayed it already; its replay holds the same rows.
+        # The refresh that just rescored these events replayed them already; its replay holds the same rows.
         projection = self.replayed if self.replayed is not None and set(keys) <= self.replayed_sessions \
             else replay(self.store, up_to=self.position, as_of_us=self.clock, sessions=keys)
         edition = ScoredEdition(self.position, self.clock, board_scores, standings, projection)
-        found = events_of(self.store, edition, event_id)
-        return (found[0], edition) if found else None
+        for event_id in event_ids:
+            # Each event gets its own rows only, as when it was read alone: what the audit rescores
+            # (the results as recorded) stays one event's, however many the batch holds.
+            own = of_event(edition, event_id)
+            found = events_of(self.store, own, event_id) if self._by_event.get(event_id) else []
+            self._loaded[event_id] = (found[0], own) if found else None
+
+    def holds(self, event_id: str) -> bool:
+        """Whether the last `preload` read this event."""
+        return event_id in self._loaded
+
+    def load(self, event_id: str) -> tuple[EventInfo, ScoredEdition] | None:
+        """The event's info and an edition holding its sessions' rows (projection rows, and a replay
+        of them): `preload`'s, else read for this event alone."""
+        if event_id not in self._loaded:
+            self.preload([event_id])
+        return self._loaded.get(event_id)
+
+    def batches(self, event_ids: Sequence[str]) -> Iterator[list[str]]:
+        """The events in order, grouped so that each group holds about `BATCH_SESSIONS` sessions."""
+        batch: list[str] = []
+        sessions = 0
+        for event_id in event_ids:
+            batch.append(event_id)
+            sessions += len(self._by_event.get(event_id, []))
+            if sessions >= BATCH_SESSIONS:
+                yield batch
+                batch, sessions = [], 0
+        if batch:
+            yield batch
 
 
 def _stamp_expr(code: str) -> pl.Expr:
