@@ -162,7 +162,8 @@ def _sides(rows: pl.DataFrame) -> pl.DataFrame:
     expressions: it could not apply to any row, and the rest is much less work."""
     north, south, east, west = text("North"), text("South"), text("East"), text("West")
     named = (north != "") & (north == south) & (east != "") & (east == west) & (north != east)
-    ns_id, ew_id = pl.when(named).then(north).otherwise(pl.lit("")), pl.when(named).then(east).otherwise(pl.lit(""))
+    ns_id = pl.when(named).then(north).otherwise(_by_players(north, south))
+    ew_id = pl.when(named).then(east).otherwise(_by_players(east, west))
     teams: pl.Expr = pl.lit(False)
     if _any_given(rows, "HomeTeam", "VisitTeam"):
         home, visit, closed = text("HomeTeam"), text("VisitTeam"), pl.col("room") == "closed"
@@ -176,6 +177,12 @@ def _sides(rows: pl.DataFrame) -> pl.DataFrame:
         ns_id = pl.when(pairs).then(text("PairNS")).otherwise(ns_id)
         ew_id = pl.when(pairs).then(text("PairEW")).otherwise(ew_id)
     return rows.with_columns(ns_id=ns_id, ew_id=ew_id, team=teams)
+
+
+def _by_players(first: pl.Expr, second: pl.Expr) -> pl.Expr:
+    """`results.pair_by_players`: `First/Second`, '' when neither is named."""
+    return pl.when((first != "") | (second != "")).then(pl.concat_str(first, pl.lit("/"), second)).otherwise(
+        pl.lit(""))
 
 
 def _any_given(rows: pl.DataFrame, *columns: str) -> bool:

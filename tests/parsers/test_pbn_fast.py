@@ -143,7 +143,9 @@ def test_sides_by_pair_numbers_team_names_and_player_lists() -> None:
     games[3] = games[3].replace('[Scoring "MP"]', '[Scoring "MP"]\n[HomeTeam "Lions"]\n[Room "Closed"]')
     found = agree(HEADER + "".join(games))
     assert found is not None
-    assert found.results.select("ns_id", "ew_id").rows() == [("7", "12"), ("", ""), ("", ""), ("", "Lions")]
+    # Players but no pair numbers: a pair is named by its players, as in LIN (issue #12).
+    assert found.results.select("ns_id", "ew_id").rows() == [
+        ("7", "12"), ("N/S", "E/W"), ("Ann ; ?;Bob/Cy;", "E/W"), ("", "Lions")]
     assert [player["name"] for player in found.results["ns_players"][2]] == ["Ann", "Bob", "Cy"]
 
 
