@@ -161,3 +161,24 @@ def test_one_table_twice_in_one_lin_file_is_kept_twice() -> None:
     parsed = lin_loads(data, source="twice.lin")
     assert [r.table_id for r in parsed.results] == ["n1/s1 v e1/w1", "n1/s1 v e1/w1#2"]
     assert [d.code for d in parsed.diagnostics if d.code == "lin.result.same-table"] == ["lin.result.same-table"]
+
+
+def test_a_board_played_again_in_another_round_is_another_table() -> None:
+    games = [_bbo_game(1, "ann", "bob", "cat", "dan", "4S", 10).replace('[Result "10"]', f'[Result "10"]\n'
+                                                                         f'[Table "3"]\n[Round "{r}"]')
+             for r in (1, 2)]
+    parsed = pbn_loads("\n".join(games), source="relay.pbn")
+    assert [(r.table_id, r.round) for r in parsed.results] == [("3", 1), ("3-r2", 2)]
+    assert [d.code for d in parsed.diagnostics if d.code.startswith("pbn.result.")] == ["pbn.result.table-round"]
+
+
+def test_a_standings_section_column_keeps_each_sections_pairs() -> None:
+    text = TWO_SECTIONS.decode() + """[TotalScoreTable "Section\\1R;Rank\\2R;PairId\\2R;TotalScoreMP\\5R"]
+A 1 3 2
+A 2 1 0
+B 1 1 2
+B 2 3 0
+"""
+    parsed = pbn_loads(text, source="two.pbn")
+    assert [(c.section, c.contestant_id, c.published["rank"]) for c in parsed.contestants] == [
+        ("A", "3", 1.0), ("A", "1", 2.0), ("B", "1", 1.0), ("B", "3", 2.0)]
