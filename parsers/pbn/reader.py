@@ -159,9 +159,10 @@ class _Reader:
                 self.times[issue.code] += 1
                 continue
             line, column = game.locate(issue.anchor) if game is not None else (issue.anchor[1], issue.anchor[2])
-            # Strict mode is the standard: what it reports names the clause (the lenient reader's
-            # findings are about the data, and keep their words).
-            message = with_clause(issue.code, issue.message) if self.strict else issue.message
+            # Strict mode is the standard: its refusals and its own findings name the clause (findings
+            # about the data, reported in both modes, keep their words).
+            about_standard = self.strict and (severity is Severity.ERROR or issue.lenient is None)
+            message = with_clause(issue.code, issue.message) if about_standard else issue.message
             diagnostic = self._add(line, column, severity, issue.code, message, record)
             if grouped:
                 self.first_of[issue.code], self.times[issue.code] = diagnostic, 1

@@ -23,6 +23,7 @@ from parsers.pbn.results import (
     ROOMS,
     Tags,
     contract_from_auction,
+    pair_by_players,
     players,
     published_scores,
     read_calls,
@@ -298,7 +299,7 @@ class Builder:
         room = ROOMS.get(tags.text("Room").lower())
         ns_id, ew_id, team = sides(tags, ctx, room)
         table = tags.text("Table") or None
-        wanted = f"{table}-{room}" if table and room else table or room
+        wanted = f"{table}-{room}" if table and room else table or room or _players_table(tags, ns_id, ew_id, team)
         round_text = tags.text("Round")
         table_id = self._table_id((board.number, board.section), wanted, issues,
                                   at_tag(tags.first_of("Table", "Contract", "Auction")), whole_number(round_text))
@@ -404,6 +405,14 @@ class Builder:
             if len(leaders) == 1:
                 return "one_field"
         return None
+
+
+def _players_table(tags: Tags, ns_id: str, ew_id: str, team: bool) -> str | None:
+    """A table no tag names, named by its pairs when the pairs are named by their players (BBO's
+    exports, as LIN's tables are): stable across the files of one event, where a count is not."""
+    by_players = (not team and (ns_id or ew_id) and ns_id == pair_by_players(tags.text("North"), tags.text("South"))
+                  and ew_id == pair_by_players(tags.text("East"), tags.text("West")))
+    return f"{ns_id} v {ew_id}" if by_players else None
 
 
 def _same_hands(new: Hands | None, seen: Hands | None) -> bool:

@@ -38,7 +38,7 @@ EXPECTED = {
     "pbnref_correct_10.pbn": (2, 2, 0, 2, 0),
     "pbnref_correct_20.pbn": (33, 4, 0, 10, 0),
     "pbnref_correct_21.pbn": (2, 1, 0, 2, 0),
-    "pbnref_errors_10.pbn": (3, 9, 0, 6, 12),
+    "pbnref_errors_10.pbn": (3, 9, 0, 4, 12),
     "pbnref_errors_20.pbn": (1, 0, 0, 3, 0),
     "pbnref_errors_21.pbn": (0, 0, 0, 0, 0),
     "pbnref_three_records_crlf.pbn": (3, 0, 0, 0, 0),
