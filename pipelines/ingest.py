@@ -36,6 +36,7 @@ from models.events import (
 from parsers.columnar import ColumnarFile, columnar_from_parsed
 from parsers.formats import READERS, Reader
 from parsers.records import ArtificialRecord, FileMetadata, ParsedFile
+from pipelines.claims import contested_tables
 from pipelines.payloads import Raw, canonical_json, sorted_struct
 from pipelines.store import ConcurrencyError, EventStore, NewEvent, event_frame, from_epoch_us, to_epoch_us
 
@@ -76,6 +77,9 @@ class IngestReport:
     quarantined: int = 0
     event_id: str | None = None
     session_id: str | None = None
+    contested: int = 0
+    """Results that claim a table another result already claims (`pipelines.claims`): the later
+    one stands, so this many results read are not scored."""
 
 
 def sha256_of(data: bytes) -> str:
@@ -173,6 +177,9 @@ def ingest_bytes(store: EventStore, data: bytes, *, source: str, recorded_at: da
         if read.errors and (options.strict or not read.has_records):
             raise IngestRejected(source, read.diagnostics)
         event_id, session_id = _names(read.metadata, options, source)
+        claims, contested = contested_tables(store, session_stream(event_id, session_id), source, read.results)
+        if claims:  # results that will replace another's for the same table: said, never silent
+            read = dataclasses.replace(read, diagnostics=read.diagnostics + tuple(claims))
         occurred_us = to_epoch_us(options.occurred_at or recorded_at)
         try:
             facts = fact_frame(store, read, FileContext(event_id, session_id, sha, occurred_us))
@@ -191,7 +198,7 @@ def ingest_bytes(store: EventStore, data: bytes, *, source: str, recorded_at: da
             raise
     log.info("%s: %d events appended (%d quarantined)", source, facts.height, read.quarantined)
     return IngestReport(source, sha, False, facts.height, counts, read.diagnostics, read.quarantined,
-                        event_id, session_id)
+                        event_id, session_id, contested)
 
 
 def _open_and_look_up(store: EventStore, held: ExitStack, sha: str) -> bool:
