@@ -16,13 +16,13 @@ from pydantic import BaseModel
 from models.events import EVENT_TYPES, BoardDealt, ResultRecorded, event_payload
 from models.shape import json_transform_type, model_fields, payload_fields, polars_dtype, replayed_fields
 from models.upcasting import Upcasters
-from parsers.columnar import BOARD_SCHEMA, FILE_CONTEXT, RESULT_SCHEMA
-from pipelines.ingest import FileContext, ingest_file, read_columnar, results_frame
+from parsers.columnar import BOARD_SCHEMA, FILE_CONTEXT, RESULT_SCHEMA, columnar_from_parsed
+from pipelines.ingest import FileContext, ingest_file, parse_bytes, read_columnar, results_frame
 from pipelines.payload_frames import PayloadReader
 from pipelines.replay import replay
 from pipelines.scoring.frames import RESULTS_SCHEMA
 from pipelines.store import EventStore
-from tests.conftest import RECORDED_AT, SAMPLE_DATA
+from tests.conftest import CORPUS, RECORDED_AT, SAMPLE_DATA
 
 CTX = FileContext("e1", "s1", "ab" * 32, 1_763_762_400_000_000)
 
@@ -45,15 +45,23 @@ def test_every_field_of_every_event_has_a_column_type(event_type: str) -> None:
         assert json_transform_type(field.shape).startswith(('"', "[", "{"))
 
 
-@pytest.mark.parametrize("name", ["club_championship_traveller.csv", "club_championship_handrecord.pbn"])
-def test_readers_frames_carry_every_payload_field(name: str) -> None:
-    """Boards and results frames, as readers return them, have a column for every field of
-    `BoardDealt` and `ResultRecorded` that the file does not supply itself."""
-    read = read_columnar((SAMPLE_DATA / name).read_bytes(), name)
-    for frame, schema, model in ((read.boards, BOARD_SCHEMA, BoardDealt),
-                                 (read.results, RESULT_SCHEMA, ResultRecorded)):
-        assert frame.schema == schema
-        assert set(payload_fields(model)) - FILE_CONTEXT <= set(frame.columns), model.__name__
+FILES = [SAMPLE_DATA / "club_championship_traveller.csv", SAMPLE_DATA / "club_championship_handrecord.pbn",
+         SAMPLE_DATA / "weekend" / "saturday" / "national_pairs_s1_A.pbn",
+         SAMPLE_DATA / "weekend" / "friday" / "hillside_pairs.xml", CORPUS / "lin" / "bbo_20784109_redouble.lin"]
+
+
+@pytest.mark.parametrize("path", FILES, ids=lambda path: path.name)
+def test_readers_frames_carry_every_payload_field(path: Path) -> None:
+    """Boards and results frames, as each reader returns them (the fast path where there is one, and
+    the careful reader's records), have a column for every field of `BoardDealt` and
+    `ResultRecorded` that the file does not supply itself."""
+    data = path.read_bytes()
+    for read in (read_columnar(data, path.name), columnar_from_parsed(parse_bytes(data, path.name))):
+        assert read.boards.height + read.results.height > 0
+        for frame, schema, model in ((read.boards, BOARD_SCHEMA, BoardDealt),
+                                     (read.results, RESULT_SCHEMA, ResultRecorded)):
+            assert frame.schema == schema
+            assert set(payload_fields(model)) - FILE_CONTEXT <= set(frame.columns), model.__name__
 
 
 def test_stored_payloads_are_the_whole_model(store: EventStore, traveller: Path) -> None:
