@@ -22,6 +22,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, TypeAdapter
 
+from models.awards import MAX_AWARD as MAX_AWARD  # re-exported: older imports name the catalogue
+from models.awards import ArtificialAward as ArtificialAward
 from models.diagnostics import Diagnostic
 from models.shape import DETAIL
 from models.upcasting import Upcasters
@@ -35,8 +37,6 @@ LATEST = datetime(2200, 1, 1, tzinfo=UTC)
 (deadlines, microseconds since 1970 in 64 bits, Python's year 9999) overflows."""
 MAX_PERIOD_MINUTES = 60 * 24 * 366
 """The longest correction or appeal period a publication may set: a year."""
-MAX_AWARD = 100.0
-"""The largest explicit artificial award in size: a percentage (pairs) or IMPs (teams)."""
 MAX_PENALTY = 1000.0
 """The largest penalty in any unit (MP, %, IMP, VP)."""
 
@@ -250,9 +250,6 @@ class ResultRecorded(_Event):
     """Where the row came from."""
 
 
-ArtificialAward = Literal["A+", "A", "A-"] | Annotated[float, Field(ge=-MAX_AWARD, le=MAX_AWARD,
-                                                                      allow_inf_nan=False)]
-"""Average-plus / average / average-minus, or an explicit percentage (pairs) or IMPs (teams)."""
 
 
 class ArtificialScoreAwarded(_Event):
@@ -275,7 +272,7 @@ class ArtificialScoreAwarded(_Event):
     ew_id: str
     """East-West contestant."""
     ns_award: ArtificialAward
-    """NS award: A+, A, A- or an explicit percentage/IMPs."""
+    """NS award (`models.awards`): average-plus, average, average-minus or an explicit percentage/IMPs."""
     ew_award: ArtificialAward
     """EW award."""
     reason: str | None = None

@@ -337,13 +337,16 @@ def correct(
         reason=reason, contract=contract, declarer=declarer, tricks=tricks))
 
 
+_AWARD_HELP = "average-plus (A+), average (A), average-minus (A-) or a percentage (IMPs in teams)"
+
+
 @app.command()
 def adjust(
     event: EventOpt, session: SessionOpt,
     board: Annotated[int, typer.Option(help="Board number")],
     table: Annotated[str, typer.Option(help="Table")],
-    ns: Annotated[str, typer.Option(help="NS award: A+, A, A- or a percentage")],
-    ew: Annotated[str, typer.Option(help="EW award: A+, A, A- or a percentage")],
+    ns: Annotated[str, typer.Option(help=f"NS award: {_AWARD_HELP}")],
+    ew: Annotated[str, typer.Option(help=f"EW award: {_AWARD_HELP}")],
     director: Annotated[str, typer.Option(help="Director who ruled")],
     reason: Annotated[str, typer.Option(help="Why")],
     requested_at: Annotated[str, typer.Option("--requested-at", help="When the ruling was requested")],
@@ -423,17 +426,12 @@ def foul(
 
 
 def _award(text: str) -> "ArtificialAward":
-    token = text.strip().upper()
-    if token == "A+":
-        return "A+"
-    if token == "A":
-        return "A"
-    if token == "A-":
-        return "A-"
+    from models.awards import parse_award
+
     try:
-        return float(token.rstrip("%"))
+        return parse_award(text)
     except ValueError as exc:
-        raise typer.BadParameter(f"{text!r}: an award is A+, A, A- or a percentage") from exc
+        raise typer.BadParameter(str(exc)) from exc
 
 
 @app.command("approve-late")

@@ -2,14 +2,19 @@
 
 The session's events become format-neutral records again (boards, results, artificial scores,
 contestants with our standings as their published totals) and a writer from `parsers` renders them.
+What each table shows is read from the scored projection, the same one the scores come from: the
+events as first recorded supply only what the projection does not carry (auction, lead, play, hands).
 """
 
 from __future__ import annotations
 
+import logging
+from dataclasses import dataclass
 from typing import Any
 
 import polars as pl
 
+from models.awards import ArtificialAward, parse_award
 from models.board import Vulnerability
 from models.cards import Card, Deal, Seat
 from models.contract import Contract
@@ -26,6 +31,8 @@ from parsers.records import (
 )
 from pipelines.projections import ScoredEdition, score_store
 from pipelines.store import EventStore, StoredEvent
+
+log = logging.getLogger(__name__)
 
 
 class ExportError(ValueError):
@@ -44,13 +51,16 @@ def session_records(store: EventStore, event_id: str, session_id: str,
         by_type.setdefault(event.type, []).append(event)
     scheduled = by_type.get("SessionScheduled", [])
     title = scheduled[0].payload.get("title") if scheduled else None
-    results = _with_our_scores(_results(by_type.get("ResultRecorded", [])), edition, event_id, session_id)
+    standing = _Standing.of(edition, event_id, session_id)
+    results = standing.results(_results(by_type.get("ResultRecorded", [])))
+    artificial = standing.adjusted(by_type.get("ArtificialScoreAwarded", []) + by_type.get("ResultRecorded", []))
     return ParsedFile(
         source=f"{event_id}-{session_id}", format="export", parser_version="bridgeledger",
         metadata=FileMetadata(event_name=title or event_id, event_id=event_id, session_id=session_id),
-        boards=tuple(_in_sections(_boards(by_type.get("BoardDealt", [])), {r.section for r in results})),
+        boards=tuple(_in_sections(_boards(by_type.get("BoardDealt", [])),
+                                  {r.section for r in results} | {a.section for a in artificial})),
         results=tuple(results),
-        artificial=tuple(_artificial(by_type.get("ArtificialScoreAwarded", []))),
+        artificial=tuple(artificial),
         contestants=tuple(_contestants(by_type.get("ContestantRegistered", []), edition, event_id, session_id)),
     )
 
@@ -85,20 +95,85 @@ def _boards(events: list[StoredEvent]) -> list[BoardRecord]:
 
 _SCORE_COLUMNS = ("score_ns", "mp_ns", "mp_ew", "pct_ns", "pct_ew", "imp_ns", "imp_ew")
 
+TableKey = tuple[str, int, str]
+"""(section, board, table_id) of one table's play of a board in the session."""
 
-def _with_our_scores(results: list[ResultRecord], edition: ScoredEdition, event_id: str,
-                     session_id: str) -> list[ResultRecord]:
-    """Results as the edition scored them: the contract, declarer and tricks that stand (every
-    applied correction in place, the same projection the scores come from) and our scores (not
-    the source file's) as the values the export publishes."""
-    scores = edition.board_scores.filter((pl.col("event_id") == event_id) & (pl.col("session_id") == session_id))
-    by_table = {(r["section"], r["board"], r["table_id"]): r for r in scores.iter_rows(named=True)}
-    placed = []
-    for result in results:  # one row per table of one session: a few hundred at most
-        row = by_table.get((result.section, result.board, result.table_id), {})
-        ours: dict[str, float | str] = {c: round(float(row[c]), 2) for c in _SCORE_COLUMNS if row.get(c) is not None}
-        placed.append(_as_scored(result, row).model_copy(update={"published": ours}))
-    return placed
+
+@dataclass(frozen=True)
+class _Standing:
+    """What stands at each table of one session, as the edition scored it: the projection's row
+    (corrections applied; a ruling in place of the table's result, when one applies) and its scores.
+
+    The export is written from this, never from the events as first recorded, so that the contract
+    beside a score is the one that score was computed from.
+    """
+
+    rows: dict[TableKey, dict[str, Any]]
+    scores: dict[TableKey, dict[str, Any]]
+
+    @classmethod
+    def of(cls, edition: ScoredEdition, event_id: str, session_id: str) -> _Standing:
+        def by_table(frame: pl.DataFrame) -> dict[TableKey, dict[str, Any]]:
+            mine = frame.filter((pl.col("event_id") == event_id) & (pl.col("session_id") == session_id))
+            # One row per table of one session: a few hundred at most.
+            return {(r["section"], r["board"], r["table_id"]): r for r in mine.iter_rows(named=True)}
+
+        return cls(by_table(edition.projection.results), by_table(edition.board_scores))
+
+    def ours(self, key: TableKey) -> dict[str, float | str]:
+        """Our scores of the table, as the export publishes them (not the source file's)."""
+        row = self.scores.get(key, {})
+        return {c: round(float(row[c]), 2) for c in _SCORE_COLUMNS if row.get(c) is not None}
+
+    def results(self, recorded: list[ResultRecord]) -> list[ResultRecord]:
+        """The recorded results that stand, each with the contract, declarer and tricks it was scored
+        on and our scores. A table under a director's ruling has no result that stands: the ruling
+        is written instead (`adjusted`), never the recorded contract as if it had been played."""
+        placed = []
+        for result in recorded:
+            key = (result.section, result.board, result.table_id)
+            row = self.rows.get(key)
+            if row is not None and row["kind"] != "result":
+                continue
+            placed.append(_as_scored(result, self.scores.get(key, {})).model_copy(
+                update={"published": self.ours(key)}))
+        return placed
+
+    def adjusted(self, events: list[StoredEvent]) -> list[ArtificialRecord]:
+        """Every ruling that stands, as an artificial score with our scores; a rejected or
+        superseded ruling is not among them (the projection holds only the one that applies).
+
+        PBN and LIN have no row for a weighted score (Law 12C1(c)): a table under one is written
+        with the score the ruling earned, an explicit percentage (pairs) or IMPs (teams), so the
+        file publishes that score and shows no contract as played.
+        """
+        where = {(e.payload.get("section", ""), e.payload.get("board"), e.payload.get("table_id")): _at(e)
+                 for e in events}
+        records = []
+        for key, row in self.rows.items():
+            awards: tuple[ArtificialAward, ArtificialAward] | None
+            if row["kind"] == "artificial":
+                awards = (parse_award(row["ns_award"]), parse_award(row["ew_award"]))
+            elif row["kind"] == "weighted":
+                awards = self._earned(key)
+            else:
+                continue
+            if awards is None:
+                log.warning("board %s table %s: a weighted score with no percentage or IMPs is not exported",
+                            key[1], key[2])
+                continue
+            records.append(ArtificialRecord(
+                board=key[1], section=key[0], table_id=key[2], round=row["round"], ns_id=row["ns_id"],
+                ew_id=row["ew_id"], ns_award=awards[0], ew_award=awards[1], published=self.ours(key),
+                at=where.get(key, Position(record=0, line=0))))
+        return records
+
+    def _earned(self, key: TableKey) -> tuple[float, float] | None:
+        row = self.scores.get(key, {})
+        for ns, ew in (("pct_ns", "pct_ew"), ("imp_ns", "imp_ew")):
+            if row.get(ns) is not None and row.get(ew) is not None:
+                return round(float(row[ns]), 2), round(float(row[ew]), 2)
+        return None
 
 
 def _as_scored(result: ResultRecord, row: dict[str, Any]) -> ResultRecord:
@@ -149,15 +224,6 @@ def _results(events: list[StoredEvent]) -> list[ResultRecord]:
             at=_at(event),
         ))
     return records
-
-
-def _artificial(events: list[StoredEvent]) -> list[ArtificialRecord]:
-    return [
-        ArtificialRecord(board=p["board"], section=p.get("section", ""), table_id=p["table_id"],
-                         ns_id=p["ns_id"], ew_id=p["ew_id"], ns_award=p["ns_award"], ew_award=p["ew_award"],
-                         published=p.get("published", {}), at=_at(e))
-        for e in _latest(events, ("section", "board", "table_id")) for p in [e.payload]
-    ]
 
 
 def _contestants(events: list[StoredEvent], edition: ScoredEdition, event_id: str,

@@ -27,15 +27,15 @@ from pipelines.corrections import (
     periods_frame,
     session_windows,
 )
-from pipelines.keyed import join_small, keep_last_per_key, matching_rows
+from pipelines.keyed import keep_last_per_key, matching_rows
 from pipelines.payload_frames import PayloadReader, Scope, one_chunk
-from pipelines.scoring.contract import declarer_score_expr
 from pipelines.scoring.frames import (
     PENALTIES_SCHEMA,
     RESULTS_SCHEMA,
     SESSIONS_SCHEMA,
     conform,
 )
+from pipelines.scoring.tables import scored_results, table_results
 from pipelines.store import EventStore
 
 SessionKey = tuple[str, str]
@@ -43,14 +43,6 @@ SessionKey = tuple[str, str]
 
 _TABLE_KEYS = ["event_id", "session_id", "section", "board", "table_id"]
 """What identifies one table's play of one board."""
-
-# Law 2 vulnerability by (board - 1) % 16, written out so replay can join instead of computing per row.
-_LAW2_VUL = pl.DataFrame({
-    "cycle": list(range(16)),
-    "law2_vul": ["None", "NS", "EW", "All", "NS", "EW", "All", "None",
-                 "EW", "All", "None", "NS", "All", "None", "NS", "EW"],
-}, schema={"cycle": pl.Int64, "law2_vul": pl.String})
-
 
 @dataclass(frozen=True)
 class Projection:
@@ -186,12 +178,10 @@ def _standing_results(recorded: pl.DataFrame, standing_rulings: pl.DataFrame, co
         recorded = recorded.filter(~replaced)  # filtering would copy every column: only when needed
     corrected = apply_corrections(recorded, corrections)
     del recorded
-    pieces = [_scored_results(corrected, boards),
-              _artificial_rows(standing_rulings.filter(pl.col("kind") == "artificial"), boards),
-              _weighted_rows(standing_rulings.filter(pl.col("kind") == "weighted"), boards)]
+    # The Laws' values (vulnerability, Law 77 and 12C1 scores, Law 87 groups) are scoring's to give.
+    stacked = table_results(corrected, standing_rulings.filter(pl.col("kind") == "artificial"),
+                            standing_rulings.filter(pl.col("kind") == "weighted"), boards, fouled)
     del corrected
-    stacked = pl.concat([conform(_with_fouled_groups(piece, fouled), RESULTS_SCHEMA) for piece in pieces])
-    del pieces
     return one_chunk(stacked)
 
 
@@ -221,7 +211,7 @@ def _original_results(store: EventStore, position: int, as_of_us: int, upcasters
         read = PayloadReader(con, position, upcasters, as_of_us, scope)
         results = _latest_per_table(read.frame("ResultRecorded"))
         boards = read.frame("BoardDealt")
-    return conform(_scored_results(results, boards), RESULTS_SCHEMA)
+    return conform(scored_results(results, boards), RESULTS_SCHEMA)
 
 
 def log_clock(con: duckdb.DuckDBPyConnection, position: int) -> int:
@@ -244,126 +234,12 @@ def _latest_per_table(frame: pl.DataFrame) -> pl.DataFrame:
     return keep_last_per_key(frame, _TABLE_KEYS)
 
 
-def _with_vulnerability(frame: pl.DataFrame, boards: pl.DataFrame) -> pl.DataFrame:
-    """Vulnerability as marked on the board (BoardDealt), else by Law 2 from the number."""
-    marked = (
-        boards.sort("position")
-        .unique(["event_id", "session_id", "section", "board"], keep="last")
-        .select("event_id", "session_id", "section", "board", pl.col("vulnerability").alias("marked_vul"))
-    )
-    for_all_sections = marked.filter(pl.col("section") == "").drop("section").rename(
-        {"marked_vul": "marked_vul_all"})
-    located = join_small(join_small(frame, marked, ["event_id", "session_id", "section", "board"]),
-                         for_all_sections, ["event_id", "session_id", "board"])
-    cycle = (pl.col("board") - 1) % 16
-    marked_vul = pl.coalesce("marked_vul", "marked_vul_all")
-
-    def vulnerable(side: str) -> pl.Expr:
-        law2 = pl.lit(_LAW2_VUL["law2_vul"].is_in([side, "All"])).gather(cycle)
-        return pl.when(marked_vul.is_null()).then(law2).otherwise(marked_vul.is_in([side, "All"]))
-
-    return located.with_columns(vulnerable_ns=vulnerable("NS"), vulnerable_ew=vulnerable("EW")).drop(
-        "marked_vul", "marked_vul_all")
-
-
-def _scored_results(results: pl.DataFrame, boards: pl.DataFrame, *,
-                    vulnerability_known: bool = False) -> pl.DataFrame:
-    """Table results with their Law 77 score from NS's point of view."""
-    located = results if vulnerability_known else _with_vulnerability(results, boards)
-    contracts = located.get_column("contract").unique().sort()
-    declarer_ns = pl.col("declarer").is_in(["N", "S"])
-    declarer_vulnerable = pl.when(declarer_ns).then(pl.col("vulnerable_ns")).otherwise(pl.col("vulnerable_ew"))
-    # A session has a few dozen distinct contracts: score each (contract, tricks, vulnerability)
-    # once, then look every row up by position in that table instead of parsing its contract.
-    slot = (
-        pl.col("contract").replace_strict(contracts, pl.int_range(contracts.len(), eager=True), default=None)
-        * _SCORE_SLOTS
-        + pl.col("tricks").fill_null(0).clip(0, 13) * 2
-        + declarer_vulnerable.fill_null(False).cast(pl.Int64)
-    )
-    table = _score_table(contracts)
-    declarer_score = pl.lit(table["score"]).gather(slot)
-    passed = pl.lit(table["passed"]).gather(slot)
-    return located.with_columns(
-        score_ns=pl.when(declarer_ns | passed).then(declarer_score).otherwise(-declarer_score),
-        kind=pl.lit("result"),
-    )
-
-
-_SCORE_SLOTS = 28
-"""Slots per contract in a score table: tricks 0-13 x not vulnerable / vulnerable."""
-
-
-def _score_table(contracts: pl.Series) -> pl.DataFrame:
-    """Law 77 declarer score of every (contract, tricks, vulnerable), in slot order.
-
-    A contract that is not a bid (PASS, or unreadable) scores 0 and counts as passed out.
-    """
-    parts = pl.col("contract").str.extract_groups(r"^([1-7])(NT|C|D|H|S)(X{0,2})$")
-    grid = (
-        pl.DataFrame({"contract": contracts}).with_row_index("code")
-        .join(pl.DataFrame({"tricks": range(14)}, schema={"tricks": pl.Int64}), how="cross")
-        .join(pl.DataFrame({"vulnerable": [False, True]}), how="cross")
-        .with_columns(level=parts.struct.field("1").cast(pl.Int64).fill_null(0), strain=parts.struct.field("2"),
-                      doubling=parts.struct.field("3").fill_null(""))
-        .sort("code", "tricks", "vulnerable")
-    )
-    return grid.select(
-        score=declarer_score_expr(pl.col("level"), pl.col("strain"), pl.col("doubling"), pl.col("tricks"),
-                                  pl.col("vulnerable")),
-        passed=pl.col("level") == 0,
-    )
-
-
-def _artificial_rows(artificial: pl.DataFrame, boards: pl.DataFrame) -> pl.DataFrame:
-    return _with_vulnerability(artificial.drop("ns_components", "ew_components", strict=False), boards)
-
-
 def _rulings(artificial: pl.DataFrame, weighted: pl.DataFrame) -> pl.DataFrame:
     """Artificial and weighted rulings together: both replace a table's result, both obey Law 92B."""
     return pl.concat(
         [artificial.with_columns(kind=pl.lit("artificial")), weighted.with_columns(kind=pl.lit("weighted"))],
         how="diagonal_relaxed",
     ).rename({"requested_at": "requested_us"})
-
-
-def _weighted_rows(weighted: pl.DataFrame, boards: pl.DataFrame) -> pl.DataFrame:
-    """Law 12C1(c)/(e): each outcome scored by Law 77 from NS's view, kept with its weight."""
-    if weighted.is_empty():
-        return weighted
-    frame = _with_vulnerability(weighted, boards).with_row_index("_w")
-    scored = [_component_scores(frame, side) for side in ("ns_components", "ew_components")]
-    return frame.drop("ns_components", "ew_components").join(scored[0], on="_w", how="left").join(
-        scored[1], on="_w", how="left").drop("_w")
-
-
-def _component_scores(frame: pl.DataFrame, side: str) -> pl.DataFrame:
-    outcomes = (
-        frame.select("_w", "vulnerable_ns", "vulnerable_ew", side).explode(side).drop_nulls(side)
-        .unnest(side)
-    )
-    scored = _scored_results(outcomes, pl.DataFrame(schema=dict.fromkeys(
-        ["position", "event_id", "session_id", "section", "board", "dealer", "vulnerability"], pl.String)),
-        vulnerability_known=True)
-    return scored.group_by("_w", maintain_order=True).agg(
-        pl.struct(score_ns="score_ns", weight="weight").alias(side))
-
-
-def _with_fouled_groups(results: pl.DataFrame, fouled: pl.DataFrame) -> pl.DataFrame:
-    """Law 87: which version of a fouled board each table played."""
-    keys = ["event_id", "session_id", "section", "board"]
-    if fouled.is_empty():
-        return results.with_columns(fouled_group=pl.lit(None, pl.String))
-    # BoardFouled events are a handful per event; their small JSON maps are read here, not per result.
-    rows = [
-        {**dict(zip(keys, key, strict=True)), "table_id": table, "fouled_group": label}
-        for *key, groups in fouled.sort("position").unique(keys, keep="last").select(*keys, "groups").rows()
-        for label, tables in orjson.loads(groups).items() for table in tables
-    ]
-    groups_frame = pl.DataFrame(rows, schema={**{k: results.schema[k] for k in keys}, "table_id": pl.String,
-                                              "fouled_group": pl.String})
-    latest = groups_frame.unique([*keys, "table_id"], keep="last", maintain_order=True)
-    return join_small(results, latest, [*keys, "table_id"])
 
 
 def _conditions(tournaments: pl.DataFrame) -> dict[str, dict[str, Any]]:

@@ -24,7 +24,8 @@ from typing import Any
 import orjson
 import polars as pl
 
-from models.events import EARLIEST, LATEST, MAX_AWARD, MAX_PENALTY, MAX_PERIOD_MINUTES
+from models.awards import AWARD_SPELLINGS, MAX_AWARD
+from models.events import EARLIEST, LATEST, MAX_PENALTY, MAX_PERIOD_MINUTES
 from parsers.numbers import MAX_WHOLE
 
 log = logging.getLogger(__name__)
@@ -164,7 +165,8 @@ def _conditions_ok(conditions: Any) -> bool:
 
 def _award_ok(award: pl.Expr) -> pl.Expr:
     number = award.cast(pl.Float64, strict=False)
-    named = award.is_in(["A+", "A", "A-"])
+    # Any spelling scoring reads (`models.awards`), as an older event may have stored it.
+    named = award.str.strip_chars().str.to_uppercase().str.replace_all(r"[_\s]+", "-").is_in(list(AWARD_SPELLINGS))
     return (named | (number.is_not_null() & ~number.is_nan() & (number.abs() <= MAX_AWARD))).fill_null(False)
 
 

@@ -320,3 +320,30 @@ def test_a_penalty_to_an_id_in_two_sections_needs_its_section(store_file: Path, 
     changed = after.filter(ns1).select("section", "score").rows()
     assert changed == [("A", before.filter(ns1 & (pl.col("section") == "A"))["score"][0]),
                        ("B", before.filter(ns1 & (pl.col("section") == "B"))["score"][0] - 1)]
+
+
+def test_export_after_correct_and_adjust_on_the_command_line_writes_what_stands(store_file: Path,
+                                                                               tmp_path: Path) -> None:
+    # Board 1, table 4 recorded 3NT by N with 7 tricks; board 2, table 3 1NT by N with 7 tricks;
+    # board 3, table 4 2D by N with 8 tricks.
+    from parsers import pbn
+
+    run("ingest", "--at", "2026-11-21T19:00+01:00", str(SAMPLE_DATA / "club_championship_handrecord.pbn"))
+    run("ingest", "--at", "2026-11-21T19:00+01:00", str(SAMPLE_DATA / "club_championship_traveller.csv"))
+    run("publish", *SAMPLE, "--at", "2026-11-21T21:00+01:00")
+    run("correct", *SAMPLE, "--board", "2", "--table", "3", "--contract", "3NT", "--declarer", "S", "--tricks",
+        "10", "--id", "c1", "--by", "EW 5", "--reason", "3NT by S, ten tricks", "--at", "2026-11-21T21:10+01:00")
+    run("adjust", *SAMPLE, "--board", "3", "--table", "4", "--ns", "average-minus", "--ew", "average-plus", *RULED)
+    out = tmp_path / "session.pbn"
+    run("export", "pbn", *SAMPLE, "--out", str(out))
+    parsed = pbn.loads(out.read_text(encoding="utf-8"), source="session.pbn", strict=True)
+    assert parsed.errors == ()
+    results = {(r.board, r.table_id): r for r in parsed.results}
+    corrected = results[(2, "3")]
+    # 3NT+1 by S, NS vulnerable on board 2 (Law 2): 100 tricks + 500 game + 30 overtrick = 630 for NS.
+    assert (str(corrected.contract), corrected.contract.declarer.value if corrected.contract.declarer else None,
+            corrected.tricks, corrected.published["score_ns"]) == ("3NT", "S", 10, 630)
+    assert (3, "4") not in results  # the ruling stands in the table's place, not 2D by N making 8
+    ruled = next(a for a in parsed.artificial if (a.board, a.table_id) == (3, "4"))
+    assert (ruled.ns_award, ruled.ew_award, ruled.published["pct_ns"], ruled.published["pct_ew"]) == (
+        "A-", "A+", 40.0, 60.0)

@@ -5,7 +5,8 @@ Header (names case-insensitive, order free; `lead` and `score` may be omitted):
     event,session,board,section,table,ns,ew,contract,declarer,result,lead,score
 
 - `contract`: `4S`, `3NTX`, `6HXX`, `3N` or `PASS`; an artificial adjusted score is written as the
-  two sides' awards, NS first: `A+/A-`, `A/A`, `60/40` (percentages).
+  two sides' awards, NS first: `A+/A-`, `A/A`, `60/40` (percentages); any spelling of
+  `models.awards` (`A=`, `AVE+`, `average-plus` ...) names the same Law 12C2 award.
 - `result`: tricks won by declarer (`10`) or relative to the contract (`=`, `+1`, `-2`).
 - `lead`: suit first (`SA`, `H7`) or rank first (`AS`).
 - `score`: optional NS score as published, kept as reference only (we compute our own).
@@ -23,10 +24,11 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from models.awards import AWARD_SPELLINGS, ArtificialAward, parse_award
 from models.cards import Card
 from models.contract import Contract, TableResult
 from models.diagnostics import Diagnostic, Severity
-from models.events import ArtificialAward, Player
+from models.events import Player
 from parsers.numbers import MAX_WHOLE, whole_number
 from parsers.records import ArtificialRecord, FileMetadata, ParsedFile, Position, ResultRecord
 
@@ -35,7 +37,9 @@ REQUIRED = ("event", "session", "board", "section", "table", "ns", "ew", "contra
 OPTIONAL = ("lead", "score", "ns_players", "ew_players")
 _FIELD = re.compile(r'"(?:[^"]|"")*"|[^,]*')
 _PLAYER = re.compile(r"^\s*(?P<name>[^\[\]]*?)\s*(?:\[\s*(?P<id>[^\[\]]*?)\s*\])?\s*$")
-_ONE_AWARD = r"(A\+|A-|A=|A|[0-9]{1,3}(?:\.[0-9]{1,6})?%?)"
+# Longest spelling first, so that `A+` is not read as `A` followed by junk.
+_NAMED_AWARDS = "|".join(re.escape(s) for s in sorted(AWARD_SPELLINGS, key=len, reverse=True))
+_ONE_AWARD = rf"({_NAMED_AWARDS}|[0-9]{{1,3}}(?:\.[0-9]{{1,6}})?%?)"
 _AWARD = re.compile(rf"^\s*{_ONE_AWARD}\s*/\s*{_ONE_AWARD}\s*$", re.I)
 _SCORE = re.compile(r"[+-]?[0-9]{1,5}(?:\.[0-9]{1,6})?")
 """A published NS score: points, at most five digits (7NTXX redoubled vulnerable overtricks stay under 10^4)."""
@@ -225,15 +229,10 @@ def _lead(text: str) -> Card | None:
 
 
 def _award(text: str) -> ArtificialAward:
-    token = text.strip().upper()
-    if token in ("A+", "A-"):
-        return token  # type: ignore[return-value]
-    if token in ("A", "A="):
-        return "A"
-    percent = float(token.rstrip("%"))
-    if percent > 100:
-        raise _RowError("contract", f"an award is a percentage 0-100, got {text.strip()!r}", "csv.row.award")
-    return percent
+    try:
+        return parse_award(text)
+    except ValueError:
+        raise _RowError("contract", f"an award is a percentage 0-100, got {text.strip()!r}", "csv.row.award") from None
 
 
 def _shown(text: str) -> str:

@@ -389,7 +389,8 @@ def _result_row(result: ResultRecord, extra: list[tuple[str, str]], names: bool)
 
 
 def _artificial_row(record: ArtificialRecord, extra: list[tuple[str, str]], names: bool) -> list[str]:
-    awards = [_AWARD_CELLS[a] if isinstance(a, str) else f"{_number(a)}%" for a in (record.ns_award, record.ew_award)]
+    # An explicit award takes PBN's `^` prefix (an artificial score value): `%` is not a legal table element.
+    awards = [_AWARD_CELLS[a] if isinstance(a, str) else f"^{_number(a)}" for a in (record.ns_award, record.ew_award)]
     cells = [*_ids(record), "-", "-", "-", "-", *awards, *(_number(record.published.get(k)) for _, k in extra)]
     return cells + (["-", "-"] if names else [])
 

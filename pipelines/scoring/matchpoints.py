@@ -24,6 +24,7 @@ from typing import Literal
 
 import polars as pl
 
+from models.awards import AWARD_SPELLINGS, Average
 from models.conditions import ArtificialScores, MatchpointRules
 from pipelines.scoring.neuberg import average_expr, neuberg_expr, ratio_expr
 
@@ -68,11 +69,13 @@ def dense_id(frame: pl.DataFrame, keys: Sequence[str], name: str) -> pl.DataFram
 
 
 def normalise_inputs(frame: pl.DataFrame) -> pl.DataFrame:
-    """`kind` lower-cased with a missing value read as a table result, awards stripped and
-    upper-cased: done once, so the many tests on them below compare short strings only."""
+    """`kind` lower-cased with a missing value read as a table result, awards in the one vocabulary
+    of `models.awards` (`A+`, `A`, `A-` or a number, whatever spelling an event stored): done once,
+    so the many tests on them below compare short strings only."""
     return frame.with_columns(
         pl.col("kind").fill_null("result").str.to_lowercase(),
-        pl.col("ns_award", "ew_award").str.strip_chars().str.to_uppercase(),
+        pl.col("ns_award", "ew_award").str.strip_chars().str.to_uppercase().str.replace_all(r"[_\s]+", "-")
+        .replace(AWARD_SPELLINGS),
     )
 
 
@@ -129,14 +132,13 @@ def comparison_items(frame: pl.DataFrame, view: View, group: str) -> pl.DataFram
 
 
 def award_expr(award: pl.Expr, plus: float, average: float, minus: float) -> pl.Expr:
-    """An artificial award ('A+', 'A'/'A=', 'A-' or a number, normalised by `normalise_inputs`) as a
-    number in the method's unit."""
-    text = award
+    """An artificial award (`Average` or a number, as `normalise_inputs` left it) as a number in the
+    method's unit: the conditions' value of a named award, an explicit number as given."""
     return (
-        pl.when(text == "A+").then(pl.lit(plus))
-        .when(text.is_in(["A", "A=", "A0"])).then(pl.lit(average))
-        .when(text == "A-").then(pl.lit(minus))
-        .otherwise(text.cast(pl.Float64, strict=False))
+        pl.when(award == Average.PLUS).then(pl.lit(plus))
+        .when(award == Average.EVEN).then(pl.lit(average))
+        .when(award == Average.MINUS).then(pl.lit(minus))
+        .otherwise(award.cast(pl.Float64, strict=False))
     )
 
 

@@ -17,6 +17,7 @@ import logging
 
 import polars as pl
 
+from models.awards import Average
 from models.conditions import ArtificialScores, FieldLayout
 from pipelines.scoring.frames import PENALTIES_SCHEMA, STANDINGS_SCHEMA, conform
 from pipelines.scoring.matchpoints import ROW
@@ -39,6 +40,9 @@ LEDGER_SCHEMA: dict[str, pl.DataType] = {
 }
 """One row per contestant per table result: its value and the per-board unit (top, or 1 for IMPs)."""
 LEDGER_KEYS = ["_sess", "direction", "contestant_id"]
+
+_PLUS_OR_MINUS = [Average.PLUS.value, Average.MINUS.value]
+"""The awards Law 12C2(c) may improve on (average-plus) or lower (average-minus)."""
 """A contestant within a session's section (`_sess` is the engine's integer section key)."""
 
 STANDING_EXTRA_COLUMNS: dict[str, pl.DataType] = {
@@ -87,7 +91,7 @@ def apply_law_12c2c(ledger_frame: pl.DataFrame, plus: float, minus: float, row_k
     +3 and -3 IMPs per board at IMPs, where `unit_top` is 1). Only contestants holding an A+ or
     A- are looked at. `row_key` and `_side` name a ledger entry; `keys` a contestant.
     """
-    special = pl.col("artificial") & pl.col("award").is_in(["A+", "A-"])
+    special = pl.col("artificial") & pl.col("award").is_in(_PLUS_OR_MINUS)
     holders = ledger_frame.filter(special).select(keys).unique()
     if holders.height == 0:
         return ledger_frame
@@ -101,9 +105,9 @@ def apply_law_12c2c(ledger_frame: pl.DataFrame, plus: float, minus: float, row_k
         .select(*keys, _own=pl.when(pl.col("_basis") > 0).then(pl.col("_sum") / pl.col("_basis")))
     )
     better = (
-        pl.when((pl.col("award") == "A+") & (pl.col("_own") > plus).fill_null(False))
+        pl.when((pl.col("award") == Average.PLUS) & (pl.col("_own") > plus).fill_null(False))
         .then(pl.col("_own") * pl.col("unit_top"))
-        .when((pl.col("award") == "A-") & (pl.col("_own") < minus).fill_null(False))
+        .when((pl.col("award") == Average.MINUS) & (pl.col("_own") < minus).fill_null(False))
         .then(pl.col("_own") * pl.col("unit_top"))
         .otherwise(pl.col("value"))
     )
@@ -124,7 +128,7 @@ def adjust_artificial(board: pl.DataFrame, layout: FieldLayout, value_ns: str, v
     """Law 12C2(c) on a session's board rows (sorted by `_row`): only the contestants holding an
     A+ or A- are put in a ledger, and only their artificial rows' values change."""
     special = pl.col("kind") == "artificial"
-    awards = [pl.col(c).is_in(["A+", "A-"]) for c in ("ns_award", "ew_award")]
+    awards = [pl.col(c).is_in(_PLUS_OR_MINUS) for c in ("ns_award", "ew_award")]
     flagged = board.filter(special & (awards[0] | awards[1]))
     if flagged.height == 0:
         return board

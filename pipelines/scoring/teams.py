@@ -38,6 +38,7 @@ import logging
 
 import polars as pl
 
+from models.awards import Average
 from models.conditions import ArtificialScores, ConditionsOfContest
 from pipelines.scoring.imps import imps_expr
 from pipelines.scoring.matchpoints import (
@@ -195,7 +196,7 @@ def _other_boards(frame: pl.DataFrame, artificial: ArtificialScores, fouled_rule
         pl.when(fouled).then(pl.lit(value))
         .when(one_room).then(pl.lit(artificial.avg_imps))
     )
-    given = pl.when(fouled).then(pl.lit(label)).when(one_room).then(pl.lit("A"))
+    given = pl.when(fouled).then(pl.lit(label)).when(one_room).then(pl.lit(Average.EVEN.value))
     return boards.select(
         *BOARD_COLUMNS, "_mb",
         _lo_v=pl.when(counted).then(pl.coalesce("_lo_art", ruled, "_lo_calc")),
@@ -215,9 +216,9 @@ def _other_boards(frame: pl.DataFrame, artificial: ArtificialScores, fouled_rule
 
 def _fouled_award(rule: str, artificial: ArtificialScores) -> tuple[str, float, str]:
     """The award (label, IMPs, words) each team gets on a fouled board no room could compare."""
-    if rule == "average":
-        return "A", artificial.avg_imps, "average"
-    return "A+", artificial.avg_plus_imps, "average-plus"
+    award = Average.EVEN if rule == "average" else Average.PLUS
+    imps = artificial.avg_imps if award is Average.EVEN else artificial.avg_plus_imps
+    return award.value, imps, award.law_name
 
 
 def board_results(frame: pl.DataFrame, conditions: ConditionsOfContest) -> pl.DataFrame:

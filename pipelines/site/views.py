@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from models.awards import named_award
 from parsers.records import ContestantRecord
 from pipelines.site.analysis import SEATS, STRAINS, DoubleDummy, canonical_deal
 from pipelines.site.gather import SessionData, natural_key
@@ -159,7 +160,8 @@ def _leads(data: SessionData) -> dict[tuple[str, int, str], str]:
 def _award_text(award: str | None) -> str:
     if award is None:
         return ""
-    return award if award in ("A+", "A", "A-") else f"{award}%"
+    named = named_award(award)  # a stored older spelling (`A=`) is shown as the one vocabulary's
+    return named if named is not None else f"{award}%"
 
 
 def _weighted_text(components: list[Row] | None) -> str:
