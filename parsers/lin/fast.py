@@ -27,7 +27,8 @@ import numpy as np
 import polars as pl
 import pyarrow as pa
 
-from parsers.columnar import BOARD_SCHEMA, PLAYERS, RESULT_SCHEMA, ColumnarFile, encode_published
+from models.events import BoardDealt, ResultRecorded
+from parsers.columnar import BOARD_SCHEMA, PLAYERS, RESULT_SCHEMA, ColumnarFile, conformed, encode_published
 from parsers.lin.fast_auction import CALL_NAMES, SPELLING_WIDTH, Contracts, call_numbers, read_auctions
 from parsers.lin.fast_bytes import (
     Bytes,
@@ -194,7 +195,7 @@ def _board_frame(lines: pl.DataFrame, dealer: Ints, deal: pl.Series) -> pl.DataF
         same = frame.select(pl.struct("dealer", "vulnerability", "deal").n_unique().over("board") == 1)
         require(bool(same.to_series().all()), "a board repeated with a different deal, dealer or vulnerability")
         frame = frame.filter(pl.col("board").is_first_distinct())
-    return frame.cast(BOARD_SCHEMA)
+    return conformed(frame, BOARD_SCHEMA, BoardDealt)
 
 
 _CALL_VIEWS, _CARD_VIEWS = short_views(CALL_NAMES), short_views(CARD_NAMES)
@@ -252,4 +253,4 @@ def _result_frame(lines: pl.DataFrame, people: Names, contracts: Contracts, take
         pl.lit(encode_published({})).alias("published"),
         _pairs(people, _NORTH, _SOUTH, rows).alias("ns_players"),
         _pairs(people, _EAST, _WEST, rows).alias("ew_players"),
-    ).cast(RESULT_SCHEMA)
+    ).pipe(conformed, RESULT_SCHEMA, ResultRecorded)

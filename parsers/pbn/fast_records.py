@@ -15,7 +15,8 @@ import pyarrow.compute as pc
 
 from models.cards import Seat
 from models.contract import Doubling, Strain
-from parsers.columnar import BOARD_SCHEMA, RESULT_SCHEMA, encode_published
+from models.events import BoardDealt, ResultRecorded
+from parsers.columnar import BOARD_SCHEMA, RESULT_SCHEMA, conformed, encode_published
 from parsers.pbn.fast_auction import CONTRACTS, read_auctions
 from parsers.pbn.fast_bytes import Declined, IntArray, list_column, run_starts
 from parsers.pbn.fast_deals import Deals
@@ -93,13 +94,13 @@ def boards(tags: pl.DataFrame, deals: Deals) -> pl.DataFrame:
         vulnerability=pl.when(~unknown("Vulnerable")).then(pl.col("Vulnerable")), deal=pl.col("deal"))
     _, first, group = np.unique(board_groups(tags), return_index=True, return_inverse=True)
     if first.size == games.height:  # one game a board: no board appears again
-        return games.select(BOARD_SCHEMA.names()).cast(BOARD_SCHEMA)
+        return conformed(games, BOARD_SCHEMA, BoardDealt)
     firsts = games.select("dealer", "vulnerability", "deal")[first[group]]
     differs = pl.any_horizontal(
         games[name].is_not_null() & (games[name] != firsts[name]).fill_null(True) for name in firsts.columns)
     if games.select(differs.any()).item():
         raise Declined("a board that appears again with another deal, dealer or vulnerability")
-    return games[np.sort(first)].select(BOARD_SCHEMA.names()).cast(BOARD_SCHEMA)
+    return conformed(games[np.sort(first)], BOARD_SCHEMA, BoardDealt)
 
 
 def results(games: Games, deals: Deals) -> pl.DataFrame:
@@ -122,7 +123,7 @@ def results(games: Games, deals: Deals) -> pl.DataFrame:
     rows = _table_ids(_sides(rows))
     rows = _published(rows)
     rows = rows.with_columns(ns_players=_players(rows, "North", "South"), ew_players=_players(rows, "East", "West"))
-    return rows.select(RESULT_SCHEMA.names()).cast(RESULT_SCHEMA).with_columns(rows["team"])
+    return conformed(rows, RESULT_SCHEMA, ResultRecorded).with_columns(rows["team"])
 
 
 def _attach(rows: pl.DataFrame, extra: pl.DataFrame) -> pl.DataFrame:
