@@ -20,6 +20,7 @@ import typer
 from pipelines.cli_ranking import register as register_ranking_commands
 
 if TYPE_CHECKING:
+    import polars as pl
     from rich.console import Console
 
     from models.events import ArtificialAward, WeightedComponent
@@ -210,7 +211,7 @@ def _score_edition(event_store: "EventStore", position: int | None, as_of: str |
         edition = ref.score(event_store, event_id=event, session_id=session)
     console.print(f"scored {edition.board_scores.height} results at log position {edition.position} "
                   "(an edition; the views are unchanged)")
-    _print_replaced(event_store, edition.position)
+    _print_replaced(event_store, edition.position, edition.board_scores)
     _print_left_out(left_out.lines())
     if out:
         for name, path in export_csv(edition, out).items():
@@ -229,7 +230,7 @@ def _refresh_views(event_store: "EventStore", full: bool, out: Path | None) -> N
     console.print(f"scored {done.board_rows} results at log position {done.position} "
                   f"({done.sessions.height} session(s) {'rebuilt' if done.full else 'rescored'}; "
                   "the views show every session)")
-    _print_replaced(event_store, done.position)
+    _print_replaced(event_store, done.position, done.sessions)
     _print_left_out(left_out.lines())
     if out:
         for name, path in export_tables(event_store, out).items():
@@ -239,11 +240,14 @@ def _refresh_views(event_store: "EventStore", full: bool, out: Path | None) -> N
     _print_leaders(leaders(read_table(event_store, "standings", shown), limit=3), done.sessions.height - shown.height)
 
 
-def _print_replaced(event_store: "EventStore", position: int) -> None:
-    """Results read but not scored, because a later result claims the same table (said at ingest)."""
+def _print_replaced(event_store: "EventStore", position: int, scored: "pl.DataFrame") -> None:
+    """Results read but not scored in the sessions just scored (`scored` has their event_id and
+    session_id), because a later result claims the same table (each said at ingest)."""
+    from models.events import session_stream
     from pipelines.claims import replaced_results
 
-    replaced = replaced_results(event_store, position)
+    keys = scored.select("event_id", "session_id").unique().iter_rows()
+    replaced = replaced_results(event_store, position, sorted(session_stream(*key) for key in keys))
     if replaced:
         console.print(f"[yellow]{replaced} result(s) recorded are not scored: a later result claims the same "
                       "session, section, board and table (see the ingest warnings ingest.result.table-claimed)"

@@ -79,3 +79,24 @@ def test_a_file_sent_again_under_another_name_is_warned_and_counted(store: Event
     shown = CliRunner().invoke(app, ["score", "--store", str(store.path)])
     assert shown.exit_code == 0, shown.output
     assert "1 result(s) recorded are not scored: a later result claims the same" in shown.output
+
+
+def test_the_count_score_prints_is_of_the_sessions_it_scored(store: EventStore, tmp_path: Path) -> None:
+    # A store of millions of results must not read every payload to say this: the count is kept to
+    # the sessions a command scored, and a session without a contested table counts none.
+    first = CORPUS / "lin" / "bbo_28189410_claim.lin"
+    contested = IngestOptions(event_id="bbo-files", session_id="1")
+    ingest_file(store, first, recorded_at=RECORDED_AT, options=contested)
+    again = tmp_path / "claim-again.lin"
+    again.write_bytes(first.read_bytes() + b"\n")
+    ingest_file(store, again, recorded_at=RECORDED_AT, options=contested)
+    ingest_file(store, first, recorded_at=RECORDED_AT, options=IngestOptions(event_id="other", session_id="1"))
+    head = store.head()
+    assert replaced_results(store, head) == 1
+    assert replaced_results(store, head, ["session:bbo-files/1"]) == 1
+    assert replaced_results(store, head, ["session:other/1"]) == 0
+    assert replaced_results(store, head, []) == 0
+    for event, said in (("bbo-files", True), ("other", False)):
+        shown = CliRunner().invoke(app, ["score", "--store", str(store.path), "--event", event])
+        assert shown.exit_code == 0, shown.output
+        assert ("1 result(s) recorded are not scored" in shown.output) is said
