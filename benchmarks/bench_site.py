@@ -60,6 +60,9 @@ def _cli(*args: str) -> Run:
     """One `bridgeledger` command in a fresh process, timed from spawn to exit."""
     env = {**os.environ, "PYTHONPATH": str(REPO)}
     env.pop("POLARS_MAX_THREADS", None)  # as a user runs it
+    # An installed command runs from compiled bytecode; with PYTHONDONTWRITEBYTECODE set (as in some
+    # shells here) every run compiled our modules again, about half a second of CPU that no user pays.
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
     started = time.perf_counter()
     child = subprocess.Popen([sys.executable, "-m", "pipelines.cli", *args], env=env,
                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)

@@ -1,7 +1,18 @@
 """The event catalogue: past-tense facts, each a frozen model told apart by its `type` tag.
 
 Stored rows keep `type` and `schema_version` in their own columns and the remaining fields as the
-JSON payload. Old payloads are brought up to date by upcasters on read (`pipelines.store`).
+JSON payload. Each model is the one definition of its payload's shape: the readers' frames,
+ingest's payloads, replay's columns and the scoring frames are derived from its fields
+(`models.shape`); a field marked `DETAIL` is kept in the log but not read by replay.
+
+Evolving an event (extend, never repurpose):
+
+- An optional field with a default is added without a new `schema_version`: older payloads lack
+  it and read as the default.
+- Renaming, removing or retyping a field, or adding a required one, raises `schema_version` by one,
+  and the step from the old version is registered right after the model with
+  `UPCASTERS.add(Upcaster(...))` (`models.upcasting`); the stored rows are never rewritten, and
+  replay upcasts them in bulk as it reads them.
 """
 
 from __future__ import annotations
@@ -14,6 +25,8 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, TypeAdapter
 from models.awards import MAX_AWARD as MAX_AWARD  # re-exported: older imports name the catalogue
 from models.awards import ArtificialAward as ArtificialAward
 from models.diagnostics import Diagnostic
+from models.shape import DETAIL
+from models.upcasting import Upcasters
 
 _FROZEN = ConfigDict(frozen=True, extra="forbid")
 
@@ -45,6 +58,11 @@ Id = Annotated[str, Field(min_length=1, max_length=200)]
 
 class _Event(BaseModel):
     model_config = _FROZEN
+
+
+UPCASTERS = Upcasters()
+"""The upcasters of the catalogue, each registered beside its event's model (none yet: every event
+is at its first version)."""
 
 
 class SessionKey(BaseModel):
@@ -187,7 +205,7 @@ class BoardDealt(_Event):
     """Dealer as marked on the board."""
     vulnerability: Literal["None", "NS", "EW", "All"]
     """Vulnerability as marked on the board."""
-    deal: str | None = None
+    deal: Annotated[str | None, DETAIL] = None
     """The hands in PBN notation (`N:AKQ... ...`), or None when not known."""
 
 
@@ -220,15 +238,15 @@ class ResultRecorded(_Event):
     """Declarer; None when passed out."""
     tricks: int | None = Field(default=None, ge=0, le=13)
     """Total tricks won by declarer."""
-    lead: str | None = None
+    lead: Annotated[str | None, DETAIL] = None
     """Opening lead, suit first (`SA`)."""
-    auction: tuple[str, ...] = ()
+    auction: Annotated[tuple[str, ...], DETAIL] = ()
     """Calls from the dealer on, when recorded."""
-    play: tuple[str, ...] = ()
+    play: Annotated[tuple[str, ...], DETAIL] = ()
     """Cards in played order, when recorded."""
-    published: dict[str, float | str] = Field(default_factory=dict)
+    published: Annotated[dict[str, float | str], DETAIL] = Field(default_factory=dict)
     """Values the source published for this row (score_ns, mp_ns, imp_ns, ...): a reference only."""
-    source: SourceRef | None = None
+    source: Annotated[SourceRef | None, DETAIL] = None
     """Where the row came from."""
 
 
@@ -263,9 +281,9 @@ class ArtificialScoreAwarded(_Event):
     """Who ruled."""
     requested_at: Moment | None = None
     """When the ruling was requested (Law 92B)."""
-    published: dict[str, float | str] = Field(default_factory=dict)
+    published: Annotated[dict[str, float | str], DETAIL] = Field(default_factory=dict)
     """Values the source published for this row."""
-    source: SourceRef | None = None
+    source: Annotated[SourceRef | None, DETAIL] = None
     """Where it came from."""
 
 

@@ -13,16 +13,18 @@ cards `SA`, contracts `4SX` / `PASS`, seats `N`, vulnerability `None`/`NS`/`EW`/
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from itertools import accumulate
+from typing import Any
 
-import orjson
 import polars as pl
 import pyarrow as pa
+from pydantic import BaseModel
 
 from models.diagnostics import Diagnostic, errors_among
-from models.events import Player
+from models.events import BoardDealt, Player, ResultRecorded
+from models.shape import REQUIRED, canonical_text, payload_fields, polars_dtype
 from parsers.records import (
     ArtificialRecord,
     BoardRecord,
@@ -35,38 +37,45 @@ from parsers.records import (
 PLAYERS = pl.List(pl.Struct({"name": pl.String(), "federation_id": pl.String()}))
 """Players sitting one side, in the order the file names them."""
 
-BOARD_SCHEMA = pl.Schema({
-    "record": pl.Int64(),         # 0-based index of the record in the file
-    "line": pl.Int64(),           # 1-based line the record starts on
-    "section": pl.String(),       # '' when the board is the same in every section
-    "board": pl.Int64(),
-    "dealer": pl.String(),        # N/E/S/W as marked; null = not marked (Law 2 applies)
-    "vulnerability": pl.String(),  # None/NS/EW/All as marked; null = not marked (Law 2 applies)
-    "deal": pl.String(),          # `Deal.to_pbn()` (from North), null when the hands are unknown
-})
-"""One row per hand record."""
+FILE_CONTEXT = frozenset({"event_id", "session_id", "source"})
+"""Payload fields ingest fills from the file rather than from a column: the names it gives the
+event and session, and each row's provenance (`source`: the file's SHA-256, `record`, `line`)."""
 
-RESULT_SCHEMA = pl.Schema({
-    "record": pl.Int64(),
-    "line": pl.Int64(),
-    "section": pl.String(),
-    "board": pl.Int64(),
-    "table_id": pl.String(),
-    "round": pl.Int64(),          # null = not given
-    "room": pl.String(),          # open/closed in team play, else null
-    "ns_id": pl.String(),
-    "ew_id": pl.String(),
-    "contract": pl.String(),      # str(Contract): 4SX, 3NT, PASS
-    "declarer": pl.String(),      # null when passed out
-    "tricks": pl.Int64(),         # null when passed out
-    "lead": pl.String(),          # null when not recorded
-    "auction": pl.List(pl.String()),
-    "play": pl.List(pl.String()),
-    "published": pl.String(),     # canonical JSON (sorted keys) of the published values; '{}' for none
-    "ns_players": PLAYERS,
-    "ew_players": PLAYERS,
-})
-"""One row per traveller line with a result."""
+
+def frame_schema(model: type[BaseModel], extra: Mapping[str, pl.DataType] | None = None) -> pl.Schema:
+    """The columns a reader's frame of `model`'s events has: the record's index and line, then every
+    payload field but `FILE_CONTEXT`, in the model's order and types (`models.shape`), then `extra`."""
+    fields = {name: polars_dtype(f.shape) for name, f in payload_fields(model).items() if name not in FILE_CONTEXT}
+    return pl.Schema({"record": pl.Int64(), "line": pl.Int64(), **fields, **(extra or {})})
+
+
+BOARD_SCHEMA = frame_schema(BoardDealt)
+"""One row per hand record: `BoardDealt`'s fields (dealer and vulnerability null when the board
+does not mark them: Law 2 applies; deal null when the hands are unknown)."""
+
+RESULT_SCHEMA = frame_schema(ResultRecorded, {"ns_players": PLAYERS, "ew_players": PLAYERS})
+"""One row per traveller line with a result: `ResultRecorded`'s fields (`published` as its
+canonical JSON text, '{}' for none), and the players who sat each side."""
+
+
+def conformed(frame: pl.DataFrame, schema: pl.Schema, model: type[BaseModel]) -> pl.DataFrame:
+    """`frame` as exactly `schema`'s columns; a payload field the reader does not fill (a field
+    newer than the reader) is the field's default on every row."""
+    fields = payload_fields(model)
+    return frame.select(
+        (pl.col(name) if name in frame.columns else _default(fields[name].default)).cast(dtype).alias(name)
+        for name, dtype in schema.items()
+    )
+
+
+def _default(value: Any) -> pl.Expr:
+    if isinstance(value, dict):
+        return pl.lit(canonical_text(value))
+    if isinstance(value, tuple):
+        return pl.lit(pl.Series([list(value)])).first()
+    if value is REQUIRED:
+        raise ValueError("a required field has no column")
+    return pl.lit(value)
 
 
 @dataclass(frozen=True)
@@ -100,56 +109,52 @@ class ColumnarFile:
 
 
 def encode_published(values: dict[str, float | str]) -> str:
-    """The canonical JSON of a row's published values (sorted keys, compact), as payloads store it."""
-    return orjson.dumps(values, option=orjson.OPT_SORT_KEYS).decode()
+    """The canonical JSON of a row's published values, as payloads store it."""
+    return canonical_text(values)
 
 
 def board_frame(boards: tuple[BoardRecord, ...] | list[BoardRecord]) -> pl.DataFrame:
     """Hand records as a frame of `BOARD_SCHEMA`."""
-    return pl.DataFrame(
-        {
-            "record": [b.at.record for b in boards],
-            "line": [b.at.line for b in boards],
-            "section": [b.section for b in boards],
-            "board": [b.board for b in boards],
-            "dealer": [b.dealer.value if b.dealer else None for b in boards],
-            "vulnerability": [b.vulnerability.value if b.vulnerability else None for b in boards],
-            "deal": [b.deal.to_pbn() if b.deal else None for b in boards],
-        },
-        schema=BOARD_SCHEMA,
-    )
+    columns = {
+        "record": [b.at.record for b in boards],
+        "line": [b.at.line for b in boards],
+        "section": [b.section for b in boards],
+        "board": [b.board for b in boards],
+        "dealer": [b.dealer.value if b.dealer else None for b in boards],
+        "vulnerability": [b.vulnerability.value if b.vulnerability else None for b in boards],
+        "deal": [b.deal.to_pbn() if b.deal else None for b in boards],
+    }
+    # A payload field the records do not carry is written as its default (`conformed`).
+    built = pl.DataFrame(columns, schema={name: BOARD_SCHEMA[name] for name in columns})
+    return conformed(built, BOARD_SCHEMA, BoardDealt)
 
 
 def result_frame(results: tuple[ResultRecord, ...] | list[ResultRecord]) -> pl.DataFrame:
     """Traveller lines as a frame of `RESULT_SCHEMA`."""
-    scalars = pl.DataFrame(
-        {
-            "record": [r.at.record for r in results],
-            "line": [r.at.line for r in results],
-            "section": [r.section for r in results],
-            "board": [r.board for r in results],
-            "table_id": [r.table_id for r in results],
-            "round": [r.round for r in results],
-            "room": [_room(r.room) for r in results],
-            "ns_id": [r.ns_id for r in results],
-            "ew_id": [r.ew_id for r in results],
-            "contract": [str(r.contract) for r in results],
-            "declarer": [r.contract.declarer.value if r.contract.declarer else None for r in results],
-            "tricks": [None if r.contract.is_passed_out else r.tricks for r in results],
-            "lead": [str(r.lead) if r.lead else None for r in results],
-        },
-        schema={name: RESULT_SCHEMA[name] for name in RESULT_SCHEMA if name not in _NESTED},
-    )
+    columns = {
+        "record": [r.at.record for r in results],
+        "line": [r.at.line for r in results],
+        "section": [r.section for r in results],
+        "board": [r.board for r in results],
+        "table_id": [r.table_id for r in results],
+        "round": [r.round for r in results],
+        "room": [_room(r.room) for r in results],
+        "ns_id": [r.ns_id for r in results],
+        "ew_id": [r.ew_id for r in results],
+        "contract": [str(r.contract) for r in results],
+        "declarer": [r.contract.declarer.value if r.contract.declarer else None for r in results],
+        "tricks": [None if r.contract.is_passed_out else r.tricks for r in results],
+        "lead": [str(r.lead) if r.lead else None for r in results],
+    }
+    scalars = pl.DataFrame(columns, schema={name: RESULT_SCHEMA[name] for name in columns})
     return scalars.with_columns(
         auction=_strings([r.auction for r in results]),
         play=_strings([[str(card) for card in r.play] for r in results]),
         published=pl.Series([encode_published(r.published) for r in results], dtype=pl.String),
         ns_players=_players([r.ns_players for r in results]),
         ew_players=_players([r.ew_players for r in results]),
-    ).select(RESULT_SCHEMA.names())
+    ).pipe(conformed, RESULT_SCHEMA, ResultRecorded)
 
-
-_NESTED = frozenset({"auction", "play", "published", "ns_players", "ew_players"})
 
 
 def _offsets(rows: Sequence[Sequence[object]]) -> pa.Array:

@@ -20,6 +20,7 @@ import typer
 from pipelines.cli_ranking import register as register_ranking_commands
 
 if TYPE_CHECKING:
+    import polars as pl
     from rich.console import Console
 
     from models.events import ArtificialAward, WeightedComponent
@@ -162,7 +163,9 @@ def _print_ingest(report: "IngestReport") -> None:
         console.print(f"{_shown(report.source)}: already ingested (sha256 {report.sha256[:12]}), nothing added")
         return
     console.print(f"{_shown(report.source)}: {report.events} events appended to {_shown(str(report.event_id))}/"
-                  f"{_shown(str(report.session_id))}, {report.quarantined} record(s) quarantined")
+                  f"{_shown(str(report.session_id))}, {report.quarantined} record(s) quarantined"
+                  + (f", {report.contested} result(s) claim a table another result claims" if report.contested
+                     else ""))
     for diagnostic in report.diagnostics:
         errors.print(f"  {_shown(str(diagnostic))}")
 
@@ -208,6 +211,7 @@ def _score_edition(event_store: "EventStore", position: int | None, as_of: str |
         edition = ref.score(event_store, event_id=event, session_id=session)
     console.print(f"scored {edition.board_scores.height} results at log position {edition.position} "
                   "(an edition; the views are unchanged)")
+    _print_replaced(event_store, edition.position, edition.board_scores)
     _print_left_out(left_out.lines())
     if out:
         for name, path in export_csv(edition, out).items():
@@ -226,6 +230,7 @@ def _refresh_views(event_store: "EventStore", full: bool, out: Path | None) -> N
     console.print(f"scored {done.board_rows} results at log position {done.position} "
                   f"({done.sessions.height} session(s) {'rebuilt' if done.full else 'rescored'}; "
                   "the views show every session)")
+    _print_replaced(event_store, done.position, done.sessions)
     _print_left_out(left_out.lines())
     if out:
         for name, path in export_tables(event_store, out).items():
@@ -233,6 +238,20 @@ def _refresh_views(event_store: "EventStore", full: bool, out: Path | None) -> N
         _write_left_out(left_out, out)
     shown = done.sessions.head(_LEADER_SESSIONS)
     _print_leaders(leaders(read_table(event_store, "standings", shown), limit=3), done.sessions.height - shown.height)
+
+
+def _print_replaced(event_store: "EventStore", position: int, scored: "pl.DataFrame") -> None:
+    """Results read but not scored in the sessions just scored (`scored` has their event_id and
+    session_id), because a later result claims the same table (each said at ingest)."""
+    from models.events import session_stream
+    from pipelines.claims import replaced_results
+
+    keys = scored.select("event_id", "session_id").unique().iter_rows()
+    replaced = replaced_results(event_store, position, sorted(session_stream(*key) for key in keys))
+    if replaced:
+        console.print(f"[yellow]{replaced} result(s) recorded are not scored: a later result claims the same "
+                      "session, section, board and table (see the ingest warnings ingest.result.table-claimed)"
+                      "[/yellow]")
 
 
 def _write_left_out(left_out: "LeftOut", out: Path) -> None:
@@ -542,8 +561,10 @@ def diff(old: Annotated[str, typer.Option("--from", help="Log position or ISO ti
 @app.command()
 def check(paths: Annotated[list[Path], typer.Argument(help="Files to check")],
           strict: Annotated[bool, typer.Option("--strict/--lenient",
-                                               help="Report every departure from the standard")] = True) -> None:
-    """Read files without ingesting them and print every diagnostic; exit 1 on errors (strict)."""
+                                               help="Report every departure from the standard")] = False) -> None:
+    """Read files without ingesting them and print every diagnostic, as `ingest` reads them (--strict:
+    as `ingest --strict` does, every departure from the standard). Exit 1 only on errors, which lose
+    data: a record left out (lenient), or the whole file refused (strict)."""
     from pipelines.ingest import parse_path
 
     failed = False
@@ -559,7 +580,7 @@ def check(paths: Annotated[list[Path], typer.Argument(help="Files to check")],
         console.print(f"{_shown(path.name)}: {len(parsed.boards)} boards, {len(parsed.results)} results, "
                       f"{len(parsed.artificial)} artificial scores, {len(parsed.errors)} error(s), "
                       f"{parsed.quarantined} quarantined")
-        failed = failed or (strict and bool(parsed.errors))
+        failed = failed or bool(parsed.errors)
     if failed:
         raise typer.Exit(1)
 

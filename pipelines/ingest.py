@@ -25,18 +25,24 @@ from models.board import law2_dealer, law2_vulnerability
 from models.diagnostics import Diagnostic, Severity, summarised
 from models.events import (
     CURRENT_VERSIONS,
+    ArtificialScoreAwarded,
+    BoardDealt,
     ContestantRegistered,
     Player,
+    ResultRecorded,
     SessionScheduled,
     SourceFileIngested,
+    SourceRef,
     TournamentRegistered,
     event_payload,
     session_stream,
 )
+from models.shape import payload_fields
 from parsers.columnar import ColumnarFile, columnar_from_parsed
 from parsers.formats import READERS, Reader
 from parsers.records import ArtificialRecord, FileMetadata, ParsedFile
-from pipelines.payloads import Raw, canonical_json, sorted_struct
+from pipelines.claims import contested_tables
+from pipelines.payloads import model_payload, sorted_struct
 from pipelines.store import ConcurrencyError, EventStore, NewEvent, event_frame, from_epoch_us, to_epoch_us
 
 log = logging.getLogger(__name__)
@@ -76,6 +82,9 @@ class IngestReport:
     quarantined: int = 0
     event_id: str | None = None
     session_id: str | None = None
+    contested: int = 0
+    """Results that claim a table another result already claims (`pipelines.claims`): the later
+    one stands, so this many results read are not scored."""
 
 
 def sha256_of(data: bytes) -> str:
@@ -173,6 +182,9 @@ def ingest_bytes(store: EventStore, data: bytes, *, source: str, recorded_at: da
         if read.errors and (options.strict or not read.has_records):
             raise IngestRejected(source, read.diagnostics)
         event_id, session_id = _names(read.metadata, options, source)
+        claims, contested = contested_tables(store, session_stream(event_id, session_id), source, read.results)
+        if claims:  # results that will replace another's for the same table: said, never silent
+            read = dataclasses.replace(read, diagnostics=read.diagnostics + tuple(claims))
         occurred_us = to_epoch_us(options.occurred_at or recorded_at)
         try:
             facts = fact_frame(store, read, FileContext(event_id, session_id, sha, occurred_us))
@@ -191,7 +203,7 @@ def ingest_bytes(store: EventStore, data: bytes, *, source: str, recorded_at: da
             raise
     log.info("%s: %d events appended (%d quarantined)", source, facts.height, read.quarantined)
     return IngestReport(source, sha, False, facts.height, counts, read.diagnostics, read.quarantined,
-                        event_id, session_id)
+                        event_id, session_id, contested)
 
 
 def _open_and_look_up(store: EventStore, held: ExitStack, sha: str) -> bool:
@@ -388,24 +400,21 @@ _LAW2_VULNERABILITY = {number: law2_vulnerability(number).value for number in ra
 def boards_frame(boards: pl.DataFrame, ctx: FileContext) -> pl.DataFrame:
     """`BoardDealt` events of a file's hand records; dealer and vulnerability by Law 2 when unmarked."""
     board = pl.col("board")
-    payload = canonical_json({
-        "event_id": pl.lit(ctx.event_id), "session_id": pl.lit(ctx.session_id), "section": pl.col("section"),
-        "board": board,
+    payload = model_payload(BoardDealt, boards.schema, {
+        "event_id": pl.lit(ctx.event_id), "session_id": pl.lit(ctx.session_id),
         "dealer": pl.col("dealer").fill_null(((board - 1) % 4 + 1).replace_strict(_LAW2_DEALER)),
         "vulnerability": pl.col("vulnerability").fill_null(
             ((board - 1) % 16 + 1).replace_strict(_LAW2_VULNERABILITY)),
-        "deal": pl.col("deal"),
     })
     return _events(boards, "BoardDealt", payload, ctx)
 
 
-def results_frame(results: pl.DataFrame, ctx: FileContext) -> pl.DataFrame:
-    """`ResultRecorded` events of a file's traveller lines (tests hold them to the catalogue)."""
-    payload = canonical_json({
+def results_frame(results: pl.DataFrame, ctx: FileContext,
+                  model: type[ResultRecorded] = ResultRecorded) -> pl.DataFrame:
+    """`ResultRecorded` events of a file's traveller lines: every field of `model` from the column
+    of its name (`pipelines.payloads.model_payload`), the file's names and the row's provenance."""
+    payload = model_payload(model, results.schema, {
         "event_id": pl.lit(ctx.event_id), "session_id": pl.lit(ctx.session_id),
-        **{name: pl.col(name) for name in ("section", "board", "table_id", "round", "room", "ns_id", "ew_id",
-                                           "contract", "declarer", "tricks", "lead", "auction", "play")},
-        "published": Raw(pl.col("published")),
         "source": sorted_struct({"sha256": pl.lit(ctx.sha256), "record": pl.col("record"),
                                  "line": pl.col("line")}),
     })
@@ -421,13 +430,13 @@ def _events(records: pl.DataFrame, event_type: str, payload: pl.Expr, ctx: FileC
 
 
 def artificial_payload(a: ArtificialRecord, ctx: FileContext) -> dict[str, Any]:
-    """The `ArtificialScoreAwarded` payload of a record."""
-    return {
-        "event_id": ctx.event_id, "session_id": ctx.session_id, "section": a.section, "board": a.board,
-        "table_id": a.table_id, "ns_id": a.ns_id, "ew_id": a.ew_id, "ns_award": a.ns_award,
-        "ew_award": a.ew_award, "reason": None, "director": None, "requested_at": None,
-        "published": dict(a.published), "source": {"sha256": ctx.sha256, "record": a.at.record, "line": a.at.line},
-    }
+    """The `ArtificialScoreAwarded` payload of a record: each field of the model from the record's
+    attribute of the same name, the file's names and the row's provenance, else its default."""
+    given = {"event_id": ctx.event_id, "session_id": ctx.session_id,
+             "source": SourceRef(sha256=ctx.sha256, record=a.at.record, line=a.at.line)}
+    values = {name: given[name] if name in given else getattr(a, name)
+              for name in payload_fields(ArtificialScoreAwarded) if name in given or name in type(a).model_fields}
+    return event_payload(ArtificialScoreAwarded(**values))
 
 
 def _count(facts: pl.DataFrame) -> dict[str, int]:

@@ -1,8 +1,8 @@
 """Replay: the events up to a position become the frames that scoring reads.
 
-The hot path is columnar: DuckDB extracts payload fields of current-version rows straight into
-Arrow/polars. Rows written under an older schema version (rare) are read one by one, upcast in
-Python and appended to the same frame, so replay sees one schema whatever the log holds.
+The hot path is columnar: DuckDB extracts the payload fields the event models name straight into
+Arrow/polars (`pipelines.payload_frames`). Rows written under an older schema version are upcast
+there as one batch and appended to the same frame, so replay sees one schema whatever the log holds.
 Nothing here reads the wall clock: the output is a pure function of (events up to P).
 """
 
@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
-from datetime import datetime
 from functools import cached_property, partial
 from typing import Any
 
@@ -18,7 +17,8 @@ import duckdb
 import orjson
 import polars as pl
 
-from models.events import CURRENT_VERSIONS, session_stream
+from models.events import UPCASTERS
+from models.upcasting import Upcasters
 from pipelines.corrections import (
     DEFAULT_PERIOD_MINUTES,
     apply_corrections,
@@ -28,6 +28,7 @@ from pipelines.corrections import (
     session_windows,
 )
 from pipelines.keyed import keep_last_per_key, matching_rows
+from pipelines.payload_frames import PayloadReader, Scope, one_chunk
 from pipelines.scoring.frames import (
     PENALTIES_SCHEMA,
     RESULTS_SCHEMA,
@@ -35,56 +36,10 @@ from pipelines.scoring.frames import (
     conform,
 )
 from pipelines.scoring.tables import scored_results, table_results
-from pipelines.store import UPCASTERS, EventStore, UpcasterRegistry, to_epoch_us
-from pipelines.vetting import unreadable_time_sql, vetted
+from pipelines.store import EventStore
 
 SessionKey = tuple[str, str]
 """(event_id, session_id)."""
-
-_RESULT_FIELDS: dict[str, str] = {
-    "event_id": "VARCHAR", "session_id": "VARCHAR", "section": "VARCHAR", "board": "BIGINT",
-    "table_id": "VARCHAR", "round": "BIGINT", "room": "VARCHAR", "ns_id": "VARCHAR", "ew_id": "VARCHAR",
-    "contract": "VARCHAR", "declarer": "VARCHAR", "tricks": "BIGINT",
-}
-_ARTIFICIAL_FIELDS: dict[str, str] = {
-    "event_id": "VARCHAR", "session_id": "VARCHAR", "section": "VARCHAR", "board": "BIGINT",
-    "table_id": "VARCHAR", "ns_id": "VARCHAR", "ew_id": "VARCHAR", "ns_award": "VARCHAR",
-    "ew_award": "VARCHAR", "requested_at": "TIME_US", "reason": "VARCHAR", "director": "VARCHAR",
-}
-_COMPONENTS = '[{"contract": "VARCHAR", "declarer": "VARCHAR", "tricks": "BIGINT", "weight": "DOUBLE"}]'
-_WEIGHTED_FIELDS: dict[str, str] = {
-    "event_id": "VARCHAR", "session_id": "VARCHAR", "section": "VARCHAR", "board": "BIGINT",
-    "table_id": "VARCHAR", "ns_id": "VARCHAR", "ew_id": "VARCHAR", "ns_components": _COMPONENTS,
-    "ew_components": _COMPONENTS,
-    "requested_at": "TIME_US", "reason": "VARCHAR", "director": "VARCHAR",
-}
-_FOULED_FIELDS: dict[str, str] = {
-    "event_id": "VARCHAR", "session_id": "VARCHAR", "section": "VARCHAR", "board": "BIGINT", "groups": "JSON",
-}
-_PUBLISHED_FIELDS: dict[str, str] = {
-    "event_id": "VARCHAR", "session_id": "VARCHAR", "correction_period_minutes": "DOUBLE",
-}
-_CORRECTION_FIELDS: dict[str, str] = {
-    "correction_id": "VARCHAR", "event_id": "VARCHAR", "session_id": "VARCHAR", "section": "VARCHAR",
-    "board": "BIGINT", "table_id": "VARCHAR", "contract": "VARCHAR", "declarer": "VARCHAR",
-    "tricks": "BIGINT", "requested_by": "VARCHAR", "reason": "VARCHAR",
-}
-_APPROVAL_FIELDS: dict[str, str] = {
-    "correction_id": "VARCHAR", "event_id": "VARCHAR", "session_id": "VARCHAR", "organiser": "VARCHAR",
-    "director": "VARCHAR", "statement": "VARCHAR",
-}
-_BOARD_FIELDS: dict[str, str] = {
-    "event_id": "VARCHAR", "session_id": "VARCHAR", "section": "VARCHAR", "board": "BIGINT",
-    "dealer": "VARCHAR", "vulnerability": "VARCHAR",
-}
-_SESSION_FIELDS: dict[str, str] = {
-    "event_id": "VARCHAR", "session_id": "VARCHAR", "scoring": "VARCHAR", "field_layout": "VARCHAR",
-}
-_PENALTY_FIELDS: dict[str, str] = {
-    "event_id": "VARCHAR", "session_id": "VARCHAR", "section": "VARCHAR", "contestant_id": "VARCHAR",
-    "direction": "VARCHAR", "amount": "DOUBLE", "unit": "VARCHAR",
-}
-_TOURNAMENT_FIELDS: dict[str, str] = {"event_id": "VARCHAR", "conditions": "JSON"}
 
 _TABLE_KEYS = ["event_id", "session_id", "section", "board", "table_id"]
 """What identifies one table's play of one board."""
@@ -121,7 +76,7 @@ class Projection:
 
 
 def replay(store: EventStore, *, up_to: int | None = None, as_of_us: int | None = None,
-           upcasters: UpcasterRegistry = UPCASTERS,
+           upcasters: Upcasters = UPCASTERS,
            sessions: Collection[SessionKey] | None = None) -> Projection:
     """Rebuild the scoring inputs from the events at positions <= `up_to` (default: all) that had
     happened by `as_of_us` (default: the latest event's time, the log's own clock).
@@ -136,22 +91,22 @@ def replay(store: EventStore, *, up_to: int | None = None, as_of_us: int | None 
     position = store.head() if up_to is None else up_to
     if not store.exists():
         return _empty_projection(position)
-    scope = None if sessions is None else _Scope.of(sessions)
+    scope = None if sessions is None else Scope.of(sessions)
     with store.reader() as con:
         clock = as_of_us if as_of_us is not None else log_clock(con, position)
-        read = _Reader(con, position, upcasters, clock, scope)
+        read = PayloadReader(con, position, upcasters, clock, scope)
         # Every ruling is kept: which one stands for a table is decided with the others (a late,
         # rejected ruling must not erase the one before it), in `decide_rulings`.
-        artificial = read.frame("ArtificialScoreAwarded", _ARTIFICIAL_FIELDS)
-        weighted = read.frame("WeightedScoreAwarded", _WEIGHTED_FIELDS)
-        fouled = read.frame("BoardFouled", _FOULED_FIELDS)
-        boards = read.frame("BoardDealt", _BOARD_FIELDS)
-        scheduled = read.frame("SessionScheduled", _SESSION_FIELDS)
-        penalties = read.frame("PenaltyAwarded", _PENALTY_FIELDS)
-        tournaments = read.frame("TournamentRegistered", _TOURNAMENT_FIELDS)
-        published = read.frame("ScoresPublished", _PUBLISHED_FIELDS)
-        requests = read.frame("ScoreCorrectionRequested", _CORRECTION_FIELDS)
-        approvals = read.frame("LateCorrectionApproved", _APPROVAL_FIELDS)
+        artificial = read.frame("ArtificialScoreAwarded")
+        weighted = read.frame("WeightedScoreAwarded")
+        fouled = read.frame("BoardFouled")
+        boards = read.frame("BoardDealt")
+        scheduled = read.frame("SessionScheduled")
+        penalties = read.frame("PenaltyAwarded")
+        tournaments = read.frame("TournamentRegistered")
+        published = read.frame("ScoresPublished")
+        requests = read.frame("ScoreCorrectionRequested")
+        approvals = read.frame("LateCorrectionApproved")
         conditions = _conditions(tournaments)
         windows = session_windows(published, periods_frame(_periods(conditions)), clock)
         corrections = decide_corrections(requests, windows, approvals)
@@ -159,7 +114,7 @@ def replay(store: EventStore, *, up_to: int | None = None, as_of_us: int | None 
         # The recorded results are passed on without a name here, so that the one copy of them
         # can be let go while the standing results are built (see `_standing_results`).
         table_results = _standing_results(
-            _latest_per_table(read.frame("ResultRecorded", _RESULT_FIELDS)), rulings.filter(pl.col("applied")),
+            _latest_per_table(read.frame("ResultRecorded")), rulings.filter(pl.col("applied")),
             corrections, boards, fouled)
     return Projection(
         position=position,
@@ -177,41 +132,41 @@ def replay(store: EventStore, *, up_to: int | None = None, as_of_us: int | None 
 
 
 def recorded_results(store: EventStore, sessions: Collection[SessionKey], *, up_to: int | None = None,
-                     upcasters: UpcasterRegistry = UPCASTERS) -> pl.DataFrame:
+                     upcasters: Upcasters = UPCASTERS) -> pl.DataFrame:
     """The sessions' table results as recorded (no correction or ruling), scored by Law 77:
     `Projection.original_results` of a replay of those sessions, reading only results and boards."""
     with store.reader() as con:
         position = up_to if up_to is not None else int(
             con.execute("SELECT coalesce(max(position), 0) FROM events").fetchall()[0][0])
         clock = log_clock(con, position)
-    return _original_results(store, position, clock, upcasters, _Scope.of(sessions))
+    return _original_results(store, position, clock, upcasters, Scope.of(sessions))
 
 
 def publication_windows(store: EventStore, *, as_of_us: int, up_to: int | None = None,
-                        upcasters: UpcasterRegistry = UPCASTERS) -> pl.DataFrame:
+                        upcasters: Upcasters = UPCASTERS) -> pl.DataFrame:
     """`Projection.windows` of a whole replay at `as_of_us`, from the publications and the
     tournaments' registrations alone (no result is read)."""
     position = store.head() if up_to is None else up_to
     with store.reader() as con:
-        read = _Reader(con, position, upcasters, as_of_us)
-        published = read.frame("ScoresPublished", _PUBLISHED_FIELDS)
-        conditions = _conditions(read.frame("TournamentRegistered", _TOURNAMENT_FIELDS))
+        read = PayloadReader(con, position, upcasters, as_of_us)
+        published = read.frame("ScoresPublished")
+        conditions = _conditions(read.frame("TournamentRegistered"))
     return session_windows(published, periods_frame(_periods(conditions)), as_of_us)
 
 
 def correction_decisions(store: EventStore, *, as_of_us: int, up_to: int | None = None,
-                         upcasters: UpcasterRegistry = UPCASTERS,
+                         upcasters: Upcasters = UPCASTERS,
                          sessions: Collection[SessionKey] | None = None) -> tuple[pl.DataFrame, pl.DataFrame]:
     """`Projection.windows` and `Projection.corrections` of a whole replay at `as_of_us`, from the
     publications, registrations, correction requests and approvals alone (no result is read);
     of `sessions` only when given (read from their streams, as `replay` reads them)."""
     position = store.head() if up_to is None else up_to
     with store.reader() as con:
-        read = _Reader(con, position, upcasters, as_of_us, None if sessions is None else _Scope.of(sessions))
-        published = read.frame("ScoresPublished", _PUBLISHED_FIELDS)
-        conditions = _conditions(read.frame("TournamentRegistered", _TOURNAMENT_FIELDS))
-        requests = read.frame("ScoreCorrectionRequested", _CORRECTION_FIELDS)
-        approvals = read.frame("LateCorrectionApproved", _APPROVAL_FIELDS)
+        read = PayloadReader(con, position, upcasters, as_of_us, None if sessions is None else Scope.of(sessions))
+        published = read.frame("ScoresPublished")
+        conditions = _conditions(read.frame("TournamentRegistered"))
+        requests = read.frame("ScoreCorrectionRequested")
+        approvals = read.frame("LateCorrectionApproved")
     windows = session_windows(published, periods_frame(_periods(conditions)), as_of_us)
     return windows, decide_corrections(requests, windows, approvals)
 
@@ -229,7 +184,7 @@ def _standing_results(recorded: pl.DataFrame, standing_rulings: pl.DataFrame, co
     stacked = table_results(corrected, standing_rulings.filter(pl.col("kind") == "artificial"),
                             standing_rulings.filter(pl.col("kind") == "weighted"), boards, fouled)
     del corrected
-    return _one_chunk(stacked)
+    return one_chunk(stacked)
 
 
 _SEATS = ["ns_id", "ew_id", "round", "room"]
@@ -251,26 +206,13 @@ def _with_table_seats(rulings: pl.DataFrame, replaced: pl.DataFrame) -> pl.DataF
     ).drop(f"_table_{c}" for c in _SEATS)
 
 
-def _one_chunk(frame: pl.DataFrame) -> pl.DataFrame:
-    """`frame` with every column in one chunk, rebuilt a column at a time.
-
-    Scoring gathers and filters millions of rows, at half the speed on chunked columns (and any
-    operation on misaligned chunks copies the whole frame). `DataFrame.rechunk` would hold the old
-    and the new copy of every column at once; column by column, each old one is freed as it goes.
-    """
-    for name in frame.columns:
-        if frame.get_column(name).n_chunks() > 1:
-            frame = frame.with_columns(frame.get_column(name).rechunk())
-    return frame
-
-
-def _original_results(store: EventStore, position: int, as_of_us: int, upcasters: UpcasterRegistry,
-                      scope: _Scope | None = None) -> pl.DataFrame:
+def _original_results(store: EventStore, position: int, as_of_us: int, upcasters: Upcasters,
+                      scope: Scope | None = None) -> pl.DataFrame:
     """The results as recorded up to `position` and `as_of_us`, scored, without corrections or rulings."""
     with store.reader() as con:
-        read = _Reader(con, position, upcasters, as_of_us, scope)
-        results = _latest_per_table(read.frame("ResultRecorded", _RESULT_FIELDS))
-        boards = read.frame("BoardDealt", _BOARD_FIELDS)
+        read = PayloadReader(con, position, upcasters, as_of_us, scope)
+        results = _latest_per_table(read.frame("ResultRecorded"))
+        boards = read.frame("BoardDealt")
     return conform(scored_results(results, boards), RESULTS_SCHEMA)
 
 
@@ -287,170 +229,6 @@ def _periods(conditions: Mapping[str, Mapping[str, Any]]) -> dict[str, tuple[flo
                    float(c.get("appeal_period_minutes", DEFAULT_PERIOD_MINUTES)))
         for event_id, c in conditions.items()
     }
-
-
-@dataclass(frozen=True)
-class _Scope:
-    """The part of the log a session-keyed replay reads: streams, then the sessions they must name."""
-
-    streams: list[str]
-    keys: list[str]
-    """`event_id \x1f session_id` of each session in scope."""
-    events: list[str]
-
-    @classmethod
-    def of(cls, sessions: Collection[SessionKey]) -> _Scope:
-        ordered = sorted(set(sessions))
-        events = sorted({event_id for event_id, _ in ordered})
-        return cls(streams=[session_stream(e, s) for e, s in ordered] + [f"tournament:{e}" for e in events],
-                   keys=[f"{e}\x1f{s}" for e, s in ordered], events=events)
-
-    def narrow(self, frame: pl.DataFrame) -> pl.DataFrame:
-        """Only the rows that name a session (or, for tournaments, an event) in scope.
-
-        The streams already hold only these; this keeps a stray payload that names another
-        session out, so that a session-keyed replay never scores a row twice.
-        """
-        if "session_id" not in frame.columns:
-            inside = pl.col("event_id").is_in(self.events)
-        else:
-            inside = pl.concat_str([pl.col("event_id"), pl.col("session_id")], separator="\x1f").is_in(self.keys)
-        narrowed = frame.filter(inside)
-        return frame if narrowed.height == frame.height else narrowed
-
-
-class _Reader:
-    """Reads one event type's payload fields into a frame, upcasting legacy rows.
-
-    `frame` is the one point where stored payloads become replay's rows.
-    """
-
-    def __init__(self, con: duckdb.DuckDBPyConnection, position: int, upcasters: UpcasterRegistry,
-                 as_of_us: int, scope: _Scope | None = None) -> None:
-        self.con = con
-        self.position = position
-        self.upcasters = upcasters
-        self.as_of_us = as_of_us
-        self.scope = scope
-        self._first: int | None = None
-
-    def _where(self, event_type: str) -> tuple[str, list[Any]]:
-        """The filter (after `type` and `schema_version`) and its parameters."""
-        params: list[Any] = [self.position, self.as_of_us]
-        where = "position <= ? AND epoch_us(occurred_at) <= ?"
-        if self.scope is not None:
-            # stream_id's min/max prune few row groups (every row group holds many streams), so a
-            # keyed replay also starts at its streams' first position: a weekend's sessions are
-            # read from the log's last row groups, not from all of them once per event type.
-            where += " AND position >= ? AND stream_id IN (SELECT unnest(?))"
-            params += [self._first_position(), self.scope.streams]
-        return where, params
-
-    def _first_position(self) -> int:
-        """The first position of the scope's streams (0 for a scope of many), then cached: each
-        stream's first event is its version 1, which the (stream_id, stream_version) index finds
-        when the streams are listed as literals (a list parameter is joined, a whole-column scan)."""
-        if self._first is None:
-            assert self.scope is not None
-            streams = self.scope.streams
-            self._first = 0
-            if 0 < len(streams) <= _INDEXED_STREAMS:
-                rows = self.con.execute(
-                    f"SELECT coalesce(min(position), 0) FROM events WHERE stream_version = 1"
-                    f" AND stream_id IN ({', '.join('?' for _ in streams)})", streams).fetchall()
-                self._first = int(rows[0][0])
-        return self._first
-
-    def frame(self, event_type: str, fields: Mapping[str, str]) -> pl.DataFrame:
-        # Events replay cannot use are reported and left out, never a crash (pipelines.vetting).
-        return vetted(event_type, self._read_frame(event_type, fields))
-
-    def _read_frame(self, event_type: str, fields: Mapping[str, str]) -> pl.DataFrame:
-        current = CURRENT_VERSIONS[event_type]
-        where, params = self._where(event_type)
-        frame = _fetch(self.con.sql(_frame_sql(fields, where), params=[event_type, current, *params]))
-        # DuckDB scans in insertion order, which is log order; sorting millions of wide rows in SQL
-        # would cost far more than this check (and the sort it guards, should the order ever differ).
-        if not frame["position"].is_sorted():
-            frame = frame.sort("position")
-        legacy = self._legacy(event_type, current, fields, frame.schema)
-        if legacy is not None:
-            frame = pl.concat([frame, legacy]).sort("position")
-        return frame if self.scope is None else self.scope.narrow(frame)
-
-    def _legacy(self, event_type: str, current: int, fields: Mapping[str, str],
-                schema: Mapping[str, pl.DataType]) -> pl.DataFrame | None:
-        where, params = self._where(event_type)
-        rows = self.con.execute(
-            "SELECT position, epoch_us(occurred_at), schema_version, payload::VARCHAR FROM events"
-            f" WHERE type = ? AND schema_version < ? AND {where} ORDER BY position",
-            [event_type, current, *params],
-        ).fetchall()
-        if not rows:
-            return None
-        records = []
-        for position, occurred_us, version, payload in rows:
-            _, body = self.upcasters.upcast(event_type, version, orjson.loads(payload))
-            records.append({"position": position, "occurred_us": occurred_us,
-                            **{name: _json_field(body.get(name), sql) for name, sql in fields.items()}})
-        return pl.DataFrame(records, schema=dict(schema))
-
-
-_INDEXED_STREAMS = 512
-"""A keyed replay of up to this many streams starts at their first position (see `_Reader._first_position`)."""
-_BATCH_ROWS = 1_000_000
-
-
-def _fetch(relation: duckdb.DuckDBPyRelation) -> pl.DataFrame:
-    """A query's rows as a frame, converted batch by batch so that Arrow's copy of all of them
-    never sits beside polars' (at ten million results that is gigabytes)."""
-    reader = relation.to_arrow_reader(_BATCH_ROWS)
-    parts = [_as_frame(batch) for batch in reader]
-    if not parts:
-        return _as_frame(reader.schema.empty_table())
-    stacked = pl.concat(parts, rechunk=False)
-    del parts
-    return _one_chunk(stacked)
-
-
-def _as_frame(arrow: Any) -> pl.DataFrame:
-    frame = pl.from_arrow(arrow)
-    assert isinstance(frame, pl.DataFrame)
-    return frame
-
-
-def _frame_sql(fields: Mapping[str, str], where: str) -> str:
-    """One pass of DuckDB's JSON parser per row: `json_transform` into a struct, then columns.
-
-    Field names and types are ours (never user input); the filter values are parameters.
-    """
-    struct = ", ".join(f'"{name}": {_struct_type(sql)}' for name, sql in fields.items())
-    columns = ", ".join(
-        f"{unreadable_time_sql(f'p.{name}')} AS {name}" if sql == "TIME_US" else f"p.{name} AS {name}"
-        for name, sql in fields.items()
-    )
-    return (
-        f"SELECT position, occurred_us, {columns} FROM ("
-        f" SELECT position, epoch_us(occurred_at) AS occurred_us, json_transform(payload, '{{{struct}}}') AS p"
-        f" FROM events WHERE type = ? AND schema_version = ? AND {where}"
-        ")"
-    )
-
-
-def _struct_type(sql_type: str) -> str:
-    if sql_type.startswith("["):
-        return sql_type  # a nested structure, written as json_transform expects it
-    return '"VARCHAR"' if sql_type == "TIME_US" else f'"{sql_type}"'
-
-
-def _json_field(value: Any, sql_type: str) -> Any:
-    if value is None:
-        return None
-    if sql_type == "JSON":
-        return orjson.dumps(value).decode()
-    if sql_type == "TIME_US":
-        return to_epoch_us(datetime.fromisoformat(value))
-    return value
 
 
 def _latest_per_table(frame: pl.DataFrame) -> pl.DataFrame:

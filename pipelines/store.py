@@ -18,10 +18,10 @@ from __future__ import annotations
 import hashlib
 import logging
 import time
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager, nullcontext
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from itertools import accumulate
 from pathlib import Path
@@ -32,8 +32,10 @@ import orjson
 import polars as pl
 import pyarrow as pa
 
-from models.events import CURRENT_VERSIONS
+from models.events import CURRENT_VERSIONS, UPCASTERS
+from models.upcasting import MissingUpcaster, Upcasters
 from pipelines.anchor import Head, missing_heads, read_anchor, write_anchor
+from pipelines.payloads import encode_payload
 
 log = logging.getLogger(__name__)
 
@@ -128,40 +130,6 @@ class VerifyReport:
         return self.first_bad_position is None
 
 
-Upcaster = Callable[[dict[str, Any]], dict[str, Any]]
-
-
-@dataclass
-class UpcasterRegistry:
-    """Upcasters per (type, from_version): each turns a payload of that version into the next."""
-
-    steps: dict[tuple[str, int], Upcaster] = field(default_factory=dict)
-
-    def register(self, event_type: str, from_version: int) -> Callable[[Upcaster], Upcaster]:
-        """Decorator: register `fn` as the step from `from_version` to `from_version + 1`."""
-
-        def decorate(fn: Upcaster) -> Upcaster:
-            self.steps[(event_type, from_version)] = fn
-            return fn
-
-        return decorate
-
-    def upcast(self, event_type: str, version: int, payload: dict[str, Any]) -> tuple[int, dict[str, Any]]:
-        """Apply every step from `version` up to the current version of `event_type`."""
-        target = CURRENT_VERSIONS.get(event_type, version)
-        while version < target:
-            step = self.steps.get((event_type, version))
-            if step is None:
-                raise StoreError(f"no upcaster for {event_type} v{version} -> v{version + 1}")
-            payload = step(payload)
-            version += 1
-        return version, payload
-
-
-UPCASTERS = UpcasterRegistry()
-"""The upcasters this code knows. Register with `@UPCASTERS.register("Type", from_version)`."""
-
-
 def to_epoch_us(moment: datetime) -> int:
     """Microseconds since the Unix epoch; naive datetimes are refused (time must carry its zone)."""
     if moment.tzinfo is None or moment.utcoffset() is None:
@@ -195,11 +163,6 @@ def chain(prev_hash: str, canonical: Iterable[bytes]) -> list[bytes]:
                        initial=bytes.fromhex(prev_hash))
     next(links)  # the initial value is the previous row's digest, not a new link
     return list(links)
-
-
-def encode_payload(payload: Mapping[str, Any]) -> str:
-    """Canonical JSON for a payload: sorted keys, no whitespace, UTF-8."""
-    return orjson.dumps(payload, option=orjson.OPT_SORT_KEYS).decode()
 
 
 class EventStore:
@@ -414,8 +377,9 @@ class EventStore:
 
     def read(self, *, types: Sequence[str] | None = None, up_to: int | None = None,
              stream_id: str | None = None,
-             upcasters: UpcasterRegistry = UPCASTERS) -> list[StoredEvent]:
-        """Events in log order, payloads upcast to the current schema versions."""
+             upcasters: Upcasters = UPCASTERS) -> list[StoredEvent]:
+        """Events in log order, payloads upcast to the current schema versions (one by one: this
+        is the path of the few events a command reads; replay upcasts in bulk)."""
         if not self.exists():
             return []
         query, params = _select_events(types, up_to, stream_id)
@@ -425,7 +389,14 @@ class EventStore:
             rows = con.execute(query, params).fetchall()
         events = []
         for pos, stream, version, typ, schema, payload, occurred, recorded, sha in rows:
-            schema, body = upcasters.upcast(typ, schema, orjson.loads(payload))
+            body = orjson.loads(payload)
+            target = CURRENT_VERSIONS.get(typ, schema)
+            if schema < target:
+                try:
+                    body = upcasters.upcast(typ, schema, body, target)
+                except MissingUpcaster as exc:
+                    raise StoreError(str(exc)) from exc
+                schema = target
             events.append(StoredEvent(pos, stream, version, typ, schema, body, from_epoch_us(occurred),
                                       from_epoch_us(recorded), sha))
         return events

@@ -21,12 +21,14 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
+from pathlib import PurePath
 
 import numpy as np
 import polars as pl
 import pyarrow as pa
 
-from parsers.columnar import BOARD_SCHEMA, PLAYERS, RESULT_SCHEMA, ColumnarFile, encode_published
+from models.events import BoardDealt, ResultRecorded
+from parsers.columnar import BOARD_SCHEMA, PLAYERS, RESULT_SCHEMA, ColumnarFile, conformed, encode_published
 from parsers.lin.fast_auction import CALL_NAMES, SPELLING_WIDTH, Contracts, call_numbers, read_auctions
 from parsers.lin.fast_bytes import (
     Bytes,
@@ -91,7 +93,18 @@ def _read(data: str | bytes, source: str) -> ColumnarFile:
     lines = _lines(toks, people)
     return ColumnarFile(source=source, format="lin", parser_version=PARSER_VERSION, metadata=FileMetadata(),
                         boards=_board_frame(lines, deals.dealer, pbn_deals(deals)),
-                        results=_result_frame(lines, people, contracts, taken, calls, cards))
+                        results=_own_tables(_result_frame(lines, people, contracts, taken, calls, cards), source))
+
+
+def _own_tables(results: pl.DataFrame, source: str) -> pl.DataFrame:
+    """`parsers.lin.records.derived_table` for every row: the two pairs, else the file and place."""
+    named = (pl.col("ns_id") != "NS") | (pl.col("ew_id") != "EW")
+    by_file = pl.lit(f"{PurePath(source).stem}:") + (pl.col("record") + 1).cast(pl.String)
+    results = results.with_columns(
+        table_id=pl.when(named).then(pl.concat_str("ns_id", pl.lit(" v "), "ew_id")).otherwise(by_file))
+    if results.select(pl.struct("board", "table_id").is_duplicated().any()).item():
+        raise Declined("two results for one table of a board")  # the careful reader numbers and reports them
+    return results
 
 
 def _lines(toks: Tokens, people: Names) -> pl.DataFrame:
@@ -182,7 +195,7 @@ def _board_frame(lines: pl.DataFrame, dealer: Ints, deal: pl.Series) -> pl.DataF
         same = frame.select(pl.struct("dealer", "vulnerability", "deal").n_unique().over("board") == 1)
         require(bool(same.to_series().all()), "a board repeated with a different deal, dealer or vulnerability")
         frame = frame.filter(pl.col("board").is_first_distinct())
-    return frame.cast(BOARD_SCHEMA)
+    return conformed(frame, BOARD_SCHEMA, BoardDealt)
 
 
 _CALL_VIEWS, _CARD_VIEWS = short_views(CALL_NAMES), short_views(CARD_NAMES)
@@ -227,7 +240,7 @@ def _result_frame(lines: pl.DataFrame, people: Names, contracts: Contracts, take
     frame = lines[rows]
     return frame.select(
         "record", "line", pl.lit("").alias("section"), "board",
-        (pl.col("record") + 1).cast(pl.String).alias("table_id"),
+        pl.lit("").alias("table_id"),  # named by `_own_tables`
         pl.lit(None, dtype=pl.Int64).alias("round"), pl.lit(None, dtype=pl.String).alias("room"),
         _side_id("north", "south", "NS").alias("ns_id"), _side_id("east", "west", "EW").alias("ew_id"),
         pl.Series("contract", texts(np.where(contract, 3 * contracts.bid[rows] + contracts.doubling[rows] + 1, 0),
@@ -240,4 +253,4 @@ def _result_frame(lines: pl.DataFrame, people: Names, contracts: Contracts, take
         pl.lit(encode_published({})).alias("published"),
         _pairs(people, _NORTH, _SOUTH, rows).alias("ns_players"),
         _pairs(people, _EAST, _WEST, rows).alias("ew_players"),
-    ).cast(RESULT_SCHEMA)
+    ).pipe(conformed, RESULT_SCHEMA, ResultRecorded)

@@ -61,11 +61,16 @@ def repair_mojibake(value: str) -> str | None:
     return None
 
 
+NORMALISED = frozenset({"lin.encoding.not-utf8"})
+"""What real programs write and the reader normalises without losing anything (BBO's own files in
+Windows-1252): said at its own severity in strict mode too, never a refusal."""
+
+
 class Reporter:
     """Collects positioned diagnostics for one file and remembers which records got errors.
 
-    In strict mode every warning and info is reported as an error, so the record it belongs to is
-    quarantined like any other record with an error.
+    In strict mode every warning and info is reported as an error (but `NORMALISED` ones), so the
+    record it belongs to is quarantined like any other record with an error.
     """
 
     def __init__(self, source: str, strict: bool, lines: LineIndex | None = None) -> None:
@@ -80,7 +85,7 @@ class Reporter:
     def report(self, severity: Severity, code: str, message: str, *, offset: int | None = None,
                record: int | None = None, part: str = "board") -> None:
         """Add a diagnostic at character `offset`; `part` (board/result) says what an error spoils."""
-        if self.strict:
+        if self.strict and code not in NORMALISED:
             severity = Severity.ERROR
         if severity is Severity.ERROR and record is not None:
             self._failed.add((record, part))

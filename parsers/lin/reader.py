@@ -17,8 +17,10 @@ Identifiers, because LIN has no pair numbers:
 - team match (vg names two teams, or a closed room exists): `room` is open/closed, `table_id` is
   the room, `ns_id`/`ew_id` are the team names (open room: team 1 NS, team 2 EW; closed room the
   other way round);
-- otherwise `table_id` is the 1-based place of the block in the file and `ns_id`/`ew_id` name the
-  pair by its players, `North/South` and `East/West`.
+- otherwise `ns_id`/`ew_id` name the pair by its players, `North/South` and `East/West`, and
+  `table_id` names the table by its two pairs (`North/South v East/West`; the file's stem and the
+  block's place in it when no player is named), so single-board files of one tournament do not all
+  claim "table 1".
 """
 
 from __future__ import annotations
@@ -34,7 +36,7 @@ from pathlib import Path
 from models.diagnostics import Diagnostic, Severity
 from models.events import Player
 from parsers.lin.lexer import KNOWN_KEYS, Reporter, Tokens, decode, repair_mojibake, tokenize
-from parsers.lin.records import BlockContext, BlockOutcome, read_block, seat_names
+from parsers.lin.records import BlockContext, BlockOutcome, derived_table, read_block, seat_names
 from parsers.numbers import whole_number
 from parsers.positions import LineIndex
 from parsers.records import BoardRecord, FileMetadata, ParsedFile, PublishedValues, ResultRecord
@@ -202,7 +204,8 @@ class _Reader:
             names = None if k is None else self._four_names(self.tokens.values[k], 0, index, k)
             if names is None and header.lineup is not None:
                 names = header.lineup[:4]
-            contexts.append(BlockContext(index=index, start=start, end=end, table_id=str(index + 1), names=names))
+            contexts.append(BlockContext(index=index, start=start, end=end, names=names,
+                                         table_id=derived_table(names, self.rep.source, index)))
         return contexts
 
     def _vugraph_contexts(self, blocks: list[tuple[int, int]], header: _Header) -> list[BlockContext]:
@@ -226,7 +229,8 @@ class _Reader:
                 open_names[number] = names
             carry = carry_next
             ctx = BlockContext(index=index, start=start, end=end, names=names, slot_number=number,
-                               table_id=("closed" if side else "open") if is_team else str(index + 1))
+                               table_id=("closed" if side else "open") if is_team
+                               else derived_table(names, self.rep.source, index))
             if is_team:
                 ctx.room = "closed" if side else "open"
                 ctx.ns_id, ctx.ew_id = (team2, team1) if side else (team1, team2)
@@ -378,6 +382,7 @@ class _Reader:
         boards: list[BoardRecord] = []
         results: list[ResultRecord] = []
         first_seen: dict[int, BoardRecord] = {}
+        tables: set[tuple[int, str | None, str]] = set()
         quarantined = 0
         for ctx, outcome in zip(contexts, outcomes, strict=True):
             if outcome.board is not None and not self.rep.failed(ctx.index, "board"):
@@ -392,8 +397,23 @@ class _Reader:
             if outcome.result is None or self.rep.failed(ctx.index, "result"):
                 quarantined += 1
             else:
-                results.append(outcome.result)
+                results.append(self._own_table(outcome.result, tables, ctx))
         return boards, results, quarantined
+
+    def _own_table(self, result: ResultRecord, tables: set[tuple[int, str | None, str]],
+                   ctx: BlockContext) -> ResultRecord:
+        """The result, at a table no other result of its board in this file has: the same players
+        twice on one board (a board replayed) become `table#2`, with a warning, never one result."""
+        table, n = result.table_id, 2
+        while (result.board, result.room, table) in tables:
+            table, n = f"{result.table_id}#{n}", n + 1
+        tables.add((result.board, result.room, table))
+        if table == result.table_id:
+            return result
+        self.rep.report(_WARNING, "lin.result.same-table",
+                        f"board {result.board} has two results for table {result.table_id!r}; the second was "
+                        f"recorded as table {table!r}", offset=self.tokens.key_offset(ctx.start), record=ctx.index)
+        return result.model_copy(update={"table_id": table})
 
     def _dedupe(self, board: BoardRecord, first_seen: dict[int, BoardRecord], ctx: BlockContext) -> BoardRecord | None:
         """The same board in several blocks (both rooms of a match) is one hand record."""

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from pathlib import PurePath
 
 from models.board import Vulnerability, law2_dealer
 from models.contract import Contract
@@ -360,6 +361,18 @@ def _side_id(names: list[str] | None, first: int, second: int, fallback: str) ->
     if names is None or not (names[first] or names[second]):
         return fallback
     return f"{names[first]}/{names[second]}"
+
+
+def derived_table(names: list[str] | None, source: str, index: int) -> str:
+    """The table of a result when the file names none (LIN never does outside a team match).
+
+    BBO sends a tournament as one file per board and table, every one of them "table 1": the id
+    must tell the tables of one board apart across files and stay the same when a file is sent
+    again. The pairs that sat there do both (`North/South v East/West`); a block that names no
+    player is named by its file and place in it (`stem:3`)."""
+    if names is not None and any(names[:4]):
+        return f"{_side_id(names, 2, 0, 'NS')} v {_side_id(names, 3, 1, 'EW')}"
+    return f"{PurePath(source).stem}:{index + 1}"
 
 
 def read_block(tokens: Tokens, ctx: BlockContext, rep: Reporter, players: dict[str, Player]) -> BlockOutcome:

@@ -15,6 +15,7 @@ sections, rounds, alerts and explanations, artificial scores and contestants.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from pathlib import PurePath
 
 from models.board import law2_dealer
 from models.cards import Deal, Hand
@@ -75,9 +76,16 @@ def _fits_single_board(parsed: ParsedFile, blocks: list[Block]) -> bool:
     board, result = blocks[0]
     if board is None:
         return False
-    return result is None or (result.room is None and not result.published and result.table_id == "1"
+    return result is None or (result.room is None and not result.published
+                              and result.table_id in _derived_tables(parsed, result)
                               and (bool(result.auction) or result.contract.is_passed_out)
                               and (result.ns_id, result.ew_id) == _derived_ids(result))
+
+
+def _derived_tables(parsed: ParsedFile, result: ResultRecord) -> tuple[str, ...]:
+    """Table ids a single-board file's result reads back with (`parsers.lin.records.derived_table`)."""
+    ns, ew = _derived_ids(result)
+    return "1", f"{ns} v {ew}", f"{PurePath(parsed.source).stem}:1"
 
 
 def _derived_ids(result: ResultRecord) -> tuple[str, str]:

@@ -15,7 +15,8 @@ import pyarrow.compute as pc
 
 from models.cards import Seat
 from models.contract import Doubling, Strain
-from parsers.columnar import BOARD_SCHEMA, RESULT_SCHEMA, encode_published
+from models.events import BoardDealt, ResultRecorded
+from parsers.columnar import BOARD_SCHEMA, RESULT_SCHEMA, conformed, encode_published
 from parsers.pbn.fast_auction import CONTRACTS, read_auctions
 from parsers.pbn.fast_bytes import Declined, IntArray, list_column, run_starts
 from parsers.pbn.fast_deals import Deals
@@ -93,13 +94,13 @@ def boards(tags: pl.DataFrame, deals: Deals) -> pl.DataFrame:
         vulnerability=pl.when(~unknown("Vulnerable")).then(pl.col("Vulnerable")), deal=pl.col("deal"))
     _, first, group = np.unique(board_groups(tags), return_index=True, return_inverse=True)
     if first.size == games.height:  # one game a board: no board appears again
-        return games.select(BOARD_SCHEMA.names()).cast(BOARD_SCHEMA)
+        return conformed(games, BOARD_SCHEMA, BoardDealt)
     firsts = games.select("dealer", "vulnerability", "deal")[first[group]]
     differs = pl.any_horizontal(
         games[name].is_not_null() & (games[name] != firsts[name]).fill_null(True) for name in firsts.columns)
     if games.select(differs.any()).item():
         raise Declined("a board that appears again with another deal, dealer or vulnerability")
-    return games[np.sort(first)].select(BOARD_SCHEMA.names()).cast(BOARD_SCHEMA)
+    return conformed(games[np.sort(first)], BOARD_SCHEMA, BoardDealt)
 
 
 def results(games: Games, deals: Deals) -> pl.DataFrame:
@@ -119,10 +120,10 @@ def results(games: Games, deals: Deals) -> pl.DataFrame:
         declarer=pl.when(~passed).then(pl.col("Declarer")),
         tricks=pl.when(~passed).then(pl.coalesce("tricks_played", pl.col("Result").cast(pl.Int64, strict=False))),
         auction=pl.col("auction").fill_null([]), play=pl.col("play").fill_null([]))
-    rows = _sides(_table_ids(rows))
+    rows = _table_ids(_sides(rows))
     rows = _published(rows)
     rows = rows.with_columns(ns_players=_players(rows, "North", "South"), ew_players=_players(rows, "East", "West"))
-    return rows.select(RESULT_SCHEMA.names()).cast(RESULT_SCHEMA).with_columns(rows["team"])
+    return conformed(rows, RESULT_SCHEMA, ResultRecorded).with_columns(rows["team"])
 
 
 def _attach(rows: pl.DataFrame, extra: pl.DataFrame) -> pl.DataFrame:
@@ -133,17 +134,19 @@ def _attach(rows: pl.DataFrame, extra: pl.DataFrame) -> pl.DataFrame:
 
 
 def _table_ids(rows: pl.DataFrame) -> pl.DataFrame:
-    """Table (and room) as written, else the count of the board's tables so far; no two alike."""
+    """Table (and room) as written, else the pairs when their players name them, else the count of
+    the board's tables so far; no two alike."""
     table = text("Table")
     wanted = (pl.when((table != "") & pl.col("room").is_not_null()).then(table + "-" + pl.col("room"))
-              .when(table != "").then(table).otherwise(pl.col("room")))
+              .when(table != "").then(table).when(pl.col("room").is_not_null()).then(pl.col("room"))
+              .when(pl.col("by_players")).then(pl.concat_str("ns_id", pl.lit(" v "), "ew_id")))
     group = board_groups(rows)
     order = np.argsort(group, kind="stable")
     starts = run_starts(group[order])
     count = np.empty_like(group)
     count[order] = np.arange(group.size) - np.repeat(starts, np.diff(np.append(starts, group.size))) + 1
     counted = pl.Series(count).cast(pl.String)
-    if not _any_given(rows, "Table", "room"):
+    if not _any_given(rows, "Table", "room") and not rows["by_players"].any():
         # No table written (the usual case): the counts, which no two games of a board share.
         return rows.with_columns(table_id=counted)
     rows = rows.with_columns(table_id=pl.coalesce(wanted, counted))
@@ -162,7 +165,8 @@ def _sides(rows: pl.DataFrame) -> pl.DataFrame:
     expressions: it could not apply to any row, and the rest is much less work."""
     north, south, east, west = text("North"), text("South"), text("East"), text("West")
     named = (north != "") & (north == south) & (east != "") & (east == west) & (north != east)
-    ns_id, ew_id = pl.when(named).then(north).otherwise(pl.lit("")), pl.when(named).then(east).otherwise(pl.lit(""))
+    ns_id = pl.when(named).then(north).otherwise(_by_players(north, south))
+    ew_id = pl.when(named).then(east).otherwise(_by_players(east, west))
     teams: pl.Expr = pl.lit(False)
     if _any_given(rows, "HomeTeam", "VisitTeam"):
         home, visit, closed = text("HomeTeam"), text("VisitTeam"), pl.col("room") == "closed"
@@ -175,7 +179,16 @@ def _sides(rows: pl.DataFrame) -> pl.DataFrame:
         teams = ~pairs & teams
         ns_id = pl.when(pairs).then(text("PairNS")).otherwise(ns_id)
         ew_id = pl.when(pairs).then(text("PairEW")).otherwise(ew_id)
-    return rows.with_columns(ns_id=ns_id, ew_id=ew_id, team=teams)
+    by_players: pl.Expr = ~named & ~teams & ((ns_id != "") | (ew_id != ""))
+    if _any_given(rows, "PairNS", "PairEW"):
+        by_players = by_players & ~pairs
+    return rows.with_columns(ns_id=ns_id, ew_id=ew_id, team=teams, by_players=by_players)
+
+
+def _by_players(first: pl.Expr, second: pl.Expr) -> pl.Expr:
+    """`results.pair_by_players`: `First/Second`, '' when neither is named."""
+    return pl.when((first != "") | (second != "")).then(pl.concat_str(first, pl.lit("/"), second)).otherwise(
+        pl.lit(""))
 
 
 def _any_given(rows: pl.DataFrame, *columns: str) -> bool:

@@ -21,6 +21,7 @@ from datetime import date
 from pathlib import Path
 
 from models.diagnostics import Diagnostic, Severity
+from parsers.pbn.clauses import with_clause
 from parsers.pbn.encoding import decode
 from parsers.pbn.games import PbnGame, read_games
 from parsers.pbn.inheritance import Inheritance, resolve
@@ -158,7 +159,11 @@ class _Reader:
                 self.times[issue.code] += 1
                 continue
             line, column = game.locate(issue.anchor) if game is not None else (issue.anchor[1], issue.anchor[2])
-            diagnostic = self._add(line, column, severity, issue.code, issue.message, record)
+            # Strict mode is the standard: its refusals and its own findings name the clause (findings
+            # about the data, reported in both modes, keep their words).
+            about_standard = self.strict and (severity is Severity.ERROR or issue.lenient is None)
+            message = with_clause(issue.code, issue.message) if about_standard else issue.message
+            diagnostic = self._add(line, column, severity, issue.code, message, record)
             if grouped:
                 self.first_of[issue.code], self.times[issue.code] = diagnostic, 1
 
@@ -181,6 +186,11 @@ class _Reader:
         out.sort(key=lambda item: (item[0], item[1]))
         return tuple(d for _, _, d in out)
 
+    def _seated(self, derived: list[ContestantRecord]) -> tuple[ContestantRecord, ...]:
+        """The contestants named by results, those of quarantined games left out with them."""
+        kept = _sides_of(self.results) | _sides_of(self.artificial)
+        return tuple(c for c in derived if (c.section, c.contestant_id) in kept)
+
     def _parsed(self, builder: Builder) -> ParsedFile:
         meta = builder.metadata
         event_date = meta.get("event_date")
@@ -192,8 +202,12 @@ class _Reader:
         return ParsedFile(source=self.source, format="pbn", parser_version=PARSER_VERSION, metadata=metadata,
                           boards=tuple(self.boards), results=tuple(self.results),
                           artificial=tuple(self.artificial),
-                          contestants=tuple(self.standings) + tuple(builder.derived_contestants()),
+                          contestants=tuple(self.standings) + self._seated(builder.derived_contestants()),
                           diagnostics=self._diagnostics(), quarantined=self.quarantined)
+
+
+def _sides_of(records: list[ResultRecord] | list[ArtificialRecord]) -> set[tuple[str, str]]:
+    return {(r.section, r.ns_id) for r in records} | {(r.section, r.ew_id) for r in records}
 
 
 def _text(value: object) -> str | None:

@@ -23,6 +23,7 @@ from parsers.pbn.results import (
     ROOMS,
     Tags,
     contract_from_auction,
+    pair_by_players,
     players,
     published_scores,
     read_calls,
@@ -249,15 +250,22 @@ class Builder:
                             at_tag(tags.where.get("Deal", tags.where.get("Board", 0))), WARNING, WARNING))
         return True
 
-    def _table_id(self, board: _Board, wanted: str | None, issues: list[Issue], anchor: Anchor) -> str:
-        seen = self.table_ids.setdefault((board.number, board.section), set())
+    def _table_id(self, board: tuple[int, str], wanted: str | None, issues: list[Issue], anchor: Anchor,
+                  round_: int | None = None) -> str:
+        """The table's id, unique for the (board, section): a table named twice is told apart by its
+        round when the two name rounds (a relay, a board played again later), else numbered."""
+        seen = self.table_ids.setdefault(board, set())
         table = wanted or str(len(seen) + 1)
-        if table in seen:
+        if table in seen and round_ is not None and f"{table}-r{round_}" not in seen:
+            issues.append(note("pbn.result.table-round", f"Board {board[0]} has two results for table {table}; "
+                               f"the one of round {round_} was recorded as table {table}-r{round_}.", anchor))
+            table = f"{table}-r{round_}"
+        elif table in seen:
             base, n = table, 2
             while f"{base}#{n}" in seen:
                 n += 1
             table = f"{base}#{n}"
-            issues.append(Issue("pbn.result.duplicate-table", f"Board {board.number} has two results for table "
+            issues.append(Issue("pbn.result.duplicate-table", f"Board {board[0]} has two results for table "
                                 f"{base}; the second was recorded as table {table}.", anchor, WARNING, WARNING))
         seen.add(table)
         return table
@@ -291,11 +299,12 @@ class Builder:
         room = ROOMS.get(tags.text("Room").lower())
         ns_id, ew_id, team = sides(tags, ctx, room)
         table = tags.text("Table") or None
-        wanted = f"{table}-{room}" if table and room else table or room
-        table_id = self._table_id(board, wanted, issues, at_tag(tags.first_of("Table", "Contract", "Auction")))
+        wanted = f"{table}-{room}" if table and room else table or room or _players_table(tags, ns_id, ew_id, team)
+        round_text = tags.text("Round")
+        table_id = self._table_id((board.number, board.section), wanted, issues,
+                                  at_tag(tags.first_of("Table", "Contract", "Auction")), whole_number(round_text))
         self._note_id(ns_id, board.section, at, team)
         self._note_id(ew_id, board.section, at, team)
-        round_text = tags.text("Round")
         out.results.append(instance(ResultRecord, {
             "board": board.number, "section": board.section, "table_id": table_id,
             "round": whole_number(round_text), "room": room, "ns_id": ns_id,
@@ -331,17 +340,20 @@ class Builder:
                 quarantined += 1
                 continue
             at = Position(record=game.index, line=lines[row.element])
-            table_id = self._table_id(board, line.table_id, issues, ("cell", tag, row.element))
-            self._note_id(line.ns_id, board.section, at, False)
-            self._note_id(line.ew_id, board.section, at, False)
+            # A row's own Section (BridgeComposer) says where it was played: pair 1 of A is not pair 1 of B.
+            section = board.section if line.section is None else line.section
+            wanted = f"{line.table_id}-{line.room}" if line.room else line.table_id
+            table_id = self._table_id((board.number, section), wanted, issues, ("cell", tag, row.element), line.round)
+            self._note_id(line.ns_id, section, at, False)
+            self._note_id(line.ew_id, section, at, False)
             if line.contract is None and line.ns_award is not None and line.ew_award is not None:
                 out.artificial.append(ArtificialRecord(
-                    board=board.number, section=board.section, table_id=table_id, round=line.round,
+                    board=board.number, section=section, table_id=table_id, round=line.round,
                     ns_id=line.ns_id, ew_id=line.ew_id, ns_award=line.ns_award, ew_award=line.ew_award,
                     published=line.published, at=at))
             elif line.contract is not None:
                 out.results.append(ResultRecord(
-                    board=board.number, section=board.section, table_id=table_id, round=line.round,
+                    board=board.number, section=section, table_id=table_id, round=line.round, room=line.room,
                     ns_id=line.ns_id, ew_id=line.ew_id, contract=line.contract, tricks=line.tricks,
                     lead=CARD_MODELS[line.lead] if line.lead else None, ns_players=line.ns_players,
                     ew_players=line.ew_players, published=line.published, at=at))
@@ -359,13 +371,14 @@ class Builder:
             if found is None:
                 continue
             self.ranks.append((found.direction, found.published.get("rank")))
-            key = (found.contestant_id, section, found.direction)
+            row_section = section if found.section is None else found.section
+            key = (found.contestant_id, row_section, found.direction)
             if key in self.standing_keys:
                 continue
             self.standing_keys.add(key)
             at = Position(record=game.index, line=lines[row.element])
             out.standings.append(ContestantRecord(
-                contestant_id=found.contestant_id, kind=kind, section=section, direction=found.direction,
+                contestant_id=found.contestant_id, kind=kind, section=row_section, direction=found.direction,
                 name=found.name, players=found.players, published=found.published, at=at))
 
     def derived_contestants(self) -> list[ContestantRecord]:
@@ -392,6 +405,14 @@ class Builder:
             if len(leaders) == 1:
                 return "one_field"
         return None
+
+
+def _players_table(tags: Tags, ns_id: str, ew_id: str, team: bool) -> str | None:
+    """A table no tag names, named by its pairs when the pairs are named by their players (BBO's
+    exports, as LIN's tables are): stable across the files of one event, where a count is not."""
+    by_players = (not team and (ns_id or ew_id) and ns_id == pair_by_players(tags.text("North"), tags.text("South"))
+                  and ew_id == pair_by_players(tags.text("East"), tags.text("West")))
+    return f"{ns_id} v {ew_id}" if by_players else None
 
 
 def _same_hands(new: Hands | None, seen: Hands | None) -> bool:

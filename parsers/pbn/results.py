@@ -270,7 +270,14 @@ def sides(tags: Tags, ctx: dict[str, str], room: str | None) -> tuple[str, str, 
     north, south, east, west = tags.text("North"), tags.text("South"), tags.text("East"), tags.text("West")
     if north and north == south and east and east == west and north != east:
         return north, east, False
-    return "", "", False
+    # No pair numbers (BBO exports, KoPS, robot matches): a pair is named by its players, as LIN's are.
+    return pair_by_players(north, south), pair_by_players(east, west), False
+
+
+def pair_by_players(first: str, second: str) -> str:
+    """A pair's id from its two players, `North/South` or `East/West` (the LIN reader's ids);
+    '' when neither is named."""
+    return f"{first}/{second}" if first or second else ""
 
 
 def players(tags: Tags, first: str, second: str) -> tuple[Player, ...]:

@@ -29,6 +29,7 @@ _CONTESTANT_VALUES = {"Rank": "rank", "TotalPercentage": "percentage", "SessionS
                       "SessionScoreIMP": "session_total", "SessionPercentage": "session_percentage",
                       "NrBoards": "nr_boards", "Tiebreak": "tiebreak"}
 _PLAYERS: dict[tuple[str, str | None], Player] = {}
+_ROOMS = {"open": "open", "closed": "closed", "o": "open", "c": "closed"}
 
 
 class Row(NamedTuple):
@@ -43,7 +44,11 @@ class TravellerLine(NamedTuple):
     """What one ScoreTable row says, before it becomes a ResultRecord or ArtificialRecord."""
 
     table_id: str
+    section: str | None
+    """The row's own Section cell (BridgeComposer writes one per row); None when it has none."""
     round: int | None
+    room: str | None
+    """'open' or 'closed' from the row's Room cell."""
     ns_id: str
     ew_id: str
     contract: Contract | None
@@ -147,7 +152,8 @@ def traveller_line(row: Row, index: int, tag_index: int, issues: list[Issue]) ->
                 return None
             tricks = int(result)
     lead = _lead(cells.get("Lead"), where, issues)
-    return TravellerLine(table, _round(cells.get("Round")), _known(cells.get("PairId_NS")) or "",
+    return TravellerLine(table, _known(cells.get("Section")), _round(cells.get("Round")),
+                         _ROOMS.get((cells.get("Room") or "").strip().lower()), _known(cells.get("PairId_NS")) or "",
                          _known(cells.get("PairId_EW")) or "", contract, tricks, lead, ns_award, ew_award,
                          _names(cells.get("Names_NS")), _names(cells.get("Names_EW")), published, row.element)
 
@@ -205,6 +211,8 @@ class Standing(NamedTuple):
     """What one TotalScoreTable row says about a contestant."""
 
     contestant_id: str
+    section: str | None
+    """The row's own Section cell; None when it has none."""
     direction: str | None
     name: str | None
     players: tuple[Player, ...]
@@ -232,4 +240,4 @@ def standing(row: Row) -> Standing | None:
         value = number(cells.get(column))
         if value is not None:
             published.setdefault("total", value)
-    return Standing(contestant, direction, name, players, published, row.element)
+    return Standing(contestant, _known(cells.get("Section")), direction, name, players, published, row.element)

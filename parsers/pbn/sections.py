@@ -15,7 +15,7 @@ from parsers.bridge.cards import CARD_DRIFT
 from parsers.bridge.play import read_play, seat_hands
 from parsers.numbers import whole_number
 from parsers.pbn.games import CallSection, PbnGame, is_table_tag, parse_call_section
-from parsers.pbn.issues import Issue, at_tag, at_token, at_value, strict
+from parsers.pbn.issues import WARNING, Issue, at_tag, at_token, at_value, strict
 from parsers.pbn.lexer import section_tokens
 from parsers.pbn.values import is_unknown, parse_contract, parse_deal, parse_result, parse_seat
 
@@ -210,10 +210,15 @@ def _outcome(game: PbnGame, where: dict[str, int], issues: list[Issue]) -> None:
     result = game.get("Result")
     parsed = None if is_unknown(contract) else parse_contract(contract or "")
     if parsed is not None and parsed.level == 0 and parsed.strain is None:
+        # Programs write a passed-out board with a declarer and Result 0: nothing is lost, so it is
+        # read as passed out and said; a passed-out board with tricks is an error.
+        zero = is_unknown(result) or (result or "").strip() == "0"
         for name in ("Declarer", "Result"):
             if not is_unknown(game.get(name)):
-                issues.append(strict("pbn.pass.extra", f"A passed-out game has an empty {name}.",
-                                     at_value(where[name])))
+                message = f"A passed-out game has an empty {name}."
+                issues.append(Issue("pbn.pass.extra", f"{message} It was read as passed out.",
+                                    at_value(where[name]), None, WARNING) if zero
+                              else strict("pbn.pass.extra", message, at_value(where[name])))
     elif game.get("Declarer") == "" and not is_unknown(result):
         issues.append(strict("pbn.result.declarer", "An empty Declarer means all passed, so Result must be empty "
                              "too.", at_value(where["Result"])))

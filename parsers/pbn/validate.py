@@ -14,9 +14,9 @@ from collections.abc import Callable
 
 from parsers.numbers import whole_number
 from parsers.pbn.games import PbnGame
-from parsers.pbn.issues import Issue, at_offset, at_tag, at_value, strict
+from parsers.pbn.issues import WARNING, Issue, at_offset, at_tag, at_value, strict
 from parsers.pbn.sections import check_sections
-from parsers.pbn.values import parse_deal
+from parsers.pbn.values import parse_date, parse_deal
 
 MANDATORY = ("Event", "Site", "Date", "Board", "West", "North", "East", "South", "Dealer", "Vulnerable", "Deal",
              "Scoring", "Declarer", "Contract", "Result")
@@ -73,6 +73,7 @@ _PATTERNS: dict[str, tuple[re.Pattern[str], str]] = {
 for _copy, _of in (("EventDate", "Date"), ("UTCDate", "Date"), ("UTCTime", "Time"), ("TimeCard", "TimeCall"),
                    ("NorthType", "WestType"), ("EastType", "WestType"), ("SouthType", "WestType")):
     _PATTERNS[_copy] = _PATTERNS[_of]
+_DATES = frozenset({"Date", "EventDate", "UTCDate"})
 _BAD_CHAR = re.compile(r"[\x00-\x08\x0c-\x1f\x7f-\x9f\u0100-\U0010ffff]")
 _HISTORY = r"(\d+)\s+(\d+)\s*/\s*(\d+(?:\s+\d+){0,2})"
 _RUBBER_HISTORY = re.compile(rf"NS\s+{_HISTORY}\s+EW\s+{_HISTORY}\s*")
@@ -122,9 +123,13 @@ def _names(game: PbnGame) -> list[Issue]:
     issues: list[Issue] = []
     seen: set[str] = set()
     for i, (name, value, _) in enumerate(game.tags):
-        if name not in KNOWN_TAGS:
-            why = "must start with an upper-case letter" if not name[0].isupper() else "is not a PBN 2.1 tag"
-            issues.append(strict("pbn.tag.unknown", f"Tag name {name!r} {why}.", at_tag(i)))
+        if not name[0].isupper():
+            issues.append(strict("pbn.tag.name", f"Tag name {name!r} must start with an upper-case letter.",
+                                 at_tag(i)))
+        elif name not in KNOWN_TAGS:
+            # Legal PBN: a program skips tags it does not know (§4.9), "and perhaps shows a warning".
+            issues.append(Issue("pbn.tag.unknown", f"Tag name {name!r} is not a PBN 2.1 tag; it was skipped.",
+                                at_tag(i), None, WARNING))
         if name in seen and name != "Note":
             issues.append(strict("pbn.tag.duplicate", f"Tag {name} occurs twice in this game; the second one "
                                  "is ignored.", at_tag(i)))
@@ -144,6 +149,12 @@ def _values(game: PbnGame) -> list[Issue]:
             continue
         done.add(name)
         pattern = _PATTERNS.get(name)
+        if name in _DATES and pattern is not None and pattern[0].fullmatch(value) is None:
+            found, how = parse_date(value)
+            if how == "drift":  # real programs write 2024-06-02 or a time after the date: read, and said
+                issues.append(Issue("pbn.date.spelling", f"{name} {value!r} is not written YYYY.MM.DD; read as "
+                                    f"{found}.", at_value(i), None, WARNING))
+                continue
         if pattern is not None and pattern[0].fullmatch(value) is None:
             issues.append(strict(f"pbn.value.{name.lower()}", f"{name} {value!r} is not valid: expected "
                                  f"{pattern[1]}.", at_value(i)))

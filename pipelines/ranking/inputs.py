@@ -2,8 +2,9 @@
 sessions and contestants, as of a log position and a time.
 
 Payload fields are extracted in bulk (DuckDB -> JSON text -> polars `json_decode`), one query per
-event type; nothing is validated row by row. These event types have one schema version so far;
-a future version brings an upcaster here as in `pipelines.replay`.
+event type; nothing is validated row by row. These event types have one schema version so far, and
+rows are read whatever their `schema_version`; when one of them gets a second version, read it
+through `pipelines.payload_frames.PayloadReader`, which upcasts older rows in bulk.
 """
 
 from __future__ import annotations
@@ -15,34 +16,34 @@ import duckdb
 import orjson
 import polars as pl
 
+from models.events import (
+    ContestantRegistered,
+    MemberRegistered,
+    PlayerIdentitiesMerged,
+    PlayerLinked,
+    SessionScheduled,
+    TournamentRegistered,
+)
+from models.shape import polars_columns
 from pipelines.live import stream_ranges
 from pipelines.store import EventStore
 
-_PLAYER = pl.Struct({"name": pl.String(), "federation_id": pl.String()})
-
-MEMBER_FIELDS: dict[str, pl.DataType] = {
-    "federation": pl.String(), "federation_id": pl.String(), "name": pl.String(), "club": pl.String(),
-    "gender": pl.String(), "birth_year": pl.Int64(), "region": pl.String(),
-}
-LINK_FIELDS: dict[str, pl.DataType] = {
-    "event_id": pl.String(), "player_name": pl.String(), "federation_id": pl.String(),
-    "linked_by": pl.String(), "reason": pl.String(),
-}
-MERGE_FIELDS: dict[str, pl.DataType] = {"kept_id": pl.String(), "merged_id": pl.String(), "reason": pl.String()}
+# Names are chosen here; their types are the event models' (`models.shape`).
+MEMBER_FIELDS: dict[str, pl.DataType] = polars_columns(
+    MemberRegistered, ["federation", "federation_id", "name", "club", "gender", "birth_year", "region"])
+LINK_FIELDS: dict[str, pl.DataType] = polars_columns(
+    PlayerLinked, ["event_id", "player_name", "federation_id", "linked_by", "reason"])
+MERGE_FIELDS: dict[str, pl.DataType] = polars_columns(PlayerIdentitiesMerged, ["kept_id", "merged_id", "reason"])
 TOURNAMENT_FIELDS: dict[str, pl.DataType] = {
-    "event_id": pl.String(), "name": pl.String(), "category": pl.String(), "start_date": pl.String(),
-    "end_date": pl.String(),
+    **polars_columns(TournamentRegistered, ["event_id", "name", "category", "start_date", "end_date"]),
+    # Of the conditions (a JSON object in the payload) only the carry-over settings, as a struct.
     "conditions": pl.Struct({"carry_over": pl.Struct({
         "mode": pl.String(), "fraction": pl.Float64(), "session_order": pl.List(pl.String())})}),
 }
-SESSION_FIELDS: dict[str, pl.DataType] = {
-    "event_id": pl.String(), "session_id": pl.String(), "number": pl.Int64(), "session_date": pl.String(),
-    "scoring": pl.String(),
-}
-CONTESTANT_FIELDS: dict[str, pl.DataType] = {
-    "event_id": pl.String(), "session_id": pl.String(), "contestant_id": pl.String(), "kind": pl.String(),
-    "section": pl.String(), "direction": pl.String(), "players": pl.List(_PLAYER),
-}
+SESSION_FIELDS: dict[str, pl.DataType] = polars_columns(
+    SessionScheduled, ["event_id", "session_id", "number", "session_date", "scoring"])
+CONTESTANT_FIELDS: dict[str, pl.DataType] = polars_columns(
+    ContestantRegistered, ["event_id", "session_id", "contestant_id", "kind", "section", "direction", "players"])
 
 
 @dataclass(frozen=True)

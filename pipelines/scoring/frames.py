@@ -9,52 +9,36 @@ from __future__ import annotations
 
 import polars as pl
 
+from models.events import ArtificialScoreAwarded, PenaltyAwarded, ResultRecorded, SessionScheduled
+from models.shape import polars_columns, polars_dtype, replayed_fields
+
 COMPONENT = pl.Struct({"score_ns": pl.Int64, "weight": pl.Float64})
 """One weighted outcome: the NS score of that outcome and its weight."""
 
 RESULTS_SCHEMA: dict[str, pl.DataType] = {
-    "event_id": pl.String(),
-    "session_id": pl.String(),
-    "section": pl.String(),
-    "board": pl.Int64(),
-    "table_id": pl.String(),
-    "round": pl.Int64(),
-    "room": pl.String(),            # 'open' / 'closed' in team play, else null
-    "ns_id": pl.String(),
-    "ew_id": pl.String(),
-    "contract": pl.String(),        # '4SX', 'PASS'; null for artificial and weighted rows
-    "declarer": pl.String(),
-    "tricks": pl.Int64(),
+    # A table's result as recorded: every field of `ResultRecorded` that replay reads, by the model.
+    **{name: polars_dtype(f.shape) for name, f in replayed_fields(ResultRecorded).items()},
     "vulnerable_ns": pl.Boolean(),
     "vulnerable_ew": pl.Boolean(),
     "score_ns": pl.Int64(),         # Law 77 from NS's view; null for artificial and weighted rows
     "kind": pl.String(),            # 'result' | 'artificial' | 'weighted'
-    "ns_award": pl.String(),        # artificial: 'A+', 'A', 'A-' or a number (percent / IMPs)
-    "ew_award": pl.String(),
+    **polars_columns(ArtificialScoreAwarded, ["ns_award", "ew_award"]),  # artificial: 'A+', 'A', 'A-' or a number
     "ns_components": pl.List(COMPONENT),  # weighted: outcomes scored for NS
     "ew_components": pl.List(COMPONENT),  # weighted: outcomes scored for EW (split score)
     "fouled_group": pl.String(),    # Law 87 version label, null when the board is not fouled
 }
-"""Input to scoring: every table result of every session to be scored."""
+"""Input to scoring: every table result of every session to be scored (contract, declarer, tricks
+and score null for artificial and weighted rows; room 'open'/'closed' in team play)."""
 
-SESSIONS_SCHEMA: dict[str, pl.DataType] = {
-    "event_id": pl.String(),
-    "session_id": pl.String(),
-    "scoring": pl.String(),         # MP, BUTLER, CROSS_IMP, TOTAL, IMP_TEAMS, VP_TEAMS
-    "field_layout": pl.String(),    # two_field | one_field
-}
-"""Input to scoring: how each session is scored."""
+SESSIONS_SCHEMA: dict[str, pl.DataType] = polars_columns(
+    SessionScheduled, ["event_id", "session_id", "scoring", "field_layout"])
+"""Input to scoring: how each session is scored (`SessionScheduled`'s fields)."""
 
-PENALTIES_SCHEMA: dict[str, pl.DataType] = {
-    "event_id": pl.String(),
-    "session_id": pl.String(),
-    "section": pl.String(),
-    "contestant_id": pl.String(),
-    "direction": pl.String(),       # NS / EW in a two-field session; null = every standing of the id
-    "amount": pl.Float64(),
-    "unit": pl.String(),            # MP, %, IMP, VP
-}
-"""Input to scoring: penalties (Laws 90/91), deducted in the session's unit."""
+PENALTIES_SCHEMA: dict[str, pl.DataType] = polars_columns(
+    PenaltyAwarded, ["event_id", "session_id", "section", "contestant_id", "direction", "amount", "unit"])
+"""Input to scoring: penalties (Laws 90/91), deducted in the session's unit (`PenaltyAwarded`'s
+fields; direction null = every standing of the id)."""
+
 
 BOARD_SCORES_SCHEMA: dict[str, pl.DataType] = {
     "event_id": pl.String(),

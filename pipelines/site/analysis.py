@@ -182,10 +182,14 @@ class AnalysisReport:
     """Deals left without analysis because the solver is not installed."""
 
 
-def ensure_analysis(store: EventStore, deals: Iterable[str | None]) -> AnalysisReport:
-    """Analyses for every complete deal: from the cache, solving (and caching) only the new ones."""
+def ensure_analysis(store: EventStore, deals: Iterable[str | None], *,
+                    found: Mapping[str, DoubleDummy] | None = None) -> AnalysisReport:
+    """Analyses for every complete deal: from the cache, solving (and caching) only the new ones.
+
+    `found`: what `cached` gave for these deals already (read along with a caller's other reads).
+    """
     wanted = sorted({d for d in (canonical_deal(p) for p in deals) if d is not None})
-    found = cached(store, wanted)
+    found = cached(store, wanted) if found is None else {d: found[d] for d in wanted if d in found}
     missing = [d for d in wanted if d not in found]
     solver = solver_version()
     if not missing or solver is None:

@@ -24,8 +24,8 @@ import orjson
 import polars as pl
 
 from pipelines.projections import ScoredEdition
-from pipelines.ranking.publish import EditionError
-from pipelines.site.analysis import AnalysisReport, DoubleDummy, canonical_deal, ensure_analysis
+from pipelines.ranking.publish import EditionError, PublishedEdition
+from pipelines.site.analysis import AnalysisReport, DoubleDummy, cached, canonical_deal, ensure_analysis
 from pipelines.site.event_pages import event_page, index_page, index_row
 from pipelines.site.gather import EventInfo, SessionData, SessionInfo, last_position, session_data
 from pipelines.site.paths import RANKING_DIR, STYLESHEET, event_dir, session_dir
@@ -73,13 +73,17 @@ def build_site(store: EventStore, outdir: str | Path, *, event_id: str | None = 
     then) the sessions shown are replayed and scored for the build; with `edition`, that edition is
     shown. See `pipelines.site.sources`.
     """
-    with _held(store):  # one connection for the refresh and the catalog: opening one costs a tenth of a second
+    with _held(store):  # one connection for the refresh, the catalog and the ranking's editions: each costs one
         source = open_source(store, code=_code_version().hex(), edition=edition, as_of_us=as_of_us, up_to=up_to,
                              event_id=event_id)
+        editions = [e for e in ranking_editions(store)
+                    if e.event_position <= source.position and to_epoch_us(e.published_at) <= source.clock]
     report = SiteReport(Path(outdir))
     manifest = _read_manifest(report.outdir)
     every_event = source.event_ids()
     chosen = [e for e in every_event if event_id is None or e == event_id]
+    source.plan([eid for eid in chosen if not _unchanged(report, source.stamps(eid), manifest.get(event_dir(eid), {}),
+                                                         eid, manifest)])
     rows: dict[str, dict[str, Any]] = {}
     for eid in chosen:
         row = write_event(report, store, source, eid, manifest)
@@ -95,8 +99,7 @@ def build_site(store: EventStore, outdir: str | Path, *, event_id: str | None = 
                 rows[str(kept["event_id"])] = kept
     languages = {str(r["language"]) for r in rows.values()}
     language = languages.pop() if len(languages) == 1 else "en"
-    with _held(store):
-        ranked = write_ranking(report, store, source.position, source.clock, language, manifest)
+    ranked = write_ranking(report, store, editions, language, manifest)
     _write(report, {MANIFEST: orjson.dumps(manifest, option=orjson.OPT_SORT_KEYS | orjson.OPT_INDENT_2)})
     ranking_href = f"{RANKING_DIR}/index.html" if ranked else ""
     _write(report, {"index.html": index_page(list(rows.values()), language, ranking_href), STYLESHEET: stylesheet()})
@@ -132,7 +135,9 @@ def write_event(report: SiteReport, store: EventStore, source: Source, event_id:
                    if not _still(report, manifest, info, quick.get(info.session_id), stamps.get(info.session_id))]
         sessions = [session_data(store, edition, event, info) for info in changed]
         audits = [session_audit(edition, data) for data in sessions]
-    analysis = ensure_analysis(store, [b.deal.to_pbn() for s in sessions for b in s.records.boards if b.deal])
+        deals = [b.deal.to_pbn() for s in sessions for b in s.records.boards if b.deal]
+        found = cached(store, [d for d in map(canonical_deal, deals) if d is not None])
+    analysis = ensure_analysis(store, deals, found=found)  # solving new deals (rare, slow) holds no connection
     report.analysis = _merged(report.analysis, analysis)
     for data, audit in zip(sessions, audits, strict=True):
         # A session shown without some of its analyses is looked at again by the next build.
@@ -229,13 +234,11 @@ def write_session(report: SiteReport, data: SessionData, audit: pl.DataFrame, an
     report.rendered += 1
 
 
-def write_ranking(report: SiteReport, store: EventStore, position: int, clock_us: int, language: str,
+def write_ranking(report: SiteReport, store: EventStore, editions: list[PublishedEdition], language: str,
                   manifest: dict[str, dict[str, object]]) -> bool:
-    """Write the ranking's pages for the editions published by log position `position` and time `clock_us`;
-    False when there are none. Skips the rendering when the manifest says they were built from the
-    same editions, and removes the pages of players no longer ranked."""
-    editions = [e for e in ranking_editions(store)
-                if e.event_position <= position and to_epoch_us(e.published_at) <= clock_us]
+    """Write the ranking's pages for `editions` (the rule set's editions published by the log position
+    and time the site shows); False when there are none. Skips the rendering when the manifest says
+    they were built from the same editions, and removes the pages of players no longer ranked."""
     if not editions:
         return False
     digest = ranking_digest(editions, _code_version() + language.encode())
@@ -246,7 +249,8 @@ def write_ranking(report: SiteReport, store: EventStore, position: int, clock_us
         report.unchanged += len(files)
         return True
     try:
-        source = ranking_source(store, editions)
+        with _held(store):
+            source = ranking_source(store, editions)
     except EditionError as exc:
         # The results stay published; the ranking pages keep the edition they showed, if any.
         log.error("site: ranking pages not written: %s", exc)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date
 from typing import Any
 
@@ -124,6 +124,27 @@ def events_of(store: EventStore, edition: ScoredEdition, event_id: str | None = 
             conditions=conditions.get(eid, ConditionsOfContest()),
             sessions=tuple(sorted(infos, key=lambda s: (s.number, natural_key(s.session_id))))))
     return sorted(events, key=lambda e: (e.played_on or date.min, e.event_id), reverse=True)
+
+
+def of_event(edition: ScoredEdition, event_id: str) -> ScoredEdition:
+    """The edition's rows of one event: what a replay and the projection rows of that event alone hold.
+
+    The results as recorded (`Projection.original_results`) are read once for the whole edition,
+    on first use, and filtered.
+    """
+    mine = pl.col("event_id") == event_id
+    projection = edition.projection
+
+    def original() -> pl.DataFrame:
+        return projection.original_results.filter(mine)
+
+    frames = {name: frame.filter(mine) if "event_id" in frame.columns else frame  # an empty frame may have no columns
+              for name in ("results", "sessions", "penalties", "windows", "corrections", "rulings")
+              for frame in [getattr(projection, name)]}
+    own = replace(projection, **frames, conditions={k: v for k, v in projection.conditions.items() if k == event_id},
+                  reread_original=original)
+    return ScoredEdition(edition.position, edition.as_of_us, edition.board_scores.filter(mine),
+                         edition.standings.filter(mine), own)
 
 
 def _read(store: EventStore, event_type: str, position: int, streams: list[str] | None) -> list[StoredEvent]:

@@ -16,12 +16,33 @@ from pipelines.site.labels import labels
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 
+_DICT_ATTRIBUTES = frozenset(dir(dict))
+
+
+class _Environment(Environment):
+    """jinja's environment, looking a plain dict's keys up first.
+
+    The pages' values are dicts, and `row.board` tries the attribute first: for a dict that is an
+    AttributeError raised and caught every time, a fifth of the rendering. A plain dict has no
+    attribute but its methods, so for any other name the key is what jinja would find anyway.
+    """
+
+    def getattr(self, obj: Any, attribute: str) -> Any:
+        """`obj.attribute` in a template: the key of a plain dict, else jinja's own lookup."""
+        if type(obj) is dict and attribute not in _DICT_ATTRIBUTES:
+            try:
+                return obj[attribute]
+            except KeyError:
+                pass
+        return super().getattr(obj, attribute)
+
+
 @cache
 def environment() -> Environment:
     """The site's templates, autoescaped: every value from a file is text, never markup."""
     # Compiled templates are kept between processes (jinja's own per-user cache folder, checked by
     # the templates' source): compiling them took a tenth of a fresh site build's time.
-    return Environment(loader=PackageLoader("pipelines.site", "templates"),
+    return _Environment(loader=PackageLoader("pipelines.site", "templates"),
                        autoescape=select_autoescape(default=True, default_for_string=True),
                        undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True,
                        bytecode_cache=FileSystemBytecodeCache())

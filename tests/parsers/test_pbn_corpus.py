@@ -18,9 +18,11 @@ from tests.parsers.conftest import PBN, pbn_files
 # ffb séance 1: 660 ScoreTable rows = 656 results + 4 artificial ("A+"/"A-") rows; séance 5: 615 + 1.
 # rpbridge: 7632 games, 3816 of them carry Board/Deal (the other room follows without them); the
 # 128 board numbers are reused across matches with other deals, giving 2298 distinct board records.
+# Games that name players but no pair (BBO exports, robots, the reference files) give pairs named by
+# their players (issue #12): BEN plays every seat of camrose, so "BEN/BEN" is its one contestant.
 EXPECTED = {
-    "bbohelper_daylong_2024-06-02.pbn": (8, 8, 0, 0, 0),
-    "ben_camrose2024_bc.pbn": (160, 157, 0, 0, 0),
+    "bbohelper_daylong_2024-06-02.pbn": (8, 8, 0, 2, 0),
+    "ben_camrose2024_bc.pbn": (160, 157, 0, 1, 0),
     "bigdeal_pbn10.pbn": (14, 0, 0, 0, 0),
     "bridgecomposer_hand_trophy_pairs.pbn": (26, 0, 0, 0, 0),
     "bridgecomposer_latin1.pbn": (15, 0, 0, 0, 0),
@@ -33,17 +35,17 @@ EXPECTED = {
     "ffb_dn1_finale_2022_seance1.pbn": (30, 656, 4, 44, 0),
     "ffb_dn1_finale_2022_seance5.pbn": (28, 615, 1, 44, 0),
     "lintopbn_wbtc2015_swe_pol.pbn": (16, 32, 0, 2, 0),
-    "pbnref_correct_10.pbn": (2, 2, 0, 0, 0),
+    "pbnref_correct_10.pbn": (2, 2, 0, 2, 0),
     "pbnref_correct_20.pbn": (33, 4, 0, 10, 0),
-    "pbnref_correct_21.pbn": (2, 1, 0, 0, 0),
-    "pbnref_errors_10.pbn": (3, 9, 0, 0, 12),
+    "pbnref_correct_21.pbn": (2, 1, 0, 2, 0),
+    "pbnref_errors_10.pbn": (3, 9, 0, 4, 12),
     "pbnref_errors_20.pbn": (1, 0, 0, 3, 0),
     "pbnref_errors_21.pbn": (0, 0, 0, 0, 0),
     "pbnref_three_records_crlf.pbn": (3, 0, 0, 0, 0),
-    "pbntools_bbo_aba_17901.pbn": (2, 56, 0, 0, 0),
+    "pbntools_bbo_aba_17901.pbn": (2, 56, 0, 57, 0),
     "pbntools_jfrpary_wb120802.pbn": (27, 216, 0, 17, 0),
     "ruter7_klubbkveld_2012_butler.pbn": (21, 168, 0, 16, 0),
-    "schiphol_1995.pbn": (1, 1, 0, 0, 0),
+    "schiphol_1995.pbn": (1, 1, 0, 2, 0),
 }
 
 

@@ -143,7 +143,9 @@ def test_sides_by_pair_numbers_team_names_and_player_lists() -> None:
     games[3] = games[3].replace('[Scoring "MP"]', '[Scoring "MP"]\n[HomeTeam "Lions"]\n[Room "Closed"]')
     found = agree(HEADER + "".join(games))
     assert found is not None
-    assert found.results.select("ns_id", "ew_id").rows() == [("7", "12"), ("", ""), ("", ""), ("", "Lions")]
+    # Players but no pair numbers: a pair is named by its players, as in LIN (issue #12).
+    assert found.results.select("ns_id", "ew_id").rows() == [
+        ("7", "12"), ("N/S", "E/W"), ("Ann ; ?;Bob/Cy;", "E/W"), ("", "Lions")]
     assert [player["name"] for player in found.results["ns_players"][2]] == ["Ann", "Bob", "Cy"]
 
 
@@ -362,15 +364,19 @@ MUTATIONS: list[tuple[str, Callable[[], str], bool, str, str]] = [
     ("contract that is not one", lambda: _with(_tag("Contract", "4Z")), False, "pbn.contract", "Contract"),
     ("result that is not one", lambda: _with(_tag("Result", "14")), False, "pbn.result", "Result"),
     ("declarer that is not a seat", lambda: _with(_tag("Declarer", "Q")), False, "pbn.declarer", "declarer"),
-    ("date not written YYYY.MM.DD", lambda: _with(_tag("Date", "2026-11-21")), True, "pbn.value.date", "date"),
+    ("date not written YYYY.MM.DD", lambda: _with(_tag("Date", "2026-11-21")), True, "pbn.date.spelling", "date"),
 ]
+WARNED = {"pbn.tag.unknown", "pbn.date.spelling"}
+"""Legal PBN (§4.9), or normalised without loss: strict mode warns of these, and the fast path still
+declines them (the careful reader's diagnostic is part of what ingest records)."""
 
 
 @pytest.mark.parametrize(("what", "make", "strict", "code", "reason"), MUTATIONS, ids=[m[0] for m in MUTATIONS])
 def test_mutations_the_careful_reader_rejects_are_declined(
         what: str, make: Callable[[], str], strict: bool, code: str, reason: str, declines: Declines) -> None:
     text = make()
-    errors = {d.code for d in careful(text, strict=strict).diagnostics if d.severity is Severity.ERROR}
+    wanted = Severity.WARNING if code in WARNED else Severity.ERROR
+    errors = {d.code for d in careful(text, strict=strict).diagnostics if d.severity is wanted}
     assert code in errors, f"{what}: the careful reader reports {errors}"
     assert fast(text) is None
     assert declines.failures == []

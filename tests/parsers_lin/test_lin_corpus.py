@@ -98,8 +98,9 @@ def test_passed_out_board() -> None:
     assert result.auction == ("Pass",) * 4 and result.play == () and result.lead is None
     assert result.ns_players == (Player(name="piotr_cz99"), Player(name="romgal"))
     assert result.ew_players == (Player(name="kar21"), Player(name="ziutek52"))
-    assert (result.ns_id, result.ew_id, result.table_id, result.room) == ("piotr_cz99/romgal", "kar21/ziutek52",
-                                                                         "1", None)
+    # LIN names no table: the table is named by its two pairs (issue #12), never "1" in every file.
+    assert (result.ns_id, result.ew_id, result.table_id, result.room) == (
+        "piotr_cz99/romgal", "kar21/ziutek52", "piotr_cz99/romgal v kar21/ziutek52", None)
     assert board.deal is not None
     # md: S=S49KH6D356KC245TQ W=S268QAH29JQD4JC3J N=STJH34578DQAC789K, E is the rest of the pack
     assert board.deal.to_pbn("N") == "N:JT.87543.AQ.K987 753.AKT.T9872.A6 K94.6.K653.QT542 AQ862.QJ92.J4.J3"

@@ -207,7 +207,9 @@ def varied_file(count: int, seed: int) -> str:
     rng = random.Random(seed)
     lines = [varied_line(board, rng) for board in boards(count, seed)]
     if count > 1 and rng.random() < 0.5:
-        lines.append(lines[rng.randrange(count)])  # the same board again, at another table
+        # The same board again, at another table: other players (the same four would claim the
+        # same table, which the careful reader reports and the fast path declines).
+        lines.append("pn|S2,W2,N2,E2|" + lines[rng.randrange(count)].split("|", 2)[2])
     text = "".join(line + ("\n" if rng.random() < 0.1 else "") for line in lines)
     text = text.rstrip("\n") if rng.random() < 0.2 else text
     return text.replace("\n", "\r\n") if rng.random() < 0.3 else text

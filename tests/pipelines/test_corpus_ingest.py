@@ -8,8 +8,9 @@ from pathlib import Path
 import pytest
 
 from pipelines.ingest import IngestRejected, ingest_file, parse_bytes
+from pipelines.payloads import encode_payload
 from pipelines.replay import replay
-from pipelines.store import EventStore, encode_payload
+from pipelines.store import EventStore
 from tests.conftest import CORPUS, RECORDED_AT
 
 FILES = sorted(p for p in CORPUS.rglob("*") if p.suffix.lower() in (".pbn", ".lin", ".xml"))

@@ -6,11 +6,14 @@ from typing import Any
 
 import orjson
 import polars as pl
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from pydantic import BaseModel
 
-from pipelines.payloads import Raw, canonical_json, sorted_struct
-from pipelines.store import encode_payload
+from models.events import ArtificialScoreAwarded, BoardDealt, ResultRecorded, event_payload
+from models.shape import model_fields
+from pipelines.payloads import Raw, canonical_json, encode_payload, model_payload, sorted_struct
 
 TEXT = st.text(st.characters(codec="utf-8"), max_size=12)
 ROWS = st.lists(
@@ -60,3 +63,24 @@ def test_an_object_without_raw_fields_is_encoded_whole(rows: list[dict[str, Any]
                          schema={"name": pl.String, "count": pl.Int64})
     encoded = frame.select(canonical_json({"name": pl.col("name"), "count": pl.col("count")})).to_series()
     assert encoded.to_list() == [encode_payload({"name": r["name"], "count": r["count"]}) for r in rows]
+
+
+@pytest.mark.parametrize("model", [ResultRecorded, BoardDealt])
+def test_a_models_payload_from_its_required_columns_is_its_canonical_dump(model: type[BaseModel]) -> None:
+    """`model_payload` writes every field of the model: from the columns, else the field's default,
+    byte for byte as the model itself dumps (`event_payload`, `encode_payload`)."""
+    rows = [{"board": 3, "table_id": "7", "ns_id": "1", "ew_id": "2", "contract": "PASS",
+             "dealer": "S", "vulnerability": "EW", "event_id": "e", "session_id": "é"}]
+    required = [f.name for f in model_fields(model) if f.required]
+    frame = pl.DataFrame([{name: row[name] for name in required} for row in rows])
+    encoded = frame.select(model_payload(model, frame.schema, {})).to_series().to_list()
+    assert encoded == [encode_payload(event_payload(model.model_validate({n: r[n] for n in required}))) for r in rows]
+
+
+def test_a_value_polars_would_write_differently_must_come_as_json_text() -> None:
+    frame = pl.DataFrame({"board": [1], "table_id": ["1"], "ns_id": ["1"], "ew_id": ["2"], "event_id": ["e"],
+                          "session_id": ["s"], "ns_award": [60.0], "ew_award": ["A"]})
+    with pytest.raises(TypeError, match="ns_award"):
+        model_payload(ArtificialScoreAwarded, frame.schema, {})
+    with pytest.raises(ValueError, match="contract is required"):
+        model_payload(ResultRecorded, frame.schema, {})

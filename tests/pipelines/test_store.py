@@ -16,12 +16,13 @@ import polars as pl
 import pytest
 
 import pipelines.store as store_module
+from models.upcasting import Computed, Dropped, Upcaster, Upcasters
 from pipelines.store import (
     ConcurrencyError,
     EventStore,
     NewEvent,
     StoreBusy,
-    UpcasterRegistry,
+    StoreError,
     event_frame,
 )
 from tests.conftest import RECORDED_AT
@@ -133,18 +134,17 @@ def test_upcasters_bring_old_payloads_to_the_current_version(store: EventStore) 
                                    "unit": "MP", "reason": "late"}
     store.append([NewEvent("session:e/1", "PenaltyAwarded", old_payload, AT, schema_version=0)],
                  recorded_at=RECORDED_AT)
-    registry = UpcasterRegistry()
-
-    @registry.register("PenaltyAwarded", 0)
-    def _points_to_amount(payload: dict[str, Any]) -> dict[str, Any]:
-        body = dict(payload)
-        body["amount"] = float(body.pop("points"))
-        return body
+    registry = Upcasters()
+    registry.add(Upcaster("PenaltyAwarded", 0, (Computed("amount", pl.col("points").cast(pl.Float64),
+                                                         {"points": int}),
+                                                Dropped("points"))))
 
     [event] = store.read(upcasters=registry)
     assert (event.schema_version, event.payload["amount"], "points" in event.payload) == (1, 3.0, False)
     with duckdb.connect(str(store.path), read_only=True) as con:
         assert con.execute("SELECT schema_version FROM events").fetchall() == [(0,)]  # stored row unchanged
+    with pytest.raises(StoreError, match="no upcaster for PenaltyAwarded v0"):
+        store.read()
 
 
 def test_a_columnar_batch_is_stored_exactly_as_the_same_events_one_by_one(store: EventStore, tmp_path: Path) -> None:

@@ -1,0 +1,214 @@
+"""Stored payloads as replay's frames: one event type's fields extracted in bulk, old rows upcast in bulk.
+
+The columns are the event model's fields (`models.shape.replayed_fields`), never a list kept here:
+DuckDB's `json_transform` turns each payload into a struct of those fields in one pass of its JSON
+parser, and the struct's fields become the frame's columns. Rows stored under an older
+`schema_version` are extracted the same way (with the older fields their upcasters read) and
+brought up to date as one batch (`models.upcasting.Upcasters.upcast_frame`), so a schema bump
+costs a few expressions over the old rows, not a Python loop over them.
+
+Times (`Moment`) come out as microseconds since the epoch; JSON objects as JSON text.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import duckdb
+import polars as pl
+from pydantic import BaseModel
+
+from models.events import CURRENT_VERSIONS, EVENT_TYPES, session_stream
+from models.shape import Shape, json_transform_type, replayed_fields
+from models.upcasting import Upcasters
+from pipelines.vetting import unreadable_time_sql, vetted
+
+SessionKey = tuple[str, str]
+"""(event_id, session_id)."""
+
+_SCALAR_DEFAULTS = (str, int, float, bool)
+
+
+@dataclass(frozen=True)
+class Scope:
+    """The part of the log a session-keyed replay reads: streams, then the sessions they must name."""
+
+    streams: list[str]
+    keys: list[str]
+    """`event_id \x1f session_id` of each session in scope."""
+    events: list[str]
+
+    @classmethod
+    def of(cls, sessions: Collection[SessionKey]) -> Scope:
+        """The scope of `sessions`: their streams and their tournaments' registrations."""
+        ordered = sorted(set(sessions))
+        events = sorted({event_id for event_id, _ in ordered})
+        return cls(streams=[session_stream(e, s) for e, s in ordered] + [f"tournament:{e}" for e in events],
+                   keys=[f"{e}\x1f{s}" for e, s in ordered], events=events)
+
+    def narrow(self, frame: pl.DataFrame) -> pl.DataFrame:
+        """Only the rows that name a session (or, for tournaments, an event) in scope.
+
+        The streams already hold only these; this keeps a stray payload that names another
+        session out, so that a session-keyed replay never scores a row twice.
+        """
+        if "session_id" not in frame.columns:
+            inside = pl.col("event_id").is_in(self.events)
+        else:
+            inside = pl.concat_str([pl.col("event_id"), pl.col("session_id")], separator="\x1f").is_in(self.keys)
+        narrowed = frame.filter(inside)
+        return frame if narrowed.height == frame.height else narrowed
+
+
+_INDEXED_STREAMS = 512
+"""A keyed read of up to this many streams starts at their first position (`PayloadReader._first_position`)."""
+
+
+class PayloadReader:
+    """Reads one event type's payload fields into a frame, upcasting rows of older versions.
+
+    `frame` is the one point where stored payloads become replay's rows.
+    """
+
+    def __init__(self, con: duckdb.DuckDBPyConnection, position: int, upcasters: Upcasters,
+                 as_of_us: int, scope: Scope | None = None) -> None:
+        self.con = con
+        self.position = position
+        self.upcasters = upcasters
+        self.as_of_us = as_of_us
+        self.scope = scope
+        self._first: int | None = None
+
+    def _where(self) -> tuple[str, list[Any]]:
+        """The filter (after `type` and `schema_version`) and its parameters."""
+        params: list[Any] = [self.position, self.as_of_us]
+        where = "position <= ? AND epoch_us(occurred_at) <= ?"
+        if self.scope is not None:
+            # stream_id's min/max prune few row groups (every row group holds many streams), so a
+            # keyed read also starts at its streams' first position: a weekend's sessions are read
+            # from the log's last row groups, not from all of them once per event type.
+            where += " AND position >= ? AND stream_id IN (SELECT unnest(?))"
+            params += [self._first_position(), self.scope.streams]
+        return where, params
+
+    def _first_position(self) -> int:
+        """The first position of the scope's streams (0 for a scope of many), then cached: each
+        stream's first event is its version 1, which the (stream_id, stream_version) index finds
+        when the streams are listed as literals (a list parameter is joined, a whole-column scan)."""
+        if self._first is None:
+            assert self.scope is not None
+            streams = self.scope.streams
+            self._first = 0
+            if 0 < len(streams) <= _INDEXED_STREAMS:
+                rows = self.con.execute(
+                    f"SELECT coalesce(min(position), 0) FROM events WHERE stream_version = 1"
+                    f" AND stream_id IN ({', '.join('?' for _ in streams)})", streams).fetchall()
+                self._first = int(rows[0][0])
+        return self._first
+
+
+    def frame(self, event_type: str, model: type[BaseModel] | None = None) -> pl.DataFrame:
+        """`position`, `occurred_us` and the replayed fields of `model` (default: the catalogue's
+        model of `event_type`) of every such event in scope, in log order."""
+        fields = {name: f.shape for name, f in replayed_fields(model or EVENT_TYPES[event_type]).items()}
+        # Events replay cannot use are reported and left out, never a crash (pipelines.vetting).
+        frame = vetted(event_type, self._read_frame(event_type, fields))
+        return _with_defaults(frame, model or EVENT_TYPES[event_type])
+
+    def _read_frame(self, event_type: str, fields: Mapping[str, Shape]) -> pl.DataFrame:
+        current = CURRENT_VERSIONS.get(event_type, 1)
+        where, params = self._where()
+        frame = fetch(self.con.sql(frame_sql(fields, f"schema_version = ? AND {where}"),
+                                   params=[event_type, current, *params]))
+        # DuckDB scans in insertion order, which is log order; sorting millions of wide rows in SQL
+        # would cost far more than this check (and the sort it guards, should the order ever differ).
+        if not frame["position"].is_sorted():
+            frame = frame.sort("position")
+        older = self._older(event_type, current, fields)
+        if older is not None:
+            frame = pl.concat([frame, older]).sort("position")
+        return frame if self.scope is None else self.scope.narrow(frame)
+
+    def _older(self, event_type: str, current: int, fields: Mapping[str, Shape]) -> pl.DataFrame | None:
+        """Rows stored under an older version, upcast as one batch (None when there are none)."""
+        where, params = self._where()
+        versions = self.con.execute(
+            f"SELECT min(schema_version) FROM events WHERE type = ? AND schema_version < ? AND {where}",
+            [event_type, current, *params]).fetchall()[0][0]
+        if versions is None:
+            return None
+        wanted = {**fields, **self.upcasters.old_fields(event_type, int(versions), current, fields)}
+        rows = fetch(self.con.sql(frame_sql(wanted, f"schema_version < ? AND {where}", with_version=True),
+                                  params=[event_type, current, *params]))
+        upcast = self.upcasters.upcast_frame(event_type, rows, current)
+        return upcast.select("position", "occurred_us", *fields)
+
+
+def _with_defaults(frame: pl.DataFrame, model: type[BaseModel]) -> pl.DataFrame:
+    """Payloads written before an optional field was added lack it: they read as its default, as
+    pydantic would fill it (a scalar default; null stays null)."""
+    fills = {
+        name: pl.col(name).fill_null(f.default)
+        for name, f in replayed_fields(model).items()
+        if isinstance(f.default, _SCALAR_DEFAULTS) and f.default is not None and frame[name].null_count()
+    }
+    return frame.with_columns(**fills) if fills else frame
+
+
+def frame_sql(fields: Mapping[str, Shape], where: str, *, with_version: bool = False) -> str:
+    """One pass of DuckDB's JSON parser per row: `json_transform` into a struct, then columns.
+
+    Field names and types come from the event models (never user input); `where` holds `?`
+    placeholders for the type and the filter values.
+    """
+    struct = ", ".join(f'"{name}": {json_transform_type(shape)}' for name, shape in fields.items())
+    columns = ", ".join(
+        f"{unreadable_time_sql(f'p.{name}')} AS {name}" if shape.kind == "time" else f"p.{name} AS {name}"
+        for name, shape in fields.items()
+    )
+    version = "schema_version, " if with_version else ""
+    return (
+        f"SELECT position, occurred_us, {version}{columns} FROM ("
+        f" SELECT position, epoch_us(occurred_at) AS occurred_us, schema_version,"
+        f" json_transform(payload, '{{{struct}}}') AS p"
+        f" FROM events WHERE type = ? AND {where}"
+        ")"
+    )
+
+
+_BATCH_ROWS = 1_000_000
+
+
+def fetch(relation: duckdb.DuckDBPyRelation) -> pl.DataFrame:
+    """A query's rows as a frame, converted batch by batch so that Arrow's copy of all of them
+    never sits beside polars' (at ten million results that is gigabytes)."""
+    reader = relation.to_arrow_reader(_BATCH_ROWS)
+    parts = [_as_frame(batch) for batch in reader]
+    if not parts:
+        return _as_frame(reader.schema.empty_table())
+    stacked = pl.concat(parts, rechunk=False)
+    del parts
+    return one_chunk(stacked)
+
+
+def _as_frame(arrow: Any) -> pl.DataFrame:
+    frame = pl.from_arrow(arrow)
+    assert isinstance(frame, pl.DataFrame)
+    return frame
+
+
+def one_chunk(frame: pl.DataFrame) -> pl.DataFrame:
+    """`frame` with every column in one chunk, rebuilt a column at a time.
+
+    Scoring gathers and filters millions of rows, at half the speed on chunked columns (and any
+    operation on misaligned chunks copies the whole frame). `DataFrame.rechunk` would hold the old
+    and the new copy of every column at once; column by column, each old one is freed as it goes.
+    """
+    for name in frame.columns:
+        if frame.get_column(name).n_chunks() > 1:
+            frame = frame.with_columns(frame.get_column(name).rechunk())
+    return frame
+
+
