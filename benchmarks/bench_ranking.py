@@ -10,14 +10,18 @@ each run, never written). Then, each in a fresh process, timed from spawn to exi
 time (user + system, all threads) and peak RSS:
 
 1. `bridgeledger rank --rules pzbs-3 --as-of ...`, the full edition computed and printed, which
-   reads stored standings (`pipelines/ranking/standings_source.py`);
-2. the same edition with its CSV files written (what `--out` and `--publish` add: a quarter of a
-   gigabyte of awards), split into standings, the ranking's own work and the files;
-3. the peer: the same edition with standings from a replay and scoring of the whole log
-   (`score_store`, the path before the projections); its files must equal (2)'s byte for byte;
-4. one more weekend appended (40 new sessions, their players and publications; the projections
-   are not refreshed, so the edition rescores those sessions itself), then (1) to (3) again;
-5. `bridgeledger score` (the weekend into the projections, as the scoring DAG does), then (1).
+   reads stored standings (`pipelines/ranking/standings_source.py`) and keeps its awards per
+   tournament for the next edition (`pipelines/ranking/kept.py`; none are kept in the cached store);
+2. the same edition computed from scratch (nothing kept) with its CSV files written (what `--out`
+   and `--publish` add: a quarter of a gigabyte of awards), split into standings, the ranking's own
+   work and the files;
+3. the same edition from the awards (1) kept, its CSV files written (not timed for the table);
+4. the peer: the same edition with standings from a replay and scoring of the whole log
+   (`score_store`, the path before the projections); its files must equal (2)'s and (3)'s byte for byte;
+5. one more weekend appended (40 new sessions, their players and publications; the projections
+   are not refreshed, so the edition rescores those sessions itself), then (1) to (4) again: (1)
+   now recomputes the weekend's 20 tournaments and takes the others' awards as (1) kept them;
+6. `bridgeledger score` (the weekend into the projections, as the scoring DAG does), then (1).
 
 Targets (issue 13): a full edition <= 10 s and <= 2 GB; after one more weekend <= 2 s.
 
@@ -225,15 +229,23 @@ def cached_store(boards: int, per_board: int, members: int) -> Path:
     return path
 
 
-def time_edition(path: Path, as_of: datetime, out: Path | None, *, replay: bool) -> None:
-    """Child process: one edition as `bridgeledger rank` computes it (`replay`: with standings from a
-    replay of the whole log, the peer), its split, and its output written to `out`."""
+def time_edition(path: Path, as_of: datetime, out: Path | None, *, what: str) -> None:
+    """Child process: one edition (`split`: from scratch with stored standings; `peer`: with standings
+    from a replay of the whole log; `kept`: from the awards the last `rank` kept), its split, and its
+    output written to `out`."""
     from pipelines.ranking import standings_source
     from pipelines.ranking.edition import compute_edition
     from pipelines.ranking.rules import load_rules
     from pipelines.store import EventStore
 
-    source = standings_source.replay_standings if replay else standings_source.read_standings
+    if what == "kept":
+        started = time.perf_counter()
+        kept = compute_edition(EventStore(path), load_rules("pzbs-3"), as_of=as_of)
+        if out is not None:
+            write_output(kept.output_bytes(), out)
+        print(f"from kept awards, CSV files written, in {time.perf_counter() - started:.2f} s", flush=True)
+        return
+    source = standings_source.replay_standings if what == "peer" else standings_source.read_standings
     spent: dict[str, float] = {}
 
     def timed_standings(store: EventStore, *, up_to: int, as_of_us: int) -> standings_source.StandingsSnapshot:
@@ -284,17 +296,21 @@ def measure(path: Path, as_of: datetime, label: str, work: Path, skip_peer: bool
     runs = {"ours": rank_cli(path, as_of)}
     print(f"  {label}: bridgeledger rank: {runs['ours']}", flush=True)
     runs["split"] = child("split", str(path), as_of.isoformat(), str(work / f"{label}-ours"))
-    print(f"  {label}: the same edition with its CSV files written (as --out and --publish do): {runs['split']}\n"
-          f"    {runs['split'].output.strip()}", flush=True)
+    print(f"  {label}: the same edition from scratch with its CSV files written (as --out and --publish do): "
+          f"{runs['split']}\n    {runs['split'].output.strip()}", flush=True)
+    runs["kept"] = child("kept", str(path), as_of.isoformat(), str(work / f"{label}-kept"))
+    print(f"  {label}: the same edition from the awards `rank` kept, CSV files written: {runs['kept']}", flush=True)
     if not skip_peer:
         runs["peer"] = child("peer", str(path), as_of.isoformat(), str(work / f"{label}-peer"))
         print(f"  {label}: peer, standings replayed from the whole log, CSV files written: {runs['peer']}\n"
               f"    {runs['peer'].output.strip()}", flush=True)
         ours, peer = output_digest(work / f"{label}-ours"), output_digest(work / f"{label}-peer")
-        same = all((work / f"{label}-ours" / name).read_bytes() == (work / f"{label}-peer" / name).read_bytes()
-                   for name in ("ranking.csv", "sub_rankings.csv", "awards.csv"))
-        print(f"  {label}: output {ours[:16]} vs peer {peer[:16]}: {'identical' if same else 'DIFFERENT'}",
-              flush=True)
+        same = all((work / side / name).read_bytes() == (work / f"{label}-peer" / name).read_bytes()
+                   for name in ("ranking.csv", "sub_rankings.csv", "awards.csv")
+                   for side in (f"{label}-ours", f"{label}-kept"))
+        kept = output_digest(work / f"{label}-kept")
+        print(f"  {label}: output {ours[:16]} (from scratch), {kept[:16]} (from kept awards) vs peer {peer[:16]}: "
+              f"{'identical' if same else 'DIFFERENT'}", flush=True)
         if not same:
             raise SystemExit(f"{label}: the edition differs from the full-replay peer")
     return runs
@@ -311,8 +327,7 @@ def main() -> None:
     args = parser.parse_args()
     if args.child:
         what, store, as_of, out = args.child
-        time_edition(Path(store), datetime.fromisoformat(as_of), None if out == "-" else Path(out),
-                     replay=what == "peer")
+        time_edition(Path(store), datetime.fromisoformat(as_of), None if out == "-" else Path(out), what=what)
         return
     cached = cached_store(args.boards, args.per_board, args.members)
     if args.build_only:

@@ -169,7 +169,8 @@ def rank(ctx: typer.Context, rules: RulesOpt = None, as_of: AsOfOpt = None,
     event_store, moment = _store(store), _time(as_of, "--as-of")
     if publish:
         refresh_standings(event_store)
-    computed = compute_edition(event_store, _rules(rules), as_of=moment)
+    # Kept awards make the next edition recompute only the tournaments that moved (derived rows).
+    computed = compute_edition(event_store, _rules(rules), as_of=moment, keep=True)
     _report(computed, top, out)
     if against:
         _print_diff(event_store, against, computed, "what if")
@@ -196,7 +197,7 @@ def _rules(spec: str) -> "RuleSet":
 def _report(edition: "RankingEdition", top: int, out: Path | None) -> None:
     rules = edition.rules
     _say(f"{rules.name} {rules.version} (hash {rules.content_hash()[:16]}) as of {edition.as_of.isoformat()}, "
-         f"log position {edition.position}: {edition.ranking.height} players, {edition.awards.height} awards")
+         f"log position {edition.position}: {edition.ranking.height} players, {edition.award_rows.height} awards")
     if edition.provisional.height:
         _show(edition.provisional, "left out: not final at the edition's time")
     if edition.unmatched.height:

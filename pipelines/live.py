@@ -9,12 +9,15 @@ The projection tables are derived data (rebuildable at any time, never the truth
 - `projection_state`: the log position and the clock (the latest `occurred_at` up to it) that the
   tables as a whole reflect.
 
-`refresh` finds the events appended after `projection_state.position`, the tournaments they touch
-(a session stream names its event; a re-registration touches every session of its event) and the
-sessions whose correction period ended between the old clock and the new one, rescores every
-session of those tournaments (an event's sessions are scored together: carry-over totals span
-them), and swaps the rows in one transaction. A full rebuild scores the tournaments in batches
-into staging tables and swaps those in, so that peak memory follows the batch, not the history.
+`refresh` finds the events appended after `projection_state.position` and the tournaments they touch
+(a session stream names its event; a re-registration touches every session of its event), rescores
+every session of those tournaments (an event's sessions are scored together: carry-over totals span
+them), and swaps the rows in one transaction. A tournament with no new event but a session whose
+correction period ended between the old clock and the new one is relabelled in the same transaction
+instead: a replay reads the clock only for each session's status, so its rows keep every score and
+turn final (`_relabel`); rescoring it would give the same rows at the cost of its replay. A full
+rebuild scores the tournaments in batches into staging tables and swaps those in, so that peak memory
+follows the batch, not the history.
 Either way every row equals what a replay of the whole log to the same position gives.
 """
 
@@ -23,7 +26,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import duckdb
@@ -67,6 +70,9 @@ class Refreshed:
     """(event_id, session_id) of every session rescored."""
     board_rows: int
     """Board-score rows written."""
+    relabelled: pl.DataFrame = field(default_factory=_NO_SESSIONS.clone)
+    """(event_id, session_id) of every session of the tournaments relabelled, not rescored, because
+    only a correction period ended (their rows' status, and their sessions' position, changed)."""
     replayed: Projection | None = None
     """An incremental refresh's replay of the sessions it rescored, for a caller that reads them next
     (the results site); None after a full rebuild or when nothing was rescored."""
@@ -90,17 +96,20 @@ def refresh(store: EventStore, *, up_to: int | None = None, full: bool = False,
             return _rebuild(store, con, position, clock, batch_events)
         if position <= state[0]:  # already there (or past it: projections never go back)
             return Refreshed(state[0], state[1], False, _NO_SESSIONS, 0)
-        touched = _touched_events(con, state[0], position, state[1], clock)
+        touched = _touched_events(con, state[0], position)
+        due = sorted(set(_due_events(con, state[1], clock)) - set(touched))
         catalog = session_catalog(con, position, touched)
         if int(catalog["events"].sum()) > batch_events:  # most of the log: rebuild, batch by batch
             return _rebuild(store, con, position, clock, batch_events)
         scored = _score(store, catalog, position, clock)
         with _transaction(con):
             _replace_events(con, touched, scored)
+            relabelled = _relabel(con, due, position, clock)
             _write_state(con, position, clock)
-    log.info("projections at log position %d: %d session(s) rescored", position, catalog.height)
+    log.info("projections at log position %d: %d session(s) rescored, %d relabelled", position, catalog.height,
+             relabelled.height)
     return Refreshed(position, clock, False, catalog.select("event_id", "session_id"), scored.board_scores.height,
-                     scored.projection)
+                     relabelled, scored.projection)
 
 
 def ensure_tables(con: duckdb.DuckDBPyConnection) -> None:
@@ -132,19 +141,18 @@ def session_catalog(con: duckdb.DuckDBPyConnection, position: int,
     number of its events, sorted. A session is known by its stream; its first event names it."""
     if events is not None and not events:
         return pl.DataFrame(schema={"event_id": pl.String, "session_id": pl.String, "events": pl.Int64})
+    params: list[object] = []
     if events is None or len(events) > _PREFIX_QUERIES:
-        streams = ["SELECT * FROM events WHERE position <= ? AND starts_with(stream_id, 'session:')"]
-        params: list[object] = [position]
-    else:  # a LIKE on a prefix lets DuckDB skip the row groups of other streams
-        streams = ["SELECT * FROM events WHERE position <= ? AND stream_id LIKE ? ESCAPE '\\'"] * len(events)
-        params = [value for event_id in events for value in (position, f"session:{_like_literal(event_id)}/%")]
+        where = "starts_with(stream_id, 'session:')"
+    else:  # a key range per tournament: DuckDB reads those streams, not the log's (see `stream_ranges`)
+        where, params = stream_ranges(events, kinds=("session:",))
     frame: pl.DataFrame = con.sql(
-        f"WITH firsts AS (SELECT stream_id, min(position) AS first, count(*) AS events FROM"
-        f" ({' UNION ALL '.join(streams)}) GROUP BY stream_id)"
+        "WITH firsts AS (SELECT stream_id, min(position) AS first, count(*) AS events FROM events"
+        f" WHERE position <= ? AND ({where}) GROUP BY stream_id)"
         " SELECT json_extract_string(e.payload, '$.event_id') AS event_id,"
         " json_extract_string(e.payload, '$.session_id') AS session_id, f.events"
-        " FROM firsts f JOIN events e ON e.position = f.first", params=params).pl()
-    if events is not None:  # a prefix can match another event's streams ("a/b" under "a"): its payload decides
+        " FROM firsts f JOIN events e ON e.position = f.first", params=[position, *params]).pl()
+    if events is not None:  # a stream id can hold another event's id ("a/b" under "a"): its payload decides
         frame = frame.filter(pl.col("event_id").is_in(list(events)))
     return frame.sort("event_id", "session_id")
 
@@ -153,16 +161,31 @@ _PREFIX_QUERIES = 64
 """Up to this many tournaments, the catalog reads each one's streams; beyond, it reads them all."""
 
 
-def _like_literal(text: str) -> str:
-    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+def stream_ranges(events: Sequence[str], *,
+                  kinds: Sequence[str] = ("session:", "tournament:", "players:")) -> tuple[str, list[object]]:
+    """An SQL condition (with its parameters) true for the streams of `events`: their sessions'
+    (`session:<event>/...`, a key range) and their own (`tournament:<event>`, `players:<event>`).
+
+    Every row group holds many streams, so a prefix test reads the whole `stream_id` column; a key
+    range or an equality on `stream_id` is answered from the (stream_id, stream_version) index.
+    """
+    terms: list[str] = []
+    params: list[object] = []
+    for event_id in events:
+        for kind in kinds:
+            if kind == "session:":  # every id starting 'session:<event>/' and nothing else ('0' follows '/')
+                terms.append("(stream_id >= ? AND stream_id < ?)")
+                params += [f"session:{event_id}/", f"session:{event_id}0"]
+            else:
+                terms.append("stream_id = ?")
+                params.append(f"{kind}{event_id}")
+    return " OR ".join(terms) or "false", params
 
 
 # -- what changed --------------------------------------------------------------------------------
 
-def _touched_events(con: duckdb.DuckDBPyConnection, since: int, position: int, old_clock: int,
-                    clock: int) -> list[str]:
-    """Tournaments with an event in (since, position], and those with a session whose correction
-    period ended between the old clock and the new (its status turns final with no event of its own)."""
+def _touched_events(con: duckdb.DuckDBPyConnection, since: int, position: int) -> list[str]:
+    """Tournaments with an event in (since, position]."""
     named = con.execute(
         "WITH streams AS (SELECT stream_id, min(position) AS first FROM events"
         " WHERE position > ? AND position <= ?"
@@ -170,10 +193,38 @@ def _touched_events(con: duckdb.DuckDBPyConnection, since: int, position: int, o
         " SELECT DISTINCT json_extract_string(e.payload, '$.event_id') FROM streams s"
         " JOIN events e ON e.position = s.first",
         [since, position]).fetchall()
+    return sorted({row[0] for row in named if row[0] is not None})
+
+
+def _due_events(con: duckdb.DuckDBPyConnection, old_clock: int, clock: int) -> list[str]:
+    """Tournaments with a session whose correction period ended between the old clock and the new
+    (its status turns final with no event of its own)."""
     due = con.execute(
         f"SELECT DISTINCT event_id FROM {_TABLES['sessions']} WHERE status = 'provisional'"
         " AND deadline_us IS NOT NULL AND deadline_us > ? AND deadline_us <= ?", [old_clock, clock]).fetchall()
-    return sorted({row[0] for row in named + due if row[0] is not None})
+    return sorted(row[0] for row in due if row[0] is not None)
+
+
+def _relabel(con: duckdb.DuckDBPyConnection, events: Sequence[str], position: int, clock: int) -> pl.DataFrame:
+    """Within the caller's transaction: the tournaments' rows as a rescore at (position, clock) would
+    write them, when no event of theirs came in since: each session's status at the new clock (final
+    once it reaches the stored deadline, as `pipelines.corrections.session_windows` decides), and
+    every session's position the new one. Scores, ranks and deadlines stay: the events are the same.
+    Derived rows, so an UPDATE: the event log itself is never updated."""
+    if not events:
+        return _NO_SESSIONS
+    sessions = _TABLES["sessions"]
+    con.execute(f"UPDATE {sessions} SET position = ?, status = CASE WHEN deadline_us IS NOT NULL"
+                " AND ? >= deadline_us THEN 'final' ELSE 'provisional' END"
+                " WHERE event_id IN (SELECT unnest(?))", [position, clock, list(events)])
+    for name in ("board_scores", "standings"):
+        con.execute(f"UPDATE {_TABLES[name]} AS t SET status = s.status FROM {sessions} AS s"
+                    " WHERE t.event_id = s.event_id AND t.session_id = s.session_id"
+                    " AND t.event_id IN (SELECT unnest(?)) AND t.status IS DISTINCT FROM s.status", [list(events)])
+    relabelled: pl.DataFrame = con.sql(f"SELECT event_id, session_id FROM {sessions}"
+                                       " WHERE event_id IN (SELECT unnest(?)) ORDER BY event_id, session_id",
+                                       params=[list(events)]).pl()
+    return relabelled
 
 
 # -- scoring -------------------------------------------------------------------------------------

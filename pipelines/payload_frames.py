@@ -62,6 +62,10 @@ class Scope:
         return frame if narrowed.height == frame.height else narrowed
 
 
+_INDEXED_STREAMS = 512
+"""A keyed read of up to this many streams starts at their first position (`PayloadReader._first_position`)."""
+
+
 class PayloadReader:
     """Reads one event type's payload fields into a frame, upcasting rows of older versions.
 
@@ -75,16 +79,35 @@ class PayloadReader:
         self.upcasters = upcasters
         self.as_of_us = as_of_us
         self.scope = scope
+        self._first: int | None = None
 
     def _where(self) -> tuple[str, list[Any]]:
         """The filter (after `type` and `schema_version`) and its parameters."""
         params: list[Any] = [self.position, self.as_of_us]
         where = "position <= ? AND epoch_us(occurred_at) <= ?"
         if self.scope is not None:
-            # DuckDB prunes row groups on stream_id's min/max: a session's events are read, not the log's.
-            where += " AND stream_id IN (SELECT unnest(?))"
-            params.append(self.scope.streams)
+            # stream_id's min/max prune few row groups (every row group holds many streams), so a
+            # keyed read also starts at its streams' first position: a weekend's sessions are read
+            # from the log's last row groups, not from all of them once per event type.
+            where += " AND position >= ? AND stream_id IN (SELECT unnest(?))"
+            params += [self._first_position(), self.scope.streams]
         return where, params
+
+    def _first_position(self) -> int:
+        """The first position of the scope's streams (0 for a scope of many), then cached: each
+        stream's first event is its version 1, which the (stream_id, stream_version) index finds
+        when the streams are listed as literals (a list parameter is joined, a whole-column scan)."""
+        if self._first is None:
+            assert self.scope is not None
+            streams = self.scope.streams
+            self._first = 0
+            if 0 < len(streams) <= _INDEXED_STREAMS:
+                rows = self.con.execute(
+                    f"SELECT coalesce(min(position), 0) FROM events WHERE stream_version = 1"
+                    f" AND stream_id IN ({', '.join('?' for _ in streams)})", streams).fetchall()
+                self._first = int(rows[0][0])
+        return self._first
+
 
     def frame(self, event_type: str, model: type[BaseModel] | None = None) -> pl.DataFrame:
         """`position`, `occurred_us` and the replayed fields of `model` (default: the catalogue's

@@ -155,12 +155,14 @@ def publication_windows(store: EventStore, *, as_of_us: int, up_to: int | None =
 
 
 def correction_decisions(store: EventStore, *, as_of_us: int, up_to: int | None = None,
-                         upcasters: Upcasters = UPCASTERS) -> tuple[pl.DataFrame, pl.DataFrame]:
+                         upcasters: Upcasters = UPCASTERS,
+                         sessions: Collection[SessionKey] | None = None) -> tuple[pl.DataFrame, pl.DataFrame]:
     """`Projection.windows` and `Projection.corrections` of a whole replay at `as_of_us`, from the
-    publications, registrations, correction requests and approvals alone (no result is read)."""
+    publications, registrations, correction requests and approvals alone (no result is read);
+    of `sessions` only when given (read from their streams, as `replay` reads them)."""
     position = store.head() if up_to is None else up_to
     with store.reader() as con:
-        read = PayloadReader(con, position, upcasters, as_of_us)
+        read = PayloadReader(con, position, upcasters, as_of_us, None if sessions is None else Scope.of(sessions))
         published = read.frame("ScoresPublished")
         conditions = _conditions(read.frame("TournamentRegistered"))
         requests = read.frame("ScoreCorrectionRequested")

@@ -1,12 +1,16 @@
 """A ranking edition: the log up to a position, as of a time, under one rule set.
 
 `compute_edition` is a pure function of (events, rule set, position, as-of): it reads no clock,
-and its canonical output (`output_bytes`) is the same bytes every time it is rebuilt.
+and its canonical output (`output_bytes`) is the same bytes every time it is rebuilt. Each
+tournament's awards before merges and decay (`tournament_awards`) are taken from those kept by an
+earlier edition wherever its inputs have not moved since (`pipelines.ranking.kept`), and computed
+for the others; merges, decay and the ranking then run over every award at once.
 """
 
 from __future__ import annotations
 
 import hashlib
+import io
 import logging
 from dataclasses import dataclass
 from datetime import date, datetime
@@ -24,9 +28,17 @@ from pipelines.ranking.awards import (
     unit_corrections,
 )
 from pipelines.ranking.curves import round_rule
-from pipelines.ranking.inputs import log_head, read_inputs
-from pipelines.ranking.players import contestant_players, resolve_players, unmatched_players
-from pipelines.ranking.standings_source import StandingsReader, read_standings
+from pipelines.ranking.inputs import RankingInputs, log_head, read_inputs
+from pipelines.ranking.kept import (
+    KeptAwards,
+    TournamentAwards,
+    changed_events,
+    fresh,
+    read_kept,
+    save_kept,
+)
+from pipelines.ranking.players import contestant_players, merged_ids, resolve_players, unmatched_players
+from pipelines.ranking.standings_source import StandingsReader, StandingsSnapshot, read_standings
 from pipelines.ranking.units import ranking_units
 from pipelines.store import EventStore, to_epoch_us
 
@@ -39,6 +51,12 @@ SUB_RANKING_COLUMNS = ["grouping", "group", "place", "player_id", "points"]
 _CSV_FLOAT_PRECISION = 6
 _EXACT_DECIMALS = 6
 """Points kept to this many decimals when summed, when the rule set does not round them."""
+_AWARDS_ORDER = ["player_id", "event_id", "session_id", "section", "direction", "contestant_id", "original_id",
+                 "player_name"]
+"""The canonical order of award rows (every key of a row: no two rows share it)."""
+_EDITION_ONLY = ("player_id", "age_years", "decay", "points")
+KEPT_AWARD_COLUMNS = [name for name in AWARD_COLUMNS if name not in _EDITION_ONLY]
+"""An award row before merges and decay: what a tournament gives whatever the edition's date."""
 
 
 @dataclass(frozen=True)
@@ -48,8 +66,8 @@ class RankingEdition:
     rules: RuleSet
     position: int
     as_of: datetime
-    awards: pl.DataFrame
-    """`AWARD_COLUMNS`: every award of every matched player, with how its points now were reached."""
+    award_rows: pl.DataFrame
+    """`AWARD_COLUMNS` in no set order (`awards` has them in the canonical one)."""
     ranking: pl.DataFrame
     """`RANKING_COLUMNS`, by place."""
     sub_rankings: pl.DataFrame
@@ -63,6 +81,12 @@ class RankingEdition:
     merges: pl.DataFrame
     """Identity merges in force: kept_id, merged_id, reason."""
 
+    @cached_property
+    def awards(self) -> pl.DataFrame:
+        """`AWARD_COLUMNS`: every award of every matched player, with how its points now were reached,
+        in the canonical order (sorted when first asked: an edition only printed never needs it)."""
+        return self.award_rows.sort(_AWARDS_ORDER)
+
     def output_bytes(self) -> dict[str, bytes]:
         """The canonical CSV of ranking, sub-rankings and awards (what an edition's hash covers)."""
         return dict(self._output_bytes)
@@ -70,10 +94,9 @@ class RankingEdition:
     @cached_property
     def _output_bytes(self) -> dict[str, bytes]:
         # Written once per edition: a decade's awards are a quarter of a gigabyte of CSV, and the
-        # CLI both writes and hashes them.
-        return {name: frame.write_csv(float_precision=_CSV_FLOAT_PRECISION).encode()
-                for name, frame in (("ranking", self.ranking), ("sub_rankings", self.sub_rankings),
-                                    ("awards", self.awards))}
+        # CLI both writes and hashes them. Written as bytes: a str would be copied again to encode it.
+        return {name: _csv(frame) for name, frame in (("ranking", self.ranking), ("sub_rankings", self.sub_rankings),
+                                                      ("awards", self.awards))}
 
     def output_sha256(self) -> str:
         """SHA-256 over the canonical outputs in a fixed order."""
@@ -84,13 +107,45 @@ class RankingEdition:
 
 
 def compute_edition(store: EventStore, rules: RuleSet, *, as_of: datetime, up_to: int | None = None,
-                    standings: StandingsReader = read_standings) -> RankingEdition:
+                    standings: StandingsReader = read_standings, keep: bool = False) -> RankingEdition:
     """The edition of `rules` over the events at positions <= `up_to` (default: the whole log)
-    that had happened by `as_of`; `standings` reads them (`replay_standings` is the reference)."""
+    that had happened by `as_of`; `standings` reads them (`replay_standings` is the reference).
+
+    With the default reader, tournaments whose inputs did not move since the awards kept for `rules`
+    are taken from them (`pipelines.ranking.kept`); another reader computes every tournament. `keep`
+    writes this edition's awards for the next one (derived rows; skipped when the store is busy).
+    """
     position = log_head(store) if up_to is None else up_to
     as_of_us = to_epoch_us(as_of)
-    snapshot = standings(store, up_to=position, as_of_us=as_of_us)
-    inputs = read_inputs(store, up_to=position, as_of_us=as_of_us)
+    reusable = standings is read_standings
+    kept = read_kept(store, rules) if reusable else None
+    changed = None if kept is None else changed_events(store, kept, up_to=position, as_of_us=as_of_us)
+    inputs = read_inputs(store, up_to=position, as_of_us=as_of_us, events=changed)
+    if changed is None:
+        part = tournament_awards(standings(store, up_to=position, as_of_us=as_of_us), inputs, rules)
+        current, updated = part, fresh(part, position=position, as_of_us=as_of_us)
+    else:
+        assert kept is not None
+        log.info("ranking: %d tournament(s) recomputed, the others' awards as kept at log position %d",
+                 len(changed), kept.position)
+        part = (tournament_awards(read_standings(store, up_to=position, as_of_us=as_of_us, events=changed), inputs,
+                                  rules) if changed else kept.base.cleared())  # nothing moved: no tournament to read
+        current = kept.current().without(changed).plus(part)
+        updated = kept.updated(changed, part, position=position, as_of_us=as_of_us)
+    if keep and reusable and _moved(kept, updated, changed):
+        save_kept(store, rules, updated)
+    return _edition(current, inputs, rules, position, as_of)
+
+
+def _moved(kept: KeptAwards | None, updated: KeptAwards, changed: list[str] | None) -> bool:
+    """Whether the kept rows would change (a new stamp, or tournaments recomputed)."""
+    return kept is None or bool(changed) or changed is None or (kept.position, kept.as_of_us) != (
+        updated.position, updated.as_of_us)
+
+
+def tournament_awards(snapshot: StandingsSnapshot, inputs: RankingInputs, rules: RuleSet) -> TournamentAwards:
+    """The awards of the tournaments in `snapshot` and `inputs` (all of them, or some), before
+    identity merges and decay: units, curve awards, weights, players' shares, dates, corrections."""
     units = ranking_units(snapshot, inputs.tournaments)
     _warn_unknown_categories(inputs.tournaments, rules)
     players = resolve_players(contestant_players(inputs.contestants), inputs, rules.federation)
@@ -98,15 +153,35 @@ def compute_edition(store: EventStore, rules: RuleSet, *, as_of: datetime, up_to
     per_player = player_awards(contestant, units, players, snapshot.standings, rules)
     dated = (per_player.join(award_dates(units, inputs, snapshot.windows), on=["event_id", "unit_session"], how="left")
              .join(unit_corrections(units, snapshot.corrections), on=["event_id", "unit_session"], how="left"))
-    awards = _canonical_awards(decayed(dated, rules, as_of.date()))
+    awards = (dated.rename({"unit_session": "session_id", "rank": "place"})
+              .with_columns(corrections=pl.col("corrections").fill_null("")).select(KEPT_AWARD_COLUMNS))
+    deadlines = (snapshot.windows.select("event_id", "session_id", "deadline_us")
+                 if "deadline_us" in snapshot.windows.columns else
+                 pl.DataFrame(schema={"event_id": pl.String, "session_id": pl.String, "deadline_us": pl.Int64}))
+    return TournamentAwards(awards=awards, unmatched=unmatched_players(players), provisional=units.provisional,
+                            corrections=_applied_corrections(snapshot.corrections), deadlines=deadlines)
+
+
+def _edition(kept: TournamentAwards, inputs: RankingInputs, rules: RuleSet, position: int,
+             as_of: datetime) -> RankingEdition:
+    """The edition from every tournament's awards: merges, decay at `as_of`, the ranking."""
+    with_ids = kept.awards.with_columns(player_id=merged_ids(pl.col("original_id"), inputs.merges))
+    awards = decayed(with_ids, rules, as_of.date()).select(AWARD_COLUMNS)
     ranking = rank_players(awards, inputs.members, rules)
     return RankingEdition(
-        rules=rules, position=position, as_of=as_of, awards=awards, ranking=ranking,
+        rules=rules, position=position, as_of=as_of, award_rows=awards, ranking=ranking,
         sub_rankings=sub_rankings(ranking, rules, as_of.date()),
-        provisional=units.provisional, unmatched=unmatched_players(players),
-        corrections=_applied_corrections(snapshot.corrections),
+        provisional=kept.provisional.sort(["event_id", "session_id"]),
+        unmatched=kept.unmatched.sort("event_id", "player_name"),
+        corrections=kept.corrections.sort("correction_id"),
         merges=inputs.merges.select("kept_id", "merged_id", "reason"),
     )
+
+
+def _csv(frame: pl.DataFrame) -> bytes:
+    sink = io.BytesIO()
+    frame.write_csv(sink, float_precision=_CSV_FLOAT_PRECISION)
+    return sink.getvalue()
 
 
 def _warn_unknown_categories(tournaments: pl.DataFrame, rules: RuleSet) -> None:
@@ -117,23 +192,14 @@ def _warn_unknown_categories(tournaments: pl.DataFrame, rules: RuleSet) -> None:
                     rules.name, rules.version, rules.default_category, listed)
 
 
-def _canonical_awards(awards: pl.DataFrame) -> pl.DataFrame:
-    return (
-        awards.rename({"unit_session": "session_id", "rank": "place"})
-        .with_columns(corrections=pl.col("corrections").fill_null(""))
-        .select(AWARD_COLUMNS)
-        .sort(["player_id", "event_id", "session_id", "section", "direction", "contestant_id", "original_id",
-               "player_name"])
-    )
-
-
 def rank_players(awards: pl.DataFrame, members: pl.DataFrame, rules: RuleSet) -> pl.DataFrame:
     """Players with points, by place; tied players share the best place."""
     # Points are summed as whole units of their last published decimal: an integer sum does not
     # depend on the order the rows are added in, so every rebuild gives the same total to the bit.
     unit = 10.0 ** (rules.points_rounding.decimals if rules.points_rounding.mode != "none" else _EXACT_DECIMALS)
-    totals = awards.group_by("player_id").agg(
-        _units=(pl.col("points") * unit).round().cast(pl.Int64).sum(), awards=pl.len().cast(pl.Int64))
+    # Whole units computed over the column first: inside `agg` the expression would run group by group.
+    totals = awards.select("player_id", _units=(pl.col("points") * unit).round().cast(pl.Int64)).group_by(
+        "player_id").agg(pl.col("_units").sum(), awards=pl.len().cast(pl.Int64))
     points = round_rule(pl.col("_units") / unit / rules.points_divisor, rules.points_rounding)
     details = members.select(player_id="federation_id", name="name", club="club", region="region",
                              gender="gender", birth_year="birth_year")

@@ -9,6 +9,7 @@ through `pipelines.payload_frames.PayloadReader`, which upcasts older rows in bu
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import duckdb
@@ -24,6 +25,7 @@ from models.events import (
     TournamentRegistered,
 )
 from models.shape import polars_columns
+from pipelines.live import stream_ranges
 from pipelines.store import EventStore
 
 # Names are chosen here; their types are the event models' (`models.shape`).
@@ -56,23 +58,59 @@ class RankingInputs:
     contestants: pl.DataFrame
 
 
-def read_inputs(store: EventStore, *, up_to: int, as_of_us: int) -> RankingInputs:
-    """The ranking's inputs from events at positions <= `up_to` that happened by `as_of_us`."""
+@dataclass(frozen=True)
+class TournamentScope:
+    """Some tournaments' events: those on their streams (`session:<event>/...`, `tournament:<event>`,
+    `players:<event>`) at positions from `first` on, then only rows whose payload names one of them."""
+
+    events: tuple[str, ...]
+    first: int
+
+    def where(self) -> tuple[str, list[object]]:
+        """An SQL filter (with its parameters) that narrows a scan to the scope's streams: a position
+        bound skips the row groups before them, the streams' key ranges the rows in between."""
+        if len(self.events) > _SCOPE_STREAMS:
+            return " AND position >= ?", [self.first]
+        ranges, params = stream_ranges(self.events)
+        return f" AND position >= ? AND ({ranges})", [self.first, *params]
+
+
+_SCOPE_STREAMS = 64
+"""Up to this many tournaments a scoped read names their streams; beyond, it bounds positions only."""
+
+
+def tournament_scope(con: duckdb.DuckDBPyConnection, events: Sequence[str], up_to: int) -> TournamentScope:
+    """The scope of `events`: its first position is the first of their streams' events."""
+    scope = TournamentScope(tuple(sorted(set(events))), 0)
+    if not _has_events(con) or not scope.events or len(scope.events) > _SCOPE_STREAMS:
+        return scope
+    ranges, params = stream_ranges(scope.events)
+    rows = con.execute(f"SELECT coalesce(min(position), ?) FROM events WHERE position <= ? AND ({ranges})",
+                       [up_to + 1, up_to, *params]).fetchall()
+    return TournamentScope(scope.events, int(rows[0][0]))
+
+
+def read_inputs(store: EventStore, *, up_to: int, as_of_us: int,
+                events: Sequence[str] | None = None) -> RankingInputs:
+    """The ranking's inputs from events at positions <= `up_to` that happened by `as_of_us`: every
+    member and merge, and the links, tournaments, sessions and contestants of `events` (default: all)."""
     if not store.exists():
         with duckdb.connect() as con:  # no log yet: every frame empty, with its columns
-            return _read_all(con, up_to, as_of_us)
+            return _read_all(con, up_to, as_of_us, None)
     with store.reader() as con:
-        return _read_all(con, up_to, as_of_us)
+        return _read_all(con, up_to, as_of_us, None if events is None else tournament_scope(con, events, up_to))
 
 
-def _read_all(con: duckdb.DuckDBPyConnection, up_to: int, as_of_us: int) -> RankingInputs:
-    def read(event_type: str, fields: dict[str, pl.DataType]) -> pl.DataFrame:
-        return payload_frame(con, event_type, fields, up_to=up_to, as_of_us=as_of_us)
+def _read_all(con: duckdb.DuckDBPyConnection, up_to: int, as_of_us: int,
+              scope: TournamentScope | None) -> RankingInputs:
+    def read(event_type: str, fields: dict[str, pl.DataType], scoped: bool = True) -> pl.DataFrame:
+        return payload_frame(con, event_type, fields, up_to=up_to, as_of_us=as_of_us,
+                             scope=scope if scoped else None)
 
     return RankingInputs(
-        members=latest(read("MemberRegistered", MEMBER_FIELDS), ["federation_id"]),
+        members=latest(read("MemberRegistered", MEMBER_FIELDS, scoped=False), ["federation_id"]),
         links=latest(read("PlayerLinked", LINK_FIELDS), ["event_id", "player_name"]),
-        merges=read("PlayerIdentitiesMerged", MERGE_FIELDS),
+        merges=read("PlayerIdentitiesMerged", MERGE_FIELDS, scoped=False),
         tournaments=latest(read("TournamentRegistered", TOURNAMENT_FIELDS), ["event_id"]),
         sessions=latest(read("SessionScheduled", SESSION_FIELDS), ["event_id", "session_id"]),
         contestants=read("ContestantRegistered", CONTESTANT_FIELDS),
@@ -80,7 +118,7 @@ def _read_all(con: duckdb.DuckDBPyConnection, up_to: int, as_of_us: int) -> Rank
 
 
 def payload_frame(con: duckdb.DuckDBPyConnection, event_type: str, fields: dict[str, pl.DataType], *,
-                  up_to: int, as_of_us: int) -> pl.DataFrame:
+                  up_to: int, as_of_us: int, scope: TournamentScope | None = None) -> pl.DataFrame:
     """`position`, `occurred_us` and the payload `fields` of every `event_type` event in range.
 
     DuckDB parses each payload once (`json_transform` into a struct of the fields, as replay reads
@@ -90,16 +128,19 @@ def payload_frame(con: duckdb.DuckDBPyConnection, event_type: str, fields: dict[
     `TRY_CAST` would.
     """
     schema = pl.Schema({"position": pl.Int64(), "occurred_us": pl.Int64(), **fields})
-    if not _has_events(con):
+    if not _has_events(con) or (scope is not None and not scope.events):
         return pl.DataFrame(schema=schema)
+    narrow, narrowing = scope.where() if scope is not None else ("", [])
     structure = orjson.dumps({name: _json_structure(dtype) for name, dtype in fields.items()}).decode()
     columns = ", ".join(f"p.{name} AS {name}" for name in fields)  # names are ours, never user input
     frame: pl.DataFrame = con.sql(
         f"SELECT position, occurred_us, {columns} FROM (SELECT position, epoch_us(occurred_at) AS occurred_us,"
         f" json_transform(payload, '{structure}') AS p FROM events"
-        " WHERE type = ? AND position <= ? AND epoch_us(occurred_at) <= ?)",
-        params=[event_type, up_to, as_of_us],
+        f" WHERE type = ? AND position <= ? AND epoch_us(occurred_at) <= ?{narrow})",
+        params=[event_type, up_to, as_of_us, *narrowing],
     ).pl()
+    if scope is not None and frame.height:  # a prefix may match another tournament ("a" under "ab")
+        frame = frame.filter(pl.col("event_id").is_in(list(scope.events)))
     if not frame.height:
         return pl.DataFrame(schema=schema)
     # DuckDB scans in insertion order, which is log order; sorting in SQL would cost more than this check.

@@ -36,7 +36,7 @@ canonical order, with the windows and corrections of the whole log at (P, T).
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -79,27 +79,52 @@ class StandingsReader(Protocol):
     def __call__(self, store: EventStore, *, up_to: int, as_of_us: int) -> StandingsSnapshot: ...
 
 
-def read_standings(store: EventStore, *, up_to: int, as_of_us: int) -> StandingsSnapshot:
-    """Session standings of every event from the events at positions <= `up_to` that happened by
-    `as_of_us`, with each session's status (provisional or final) at `as_of_us`: equal, byte for
-    byte, to `replay_standings`, from the projection tables where the module's rule allows."""
+def read_standings(store: EventStore, *, up_to: int, as_of_us: int,
+                   events: Sequence[str] | None = None) -> StandingsSnapshot:
+    """Session standings of every event (of `events` only, when given) from the events at positions
+    <= `up_to` that happened by `as_of_us`, with each session's status (provisional or final) at
+    `as_of_us`: equal, byte for byte, to `replay_standings` (of those events' rows), from the
+    projection tables where the module's rule allows."""
     if not store.exists():
-        return replay_standings(store, up_to=up_to, as_of_us=as_of_us)
+        return _only(replay_standings(store, up_to=up_to, as_of_us=as_of_us), events)
+    if events is not None and not events:  # nothing to read: position 0 gives the frames, empty, with their columns
+        return StandingsSnapshot(up_to, as_of_us, _empty_standings(), *correction_decisions(
+            store, as_of_us=as_of_us, up_to=0))
     with store.reader() as con:
         state = projection_state(con)
+        catalog = None if events is None else session_catalog(con, up_to, events)
         if state is None:
             log.warning("no projection tables in %s: every session is replayed for this edition (run "
                         "`bridgeledger score` once to keep them, and editions read them)", store.path)
-            stored, rescore = _empty_standings(), session_catalog(con, up_to)
+            stored, rescore = _empty_standings(), session_catalog(con, up_to) if catalog is None else catalog
         else:
             changed = changed_tournaments(con, state, up_to=up_to, as_of_us=as_of_us)
-            stored = _stored_standings(con, changed, as_of_us)
+            if catalog is not None:
+                changed = sorted(set(changed) & set(catalog["event_id"]))
+            stored = _stored_standings(con, changed, as_of_us, events)
             rescore = session_catalog(con, up_to, changed)
     log.info("standings at log position %d: %d stored row(s), %d session(s) of %d tournament(s) rescored",
              up_to, stored.height, rescore.height, rescore["event_id"].n_unique())
     rescored = [_scored(store, batch, up_to, as_of_us) for batch in _batches(rescore)]
-    windows, corrections = correction_decisions(store, as_of_us=as_of_us, up_to=up_to)
-    return StandingsSnapshot(up_to, as_of_us, _canonical(pl.concat([stored, *rescored])), windows, corrections)
+    # Some tournaments' windows and corrections are read from their sessions' streams alone.
+    keys: list[SessionKey] | None = None if catalog is None else list(
+        catalog.select("event_id", "session_id").iter_rows())
+    windows, corrections = correction_decisions(store, as_of_us=as_of_us, up_to=0 if keys == [] else up_to,
+                                                sessions=keys or None)  # no session: the empty frames
+    snapshot = StandingsSnapshot(up_to, as_of_us, _canonical(pl.concat([stored, *rescored])), windows, corrections)
+    return _only(snapshot, events)
+
+
+def _only(snapshot: StandingsSnapshot, events: Sequence[str] | None) -> StandingsSnapshot:
+    """The snapshot's rows of `events` (all of them when None)."""
+    if events is None:
+        return snapshot
+    wanted = pl.col("event_id").is_in(list(events))
+    return StandingsSnapshot(snapshot.position, snapshot.as_of_us, snapshot.standings.filter(wanted),
+                             snapshot.windows.filter(wanted) if "event_id" in snapshot.windows.columns
+                             else snapshot.windows,
+                             snapshot.corrections.filter(wanted) if "event_id" in snapshot.corrections.columns
+                             else snapshot.corrections)
 
 
 def replay_standings(store: EventStore, *, up_to: int, as_of_us: int) -> StandingsSnapshot:
@@ -114,12 +139,15 @@ def changed_tournaments(con: duckdb.DuckDBPyConnection, state: tuple[int, int], 
                         as_of_us: int) -> list[str]:
     """Tournaments whose stored rows are not the edition's (position `up_to`, time `as_of_us`) while
     the tables reflect `state` (position, clock): see the module docstring."""
-    return sorted(set(_differing_events(con, state, up_to, as_of_us)))
+    streams = differing_streams(con, state, up_to=up_to, as_of_us=as_of_us, prefixes=("session:", "tournament:"))
+    return sorted({event_id for _, event_id in streams if event_id is not None})
 
 
-def _differing_events(con: duckdb.DuckDBPyConnection, state: tuple[int, int], up_to: int,
-                      as_of_us: int) -> list[str]:
-    """Tournaments with an event that one of the two replays counts and the other does not.
+def differing_streams(con: duckdb.DuckDBPyConnection, state: tuple[int, int], *, up_to: int, as_of_us: int,
+                      prefixes: Sequence[str]) -> list[tuple[str, str | None]]:
+    """(stream, the event_id its payload names) of every stream starting with one of `prefixes` that
+    has an event one of two replays counts and the other does not: one to (`up_to`, `as_of_us`),
+    one to `state` (position, clock).
 
     An event is in the tables when position <= Ps and it happened by Cs, in the edition when
     position <= P and it happened by T. Each of the four ranges below is a plain conjunction of
@@ -149,23 +177,28 @@ def _differing_events(con: duckdb.DuckDBPyConnection, state: tuple[int, int], up
     if not selects:
         return []
     # A stream names its tournament in its events' payloads (as `live.refresh` finds it).
+    wanted = " OR ".join("starts_with(stream_id, ?)" for _ in prefixes)
     rows = con.execute(
         f"WITH streams AS (SELECT stream_id, min(position) AS first FROM ({' UNION ALL '.join(selects)})"
-        " WHERE starts_with(stream_id, 'session:') OR starts_with(stream_id, 'tournament:') GROUP BY stream_id)"
-        " SELECT DISTINCT json_extract_string(e.payload, '$.event_id') FROM streams s"
-        " JOIN events e ON e.position = s.first", params).fetchall()
-    return [row[0] for row in rows if row[0] is not None]
+        f" WHERE {wanted} GROUP BY stream_id)"
+        " SELECT DISTINCT s.stream_id, json_extract_string(e.payload, '$.event_id') FROM streams s"
+        " JOIN events e ON e.position = s.first", [*params, *prefixes]).fetchall()
+    return [(row[0], row[1]) for row in rows]
 
 
-def _stored_standings(con: duckdb.DuckDBPyConnection, changed: list[str], as_of_us: int) -> pl.DataFrame:
-    """The stored rows of every tournament but the `changed` ones, only the columns the ranking reads,
-    each with its session's status at `as_of_us` (final once the time reaches the stored deadline)."""
+def _stored_standings(con: duckdb.DuckDBPyConnection, changed: list[str], as_of_us: int,
+                      events: Sequence[str] | None = None) -> pl.DataFrame:
+    """The stored rows of every tournament (of `events`, when given) but the `changed` ones, only the
+    columns the ranking reads, each with its session's status at `as_of_us` (final once the time
+    reaches the stored deadline)."""
     columns = ", ".join(f"s.{name}" for name in STANDINGS_COLUMNS if name != "status")
+    only = "" if events is None else " AND s.event_id IN (SELECT unnest(?::VARCHAR[]))"
     frame: pl.DataFrame = con.sql(
         f"SELECT {columns}, CASE WHEN p.deadline_us IS NOT NULL AND ? >= p.deadline_us THEN 'final'"
         " ELSE 'provisional' END AS status"
         " FROM projection_standings s LEFT JOIN projection_sessions p USING (event_id, session_id)"
-        " WHERE s.event_id NOT IN (SELECT unnest(?::VARCHAR[]))", params=[as_of_us, changed]).pl()
+        f" WHERE s.event_id NOT IN (SELECT unnest(?::VARCHAR[])){only}",
+        params=[as_of_us, changed, *([] if events is None else [list(events)])]).pl()
     return frame.cast(_SCHEMA)
 
 

@@ -42,5 +42,5 @@ def publish_ranking(store_path: str, rules: str, as_of: str, label: str | None =
             return existing.event_position
         raise EditionError(f"edition {label!r} was already published with other rules, time or position")
     refresh_standings(store)
-    edition = compute_edition(store, rule_set, as_of=moment, up_to=position)
+    edition = compute_edition(store, rule_set, as_of=moment, up_to=position, keep=True)
     return publish_edition(store, edition, label=label, at=datetime.now(UTC))  # the edge: when it was published

@@ -81,11 +81,35 @@ def test_a_period_that_ends_with_no_event_of_its_own_turns_final(two_sessions: E
     # Two hours later another event's session is played: the log's clock passes session 1's deadline.
     _second_session(two_sessions, at=datetime(2026, 11, 21, 22, 0, tzinfo=UTC), event="next-club-night")
     done = refresh(two_sessions)
-    assert sorted(done.sessions.rows()) == [(EVENT, "1"), (EVENT, "2"), ("next-club-night", "2")]
+    # Only the new event is rescored; the first event's rows are relabelled (no event of theirs came in).
+    assert sorted(done.sessions.rows()) == [("next-club-night", "2")]
+    assert sorted(done.relabelled.rows()) == [(EVENT, "1"), (EVENT, "2")]
     board, standings = read_tables(two_sessions)
     assert set(standings.filter(pl.col("session_id") == "1")["status"]) == {"final"}
     assert set(board.filter(pl.col("session_id") == "1")["status"]) == {"final"}
     assert set(standings.filter(pl.col("session_id") == "2")["status"]) == {"provisional"}  # never published
+
+
+def test_a_relabel_gives_the_tables_a_rescore_gives(two_sessions: EventStore, tmp_path: Path) -> None:
+    publish_scores(two_sessions, EVENT, "2", at=PUBLISHED)
+    refresh(two_sessions)  # both sessions provisional at the tables' clock
+    _second_session(two_sessions, at=datetime(2026, 11, 21, 22, 0, tzinfo=UTC), event="next-club-night")
+    rescored = EventStore(tmp_path / "rescored.duckdb")
+    rescored.path.write_bytes(two_sessions.path.read_bytes())
+    relabelled = refresh(two_sessions)
+    assert sorted(relabelled.relabelled.rows()) == [(EVENT, "1"), (EVENT, "2")]
+    assert refresh(rescored, full=True).full
+
+    def tables(store: EventStore) -> list[pl.DataFrame]:
+        with store.reader() as con:
+            return [con.sql(f"SELECT * FROM {name}").pl().sort(pl.all(), nulls_last=True)
+                    for name in ("projection_board_scores", "projection_standings", "projection_sessions",
+                                 "projection_state")]
+
+    for kept, rebuilt in zip(tables(two_sessions), tables(rescored), strict=True):
+        assert_frame_equal(kept, rebuilt)
+    _, standings = read_tables(two_sessions)
+    assert set(standings.filter(pl.col("event_id") == EVENT)["status"]) == {"final"}
 
 
 def test_the_close_periods_task_and_score_agree(two_sessions: EventStore, tmp_path: Path) -> None:
