@@ -186,6 +186,9 @@ class ContestantRegistered(_Event):
     """Display name (team name, or the players joined)."""
     players: tuple[Player, ...] = ()
     """The players."""
+    published: Annotated[dict[str, float | str], DETAIL] = Field(default_factory=dict)
+    """Totals the source published for the contestant (`total`, `percentage`, `rank` as written,
+    e.g. `3=`; `session_total`, ... as in `parsers.records.PublishedValues`): a reference only."""
 
 
 class BoardDealt(_Event):

@@ -33,7 +33,7 @@ from parsers.pbn.results import (
     report_unread_play,
     sides,
 )
-from parsers.pbn.scoretables import standing, table_rows, traveller_line
+from parsers.pbn.scoretables import place_number, standing, table_rows, traveller_line
 from parsers.pbn.values import (
     Hands,
     deal_model,
@@ -370,7 +370,7 @@ class Builder:
             found = standing(row)
             if found is None:
                 continue
-            self.ranks.append((found.direction, found.published.get("rank")))
+            self.ranks.append((found.direction, place_number(found.published.get("rank"))))
             row_section = section if found.section is None else found.section
             key = (found.contestant_id, row_section, found.direction)
             if key in self.standing_keys:
