@@ -210,6 +210,10 @@ class BoardDealt(_Event):
     """Vulnerability as marked on the board."""
     deal: Annotated[str | None, DETAIL] = None
     """The hands in PBN notation (`N:AKQ... ...`), or None when not known."""
+    published: Annotated[dict[str, float | str], DETAIL] = Field(default_factory=dict)
+    """What the source published about the deal, a reference only (`diff-published` checks it
+    against our own analysis): `dd_tricks` (20 hex digits, declarer N, S, E, W, each in NT, S, H, D,
+    C), `par_score_ns`, `par_contract` (`parsers.pbn.supplemental`)."""
 
 
 class ResultRecorded(_Event):

@@ -41,12 +41,12 @@ USED_TAGS = (
     "Event", "Site", "Date", "EventDate", "Scoring", "Competition", "Stage", "HomeTeam", "VisitTeam", "Board",
     "Section", "West", "North", "East", "South", "Dealer", "Vulnerable", "Deal", "Declarer", "Contract", "Result",
     "Auction", "Play", "Room", "Table", "Round", "PairNS", "PairEW", "Score", "ScoreIMP", "ScoreMP",
-    "ScorePercentage", "Application", "Generator")
+    "ScorePercentage", "Application", "Generator", "OptimumScore", "ParScore", "ParContract", "OptimumContract")
 """Tags whose values the careful reader uses in lenient mode, and the fast path reproduces."""
 IGNORED_TAGS = (
     "Time", "UTCDate", "UTCTime", "Description", "DealId", "Termination", "Annotator", "AnnotatorNA", "BidSystemEW",
     "BidSystemNS", "WestNA", "NorthNA", "EastNA", "SouthNA", "WestType", "NorthType", "EastType", "SouthType",
-    "EventSponsor", "TimeControl", "TimeCall", "TimeCard", "Mode", "FrenchMP", "OptimumScore")
+    "EventSponsor", "TimeControl", "TimeCall", "TimeCard", "Mode", "FrenchMP")
 """PBN 2.1 tags that the careful reader reads past in lenient mode (so the fast path may too)."""
 SECTION_TAGS = ("Auction", "Play")
 TAG_NAMES = Vocabulary(USED_TAGS + IGNORED_TAGS, words=2)

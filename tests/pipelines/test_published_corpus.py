@@ -133,3 +133,18 @@ def test_hand_edited_travellers_move_only_their_pairs_totals(tmp_path: Path) -> 
     touched = set(boards["ns_id"]) | set(boards["ew_id"]) | set(board_1["ns_id"]) | set(board_1["ew_id"])
     totals = standing_differences(store, edition).filter(pl.col("measure").is_in(["total", "percentage"]))
     assert totals.height > 0 and set(totals["contestant_id"]) <= touched
+
+
+VUGRAPH = [("lin/bbo_teammatch_17360.lin", 36), ("lin/tmpbn2linvg_gib_match.lin", 8),
+           ("lin/tmpbn2linvg_gib_match_bc.lin", 8), ("lin/vugraph_wbtc2015_swe_pol_reexported.lin", 32)]
+
+
+@pytest.mark.parametrize(("name", "tables"), VUGRAPH, ids=[v[0] for v in VUGRAPH])
+def test_vugraph_results_lists_reproduce(tmp_path: Path, name: str, tables: int) -> None:
+    from pipelines.published import published_results, result_differences
+
+    store = EventStore(tmp_path / "vugraph.duckdb")
+    ingest_file(store, CORPUS / name, recorded_at=RECORDED_AT)
+    edition = score_store(store)
+    assert published_results(store, edition.position).height == tables
+    assert result_differences(store, edition).height == 0
