@@ -251,7 +251,7 @@ class Builder:
                 "vulnerability": board.vulnerability, "deal": board.deal, "published": published, "at": at}))
         elif published and published != self.deal_published.get(key):
             issues.append(Issue(
-                "pbn.board.published-differs", f"Board {board.number}'s double-dummy tricks or par differ from "
+                "pbn.double-dummy.differs", f"Board {board.number}'s double-dummy tricks or par differ from "
                 "what an earlier game of the board published; the earlier values were kept.",
                 at_tag(tags.first_of(*_DEAL_TAGS)), WARNING, WARNING))
 

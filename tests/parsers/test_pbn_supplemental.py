@@ -68,7 +68,7 @@ def test_a_later_game_of_the_board_that_says_otherwise_is_reported() -> None:
                                                      table=2), _game(1, contract="1NT", result="8", table=3))
     parsed = loads(data, source="p.pbn")
     assert [b.published for b in parsed.boards] == [{"par_score_ns": 90.0}]
-    assert [(d.code, d.line) for d in parsed.diagnostics] == [("pbn.board.published-differs", 35)]
+    assert [(d.code, d.line) for d in parsed.diagnostics] == [("pbn.double-dummy.differs", 35)]
     assert loads_columnar(data, source="p.pbn") is None  # the careful reader's diagnostic decides
 
 
