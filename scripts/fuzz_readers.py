@@ -17,6 +17,7 @@ at 0:0). Prints per reader: inputs, failures, the slowest input and its size.
 from __future__ import annotations
 
 import argparse
+import multiprocessing
 import random
 import sys
 import tempfile
@@ -156,22 +157,50 @@ def run(inputs: int, seed: int, ingest_every: int, report_every: int, *, seconds
     return tallies
 
 
+def merged(parts: list[dict[str, Tally]]) -> dict[str, Tally]:
+    """The tallies of several processes as one per reader."""
+    total: dict[str, Tally] = {}
+    for part in parts:
+        for name, tally in part.items():
+            into = total.setdefault(name, Tally())
+            into.inputs += tally.inputs
+            into.failures += tally.failures
+            into.examples.extend(tally.examples[:5 - len(into.examples)])
+            if tally.slowest > into.slowest:
+                into.slowest, into.slowest_size = tally.slowest, tally.slowest_size
+    return total
+
+
+def _job(args: tuple[int, int, int, int, float, int]) -> dict[str, Tally]:
+    inputs, seed, ingest_every, report_every, seconds, seed_bytes = args
+    return run(inputs, seed, ingest_every, report_every, seconds=seconds, seed_bytes=seed_bytes)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--inputs", type=int, default=10_000, help="mutated inputs per reader")
-    parser.add_argument("--seed", type=int, default=16)
+    parser.add_argument("--inputs", type=int, default=10_000, help="mutated inputs per reader (all jobs together)")
+    parser.add_argument("--seed", type=int, default=16, help="job k runs seed + k")
+    parser.add_argument("--jobs", type=int, default=1, help="processes, each with its own seed and share of inputs")
     parser.add_argument("--ingest-every", type=int, default=500, help="also ingest every n-th input")
     parser.add_argument("--report-every", type=int, default=10_000)
     parser.add_argument("--seconds", type=float, default=float("inf"), help="stop after this long")
     parser.add_argument("--seed-bytes", type=int, default=16_000, help="cut each seed file to this size")
     args = parser.parse_args()
     started = time.monotonic()
-    tallies = run(args.inputs, args.seed, args.ingest_every, args.report_every, seconds=args.seconds,
-                  seed_bytes=args.seed_bytes)
-    print(f"seed {args.seed}, {time.monotonic() - started:.0f}s in all")
+    shares = [args.inputs // args.jobs + (k < args.inputs % args.jobs) for k in range(args.jobs)]
+    work = [(share, args.seed + k, args.ingest_every, args.report_every, args.seconds, args.seed_bytes)
+            for k, share in enumerate(shares)]
+    if args.jobs == 1:
+        tallies = _job(work[0])
+    else:
+        with multiprocessing.get_context("spawn").Pool(args.jobs) as pool:
+            tallies = merged(pool.map(_job, work))
+    seeds_run = f"{args.seed}..{args.seed + args.jobs - 1}" if args.jobs > 1 else str(args.seed)
+    print(f"seed {seeds_run}, {args.jobs} job(s), seed files cut to {args.seed_bytes} bytes, "
+          f"{time.monotonic() - started:.0f}s in all")
     for name, tally in tallies.items():
-        reads = "ingests" if name == "ingest" else "reads (careful + ingest path)"
-        print(f"{name}: {tally.inputs} {reads}, {tally.failures} uncaught/catch-all, "
+        reads = "ingests" if name == "ingest" else "inputs, each read by the careful reader and the ingest path"
+        print(f"{name}: {tally.inputs // (1 if name == 'ingest' else 2)} {reads}, {tally.failures} uncaught/catch-all, "
               f"slowest {tally.slowest:.3f}s on {tally.slowest_size} bytes")
         for example in tally.examples:
             print("  example:", example.replace("\n", "\n    "))
