@@ -1,0 +1,121 @@
+"""Fast path, stage zero: comments, escape lines and annotations blanked out of the text in place.
+
+PBN 2.1 lets comments (`{...}`, over any number of lines, and `;` to the end of the line) sit
+between tag pairs, after a tag pair on its line and among calls and cards; escape lines (`%` in
+column 1) anywhere; and annotations on calls and cards (`!`, `?`, note references `=n=`) that the
+careful reader keeps beside the calls and cards, never in them. None of these changes a frame, so
+the fast path overwrites them with spaces (keeping the line feeds, so line numbers hold) and notes
+which lines held one: such a line, blank once cleaned, is no semi-empty line (it does not end a
+game, as the careful reader's `iter_chunks` does not end one inside a comment).
+
+Where a comment is, is found as the careful reader's scanner finds it (`lexer._BRACE_SCAN`: a `{`
+in a string, a `;` comment or an escape line opens nothing), with a regular expression run over
+the lines that hold a `{` or `;` only (and on from a comment's line to its `}`): the lines of a
+file without either are never looked at one by one.
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+from parsers.pbn.fast_bytes import BoolArray, Declined, IntArray, Lines, Source, segments
+
+# The careful reader's `_BRACE_SCAN`, as bytes: strings, `;` comments, escape lines and `{` comments.
+_SCAN = re.compile(rb'"[^"\\\n]*(?:\\.[^"\\\n]*)*"?|;[^\n]*|^%[^\n]*|\{[^}]*\}?', re.MULTILINE)
+_SPACE = ord(" ")
+_FEED = ord("\n")
+
+
+def blank_comments(source: Source) -> BoolArray | None:
+    """Overwrite every comment of the text with spaces (line feeds kept); return which lines held
+    part of one, or None when the text has no comment."""
+    data = source.data[:source.size]
+    opening = np.flatnonzero((data == ord("{")) | (data == ord(";")))
+    if not opening.size:
+        return None
+    spans = _comment_spans(source, opening)
+    if not spans:
+        return None
+    start = np.array([span[0] for span in spans], dtype=np.int64)
+    end = np.array([span[1] for span in spans], dtype=np.int64)
+    at = segments(start, end - start)
+    source.data[at] = np.where(source.data[at] == _FEED, _FEED, _SPACE).astype(np.uint8)
+    first = np.searchsorted(source.start, start, side="right") - 1
+    last = np.searchsorted(source.start, end - 1, side="right") - 1
+    marks = np.zeros(source.start.size + 1, dtype=np.int64)  # +1 from each span's first line to its last
+    np.add.at(marks, first, 1)
+    np.add.at(marks, last + 1, -1)
+    held: BoolArray = np.cumsum(marks[:-1]) > 0
+    return held
+
+
+def _comment_spans(source: Source, opening: IntArray) -> list[tuple[int, int]]:
+    """The [start, end) byte ranges of the comments, read line by line from each line with a `{` or `;`."""
+    buffer = memoryview(source.data)
+    closing = np.flatnonzero(source.data[:source.size] == ord("}"))
+    lines = np.unique(np.searchsorted(source.start, opening, side="right") - 1)
+    spans: list[tuple[int, int]] = []
+    covered = 0  # the text before this is read
+    for line in lines.tolist():
+        begin, end = max(int(source.start[line]), covered), int(source.end[line])
+        while begin < end:
+            begin, end = _scan_line(buffer, begin, end, closing, source, spans)
+        covered = max(covered, begin)
+    return spans
+
+
+def _scan_line(buffer: memoryview, begin: int, end: int, closing: IntArray, source: Source,
+               spans: list[tuple[int, int]]) -> tuple[int, int]:
+    """Read [begin, end) (to a line's end); a comment that goes on past the line is followed to its
+    `}`. Return where reading goes on: (end, end) when the line is done, or the rest of the line a
+    comment ended on."""
+    for match in _SCAN.finditer(buffer, begin, end):
+        first = buffer[match.start()]
+        if first == ord(";"):
+            spans.append((match.start(), match.end()))
+        elif first == ord("{"):
+            if buffer[match.end() - 1] == ord("}"):
+                spans.append((match.start(), match.end()))
+                continue
+            after = np.searchsorted(closing, match.start())
+            if after == closing.size:
+                raise Declined("a { comment that is never closed")
+            close = int(closing[after]) + 1
+            spans.append((match.start(), close))
+            line = int(np.searchsorted(source.start, close - 1, side="right")) - 1
+            return close, int(source.end[line])
+    return end, end
+
+
+def escape_lines(source: Source, blank: BoolArray) -> BoolArray:
+    """Lines that are escape lines (`%` in column 1, once comments are blanked)."""
+    first = source.data[source.start]
+    escapes: BoolArray = (first == ord("%")) & ~blank
+    return escapes
+
+
+def blank_annotations(source: Source, lines: Lines) -> None:
+    """Overwrite the suffixes (`!`, `?`) and note references (`=n=`) of auction or play lines with
+    spaces: the careful reader keeps them beside the calls and cards (lenient mode says nothing of
+    them). NAGs and irregularity marks are left for the careful reader."""
+    if not lines.start.size:
+        return
+    length = lines.end - lines.start
+    at = segments(lines.start, length)
+    written = source.data[at]
+    if ((written == ord("$")) | (written == ord("^"))).any():
+        raise Declined("a NAG or an irregularity mark in a section")
+    marks = at[(written == ord("!")) | (written == ord("?"))]
+    source.data[marks] = _SPACE
+    equals = at[written == ord("=")]
+    if not equals.size:
+        return
+    if equals.size % 2:
+        raise Declined("a note reference that is not =n=")
+    opening, closing = equals[0::2], equals[1::2]
+    inside = segments(opening, closing - opening + 1)
+    if not (source.data[inside[source.data[inside] != ord("=")]] - ord("0") < 10).all():
+        raise Declined("a note reference that is not =n=")
+    source.data[inside] = _SPACE
