@@ -33,11 +33,19 @@ _RESULTS = [str(tricks) for tricks in range(14)] + [f"0{tricks}" for tricks in r
 """A number of tricks as the careful reader reads it (`0?[0-9]|1[0-3]`): a set lookup, not a regex."""
 _NUMBER = r"^[0-9]{1,9}$"  # short enough for Int64, ASCII digits only (str.isdigit takes more)
 _SEATS = ["N", "E", "S", "W"]
+_VULNERABLE = {"NONE": "None", "LOVE": "None", "-": "None", "NS": "NS", "EW": "EW", "ALL": "All", "BOTH": "All"}
 
 
 def unknown(column: str) -> pl.Expr:
     """The careful reader's `is_unknown`: no tag, '' or '?' (values never have spaces around them here)."""
     return pl.col(column).is_null() | pl.col(column).is_in(["", "?"])
+
+
+def vulnerability() -> pl.Expr:
+    """The Vulnerable tag as the careful reader's `parse_vulnerable` reads it without a note (any
+    case; Love and - are None, Both is All); null for anything else."""
+    return pl.col("Vulnerable").str.to_uppercase().replace_strict(
+        list(_VULNERABLE), list(_VULNERABLE.values()), default=None)
 
 
 def text(column: str) -> pl.Expr:
@@ -51,8 +59,7 @@ def check_values(tags: pl.DataFrame) -> None:
         "a Board that is not a positive number": ~pl.col("Board").str.contains(_NUMBER).fill_null(False)
         | (pl.col("Board").cast(pl.Int64, strict=False) == 0),
         "a Dealer that is not N, E, S or W": ~(unknown("Dealer") | pl.col("Dealer").is_in(_SEATS)),
-        "a Vulnerable that is not None, NS, EW or All": ~(
-            unknown("Vulnerable") | pl.col("Vulnerable").is_in(["None", "NS", "EW", "All"])),
+        "a Vulnerable that is not None, NS, EW or All": ~(unknown("Vulnerable") | vulnerability().is_not_null()),
         "a Contract not written the standard way": ~(unknown("Contract") | pl.col("Contract").is_in(list(CONTRACTS))),
         "a Round that is not a number": ~(unknown("Round") | pl.col("Round").str.contains(_NUMBER)),
         "an Auction without a Contract tag (the careful reader takes the contract from it)":
@@ -91,7 +98,7 @@ def boards(tags: pl.DataFrame, deals: Deals) -> pl.DataFrame:
     games = _attach(tags, deals.frame).select(
         "record", "line", section=text("Section"), board=pl.col("Board").cast(pl.Int64),
         dealer=pl.when(pl.col("Dealer").is_in(_SEATS)).then(pl.col("Dealer")),
-        vulnerability=pl.when(~unknown("Vulnerable")).then(pl.col("Vulnerable")), deal=pl.col("deal"))
+        vulnerability=vulnerability(), deal=pl.col("deal"))
     _, first, group = np.unique(board_groups(tags), return_index=True, return_inverse=True)
     if first.size == games.height:  # one game a board: no board appears again
         return conformed(games, BOARD_SCHEMA, BoardDealt)
