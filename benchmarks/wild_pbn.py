@@ -178,7 +178,7 @@ def _score(contract: str, declarer: int, tricks: int, vulnerability: str) -> int
     points = (per_trick * level + (10 if strain == "NT" else 0)) * (1, 2, 4)[doubling]
     score = points + ((500 if vulnerable else 300) if points >= 100 else 50)
     score += (0, 50, 100)[doubling]
-    score += over * ((per_trick if not doubling else (100, 200)[doubling - 1] * (2 if vulnerable else 1)))
+    score += over * (per_trick if not doubling else (100, 200)[doubling - 1] * (2 if vulnerable else 1))
     if level == 6:
         score += 750 if vulnerable else 500
     if level == 7:

@@ -53,7 +53,7 @@ def blank_comments(source: Source) -> BoolArray | None:
 
 def _comment_spans(source: Source, opening: IntArray) -> list[tuple[int, int]]:
     """The [start, end) byte ranges of the comments, read line by line from each line with a `{` or `;`."""
-    buffer = memoryview(source.data)
+    buffer = memoryview(source.data.data)  # (numpy's own buffer: `re` reads it in place)
     closing = np.flatnonzero(source.data[:source.size] == ord("}"))
     lines = np.unique(np.searchsorted(source.start, opening, side="right") - 1)
     spans: list[tuple[int, int]] = []
@@ -87,13 +87,6 @@ def _scan_line(buffer: memoryview, begin: int, end: int, closing: IntArray, sour
             line = int(np.searchsorted(source.start, close - 1, side="right")) - 1
             return close, int(source.end[line])
     return end, end
-
-
-def escape_lines(source: Source, blank: BoolArray) -> BoolArray:
-    """Lines that are escape lines (`%` in column 1, once comments are blanked)."""
-    first = source.data[source.start]
-    escapes: BoolArray = (first == ord("%")) & ~blank
-    return escapes
 
 
 def blank_annotations(source: Source, lines: Lines) -> None:

@@ -19,7 +19,6 @@ from dataclasses import dataclass, replace
 import numpy as np
 import polars as pl
 
-from parsers.pbn.fast_clean import blank_annotations, blank_comments
 from parsers.pbn.fast_bytes import (
     MASKS,
     BoolArray,
@@ -37,6 +36,7 @@ from parsers.pbn.fast_bytes import (
     view_column,
     views,
 )
+from parsers.pbn.fast_clean import blank_annotations, blank_comments
 
 USED_TAGS = (
     "Event", "Site", "Date", "EventDate", "Scoring", "Competition", "Stage", "HomeTeam", "VisitTeam", "Board",
@@ -393,13 +393,13 @@ def _lines_by_tag(record: IntArray, names: IntArray, games: int) -> list[IntArra
     width = names.size // games
     if width * games == names.size and (names.reshape(-1, width) == names[:width]).all():
         # Every game has the same tags in the same order (the usual export): a tag is every width-th line.
-        used = names[:width][names[:width] < len(USED_TAGS)]
-        if np.unique(used).size != used.size:
+        first = names[:width][names[:width] < len(USED_TAGS)]
+        if np.unique(first).size != first.size:
             raise Declined("a tag repeated in one game")
         place = {int(code): column for column, code in enumerate(names[:width])}
         return [np.arange(place[code], names.size, width) if code in place else np.arange(0)
                 for code in range(len(USED_TAGS))]
-    used = names < len(USED_TAGS)  # (the tags read past may repeat: Note tags do)
+    used = np.flatnonzero(names < len(USED_TAGS))  # (the tags read past may repeat: Note tags do)
     if np.bincount(record[used] * len(USED_TAGS) + names[used]).max(initial=0) > 1:
         raise Declined("a tag repeated in one game")
     order = np.argsort(names.astype(np.int16), kind="stable")  # a radix sort: tag lines by name, then file order
