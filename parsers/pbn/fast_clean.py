@@ -20,7 +20,7 @@ import re
 
 import numpy as np
 
-from parsers.pbn.fast_bytes import BoolArray, Declined, IntArray, Lines, Source, segments
+from parsers.pbn.fast_bytes import BoolArray, Declined, IntArray, Lines, Source, run_starts, segments
 
 # The careful reader's `_BRACE_SCAN`, as bytes: strings, `;` comments, escape lines and `{` comments.
 _SCAN = re.compile(rb'"[^"\\\n]*(?:\\.[^"\\\n]*)*"?|;[^\n]*|^%[^\n]*|\{[^}]*\}?', re.MULTILINE)
@@ -35,11 +35,13 @@ def blank_comments(source: Source) -> BoolArray | None:
     opening = np.flatnonzero((data == ord("{")) | (data == ord(";")))
     if not opening.size:
         return None
-    spans = _comment_spans(source, opening)
-    if not spans:
-        return None
-    start = np.array([span[0] for span in spans], dtype=np.int64)
-    end = np.array([span[1] for span in spans], dtype=np.int64)
+    quick = _plain_spans(source, opening)
+    if quick is None:
+        spans = _comment_spans(source, opening)
+        start = np.array([span[0] for span in spans], dtype=np.int64)
+        end = np.array([span[1] for span in spans], dtype=np.int64)
+    else:
+        start, end = quick
     at = segments(start, end - start)
     source.data[at] = np.where(source.data[at] == _FEED, _FEED, _SPACE).astype(np.uint8)
     first = np.searchsorted(source.start, start, side="right") - 1
@@ -49,6 +51,48 @@ def blank_comments(source: Source) -> BoolArray | None:
     np.add.at(marks, last + 1, -1)
     held: BoolArray = np.cumsum(marks[:-1]) > 0
     return held
+
+
+def _plain_spans(source: Source, opening: IntArray) -> tuple[IntArray, IntArray] | None:
+    """The comments' [start, end) when each opens its line's first comment (a `{` or `;` after an
+    even number of quotes on its line, with no backslash or escape line to blur that) and every
+    `{` or `;` after it lies inside one: found for all lines at once. None for any other layout
+    (then `_comment_spans` reads the lines one by one)."""
+    data = source.data
+    line = np.searchsorted(source.start, opening, side="right") - 1
+    line_start = source.start[line]
+    quotes = np.flatnonzero(data[:source.size] == ord('"'))
+    in_string = (np.searchsorted(quotes, opening) - np.searchsorted(quotes, line_start)) % 2 == 1
+    slashes = np.flatnonzero(data[:source.size] == ord("\\"))
+    if (np.searchsorted(slashes, opening) != np.searchsorted(slashes, line_start)).any():
+        return None
+    if (data[line_start] == ord("%")).any():
+        return None
+    candidates = np.flatnonzero(~in_string)
+    if not candidates.size:
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    firsts = candidates[run_starts(line[candidates])]  # the first of each line outside a string
+    lines, start = line[firsts], opening[firsts]
+    closing = np.flatnonzero(data[:source.size] == ord("}"))
+    brace = data[start] == ord("{")
+    after = np.searchsorted(closing, start)
+    if (brace & (after == closing.size)).any():
+        raise Declined("a { comment that is never closed")
+    close = np.append(closing, source.size)  # (a `;` has no `}` to find: this end is not taken)
+    end = np.where(brace, close[after] + 1, source.end[lines])
+    if (start[1:] < np.maximum.accumulate(end)[:-1]).any():
+        return None  # a comment inside another's lines: read them in order
+    last_line = np.searchsorted(source.start, end - 1, side="right") - 1
+    if np.isin(line, last_line[last_line != lines]).any():
+        return None  # a `{` or `;` on a line that a comment from an earlier line ends on: read in order
+    # Each `{` or `;` that is not in a string before its line's first comment must be inside a comment.
+    inside = np.searchsorted(start, opening, side="right") - 1
+    later = opening >= np.where(inside >= 0, start[np.maximum(inside, 0)], np.iinfo(np.int64).max)
+    owned = (inside >= 0) & (lines[np.maximum(inside, 0)] == line)
+    before_first = in_string & ~(owned & later)
+    if not ((opening < end[np.maximum(inside, 0)]) & (inside >= 0) | before_first).all():
+        return None  # a second comment on a line
+    return start, end
 
 
 def _comment_spans(source: Source, opening: IntArray) -> list[tuple[int, int]]:
@@ -89,19 +133,24 @@ def _scan_line(buffer: memoryview, begin: int, end: int, closing: IntArray, sour
     return end, end
 
 
-def blank_annotations(source: Source, lines: Lines) -> None:
+def blank_annotations(source: Source, *sections: Lines) -> None:
     """Overwrite the suffixes (`!`, `?`) and note references (`=n=`) of auction or play lines with
     spaces: the careful reader keeps them beside the calls and cards (lenient mode says nothing of
     them). NAGs and irregularity marks are left for the careful reader."""
-    if not lines.start.size:
+    data = source.data[:source.size]
+    marks = (data == ord("!")) | (data == ord("?")) | (data == ord("=")) | (data == ord("$")) | (data == ord("^"))
+    found = np.flatnonzero(marks)  # (over the whole text at once: few are found)
+    starts = np.concatenate([lines.start for lines in sections])
+    if not found.size or not starts.size:
         return
-    length = lines.end - lines.start
-    at = segments(lines.start, length)
+    order = np.argsort(starts, kind="stable")
+    starts, ends = starts[order], np.concatenate([lines.end for lines in sections])[order]
+    line = np.searchsorted(starts, found, side="right") - 1  # the last section line starting before
+    at = found[(line >= 0) & (found < ends[np.maximum(line, 0)])]
     written = source.data[at]
     if ((written == ord("$")) | (written == ord("^"))).any():
         raise Declined("a NAG or an irregularity mark in a section")
-    marks = at[(written == ord("!")) | (written == ord("?"))]
-    source.data[marks] = _SPACE
+    source.data[at[(written == ord("!")) | (written == ord("?"))]] = _SPACE
     equals = at[written == ord("=")]
     if not equals.size:
         return

@@ -127,8 +127,7 @@ def read_games(text: str | bytes) -> Games:
     # The tag each line of section data follows: the last tag line before it (a game starts with one).
     owner = names[np.cumsum(is_tag)[~is_tag] - 1]
     auction, play = _sections(source, body[~is_tag], record[~is_tag], owner)
-    blank_annotations(source, auction)
-    blank_annotations(source, play)
+    blank_annotations(source, auction, play)
     return Games(source, tags, _auction_tokens(source, auction), play, escapes)
 
 
@@ -165,42 +164,21 @@ def _trimmed(source: Source) -> Source:
     """The source with each line's spaces and tabs at either end left out of it (`start`/`end`):
     the careful reader reads past them (a line of nothing else comes out empty)."""
     data, start, end = source.data, source.start.copy(), source.end.copy()
-    length = end - start
-    lead = np.flatnonzero((length > 0) & _is_blank(data[start]))
-    if lead.size:
-        start[lead] = _first_written(data, start[lead], end[lead])
-    trail = np.flatnonzero((end > start) & _is_blank(data[np.maximum(end - 1, 0)]))
-    if trail.size:
-        end[trail] = _last_written(data, start[trail], end[trail]) + 1
-    return replace(source, start=start, end=np.maximum(end, start))
+    # A step at a time for all lines that still start (end) with a blank: runs of blanks are short.
+    lines = np.flatnonzero((end > start) & _is_blank(data[start]))
+    while lines.size:
+        start[lines] += 1
+        lines = lines[(start[lines] < end[lines]) & _is_blank(data[start[lines]])]
+    lines = np.flatnonzero((end > start) & _is_blank(data[np.maximum(end - 1, 0)]))
+    while lines.size:
+        end[lines] -= 1
+        lines = lines[(end[lines] > start[lines]) & _is_blank(data[end[lines] - 1])]
+    return replace(source, start=start, end=end)
 
 
 def _is_blank(codes: ByteArray) -> BoolArray:
     blank: BoolArray = (codes == ord(" ")) | (codes == ord("\t"))
     return blank
-
-
-def _first_written(data: ByteArray, start: IntArray, end: IntArray) -> IntArray:
-    """The first byte that is not a space or tab in each [start, end); `end` for none."""
-    length = end - start
-    at = segments(start, length)
-    written = np.flatnonzero(~_is_blank(data[at]))
-    segment = np.repeat(np.arange(start.size), length)[written]
-    found = end.copy()
-    seen, first = np.unique(segment, return_index=True)
-    found[seen] = at[written[first]]
-    return found
-
-
-def _last_written(data: ByteArray, start: IntArray, end: IntArray) -> IntArray:
-    """The last byte that is not a space or tab in each [start, end); `start - 1` for none."""
-    length = end - start
-    at = segments(start, length)
-    written = np.flatnonzero(~_is_blank(data[at]))
-    segment = np.repeat(np.arange(start.size), length)[written]
-    found = start - 1
-    found[segment] = at[written]  # (the last write of each segment wins: positions go up)
-    return found
 
 
 def _read_escapes(source: Source, escaped: BoolArray) -> tuple[IntArray, list[str]]:

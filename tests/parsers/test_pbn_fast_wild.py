@@ -10,12 +10,17 @@ import logging
 from collections.abc import Iterator
 from pathlib import Path
 
+import numpy as np
 import pytest
 from endplay.parsers import pbn as endplay_pbn
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import parsers.pbn as pbn
 from benchmarks.wild_pbn import text
 from parsers.columnar import ColumnarFile, assert_same, columnar_from_parsed
+from parsers.pbn.fast_bytes import Declined, Source
+from parsers.pbn.fast_clean import _comment_spans, _plain_spans
 from tests.parsers.conftest import pbn_files
 
 SAMPLE = Path(__file__).resolve().parents[2] / "sample_data"
@@ -182,3 +187,25 @@ def test_every_file_the_careful_reader_reads_cleanly_is_taken(reasons: Reasons) 
     assert sorted(declined) == sorted(STILL_DECLINED)
     assert all(STILL_DECLINED[name] in why for name, why in declined.items()), declined
     assert clean >= 30
+
+
+# The two ways of finding comments agree -------------------------------------------------------------
+
+_BITS = ['"} x ; y', '[Event "a;b"]', '[Site "x{y"]', "{c}", "{ open", "close }", "; semi", '"', "\\", "%", " ",
+         "\t", "x", '"q;"', "{ a ; b }", "} [Board \"1\"] ;", "{a}{b}", "{\n\n}"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.lists(st.sampled_from(_BITS), max_size=5).map("".join), min_size=1, max_size=12))
+def test_comments_found_at_once_are_those_found_line_by_line(lines: list[str]) -> None:
+    source = Source.of("\n".join(lines))
+    data = source.data[:source.size]
+    opening = np.flatnonzero((data == ord("{")) | (data == ord(";")))
+    try:
+        quick = _plain_spans(source, opening)
+    except Declined:
+        with pytest.raises(Declined):
+            _comment_spans(source, opening)
+        return
+    if quick is not None:
+        assert list(zip(quick[0].tolist(), quick[1].tolist(), strict=True)) == _comment_spans(source, opening)
