@@ -76,9 +76,7 @@ def _plain_spans(source: Source, opening: IntArray) -> tuple[IntArray, IntArray]
     closing = np.flatnonzero(data[:source.size] == ord("}"))
     brace = data[start] == ord("{")
     after = np.searchsorted(closing, start)
-    if (brace & (after == closing.size)).any():
-        raise Declined("a { comment that is never closed")
-    close = np.append(closing, source.size)  # (a `;` has no `}` to find: this end is not taken)
+    close = np.append(closing, source.size - 1)  # a `{` never closed runs to the end (said below)
     end = np.where(brace, close[after] + 1, source.end[lines])
     if (start[1:] < np.maximum.accumulate(end)[:-1]).any():
         return None  # a comment inside another's lines: read them in order
@@ -92,6 +90,8 @@ def _plain_spans(source: Source, opening: IntArray) -> tuple[IntArray, IntArray]
     before_first = in_string & ~(owned & later)
     if not ((opening < end[np.maximum(inside, 0)]) & (inside >= 0) | before_first).all():
         return None  # a second comment on a line
+    if (brace & (after == closing.size)).any():
+        raise Declined("a { comment that is never closed")
     return start, end
 
 

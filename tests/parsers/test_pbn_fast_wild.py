@@ -26,7 +26,6 @@ from tests.parsers.conftest import pbn_files
 SAMPLE = Path(__file__).resolve().parents[2] / "sample_data"
 STILL_DECLINED = {
     # file: why the fast path still leaves it to the careful reader (which has nothing to say of it)
-    "pbnref_correct_21.pbn": "a Result not written as a number of tricks",
     "pbnref_errors_21.pbn": "a Board that is not a positive number",
     "schiphol_1995.pbn": "a play token that is not a card written the standard way",
     "national_pairs_s1_A.pbn": "does not know",
@@ -34,8 +33,8 @@ STILL_DECLINED = {
     "national_pairs_s2_A.pbn": "does not know",
     "national_pairs_s2_B.pbn": "does not know",
 }
-"""ScoreTable travellers (the national_pairs files), `-` cards in a play, `NS 9` results and games
-without a board are not read by the fast path yet."""
+"""ScoreTable travellers (the national_pairs files), `-` cards in a play and games without a board
+are not read by the fast path yet."""
 
 
 class Reasons(logging.Handler):
@@ -141,6 +140,12 @@ def test_a_comment_over_a_blank_line_keeps_one_game() -> None:
     found = agreed(_game("\n{ one\n\n[Board \"2\"] is in the comment }") + "\n" + _game().replace('"1"', '"3"'))
     assert found is not None and found.boards["board"].to_list() == [1, 3]
     assert found.results["line"].to_list() == [1, 15]
+
+
+@pytest.mark.parametrize(("result", "tricks"), [("NS 9", 9), ("EW 4", 9), ("NS 09", 9), ("EW 0", 13)])
+def test_a_result_given_as_a_sides_tricks(result: str, tricks: int) -> None:
+    found = agreed(_game().replace('[Result "9"]', f'[Result "{result}"]'))
+    assert found is not None and found.results["tricks"].to_list() == [tricks]
 
 
 def test_escape_lines_name_the_program() -> None:
