@@ -1,11 +1,13 @@
 """Fast path, first stage: a whole PBN text cut into games, tag values and section lines.
 
-Only the plainest layout is taken, the one where the careful reader's scanners (`fast_tags` and
-`scan_chunk`) cannot disagree and report nothing: escape lines (`%`) only at the top of the file,
-then games separated by semi-empty lines, each line of a game either a tag pair alone on its line,
-`[Name "value"]`, or section data (calls or cards) after an Auction or Play tag. Anything else
-(comments, strings or annotations in sections, text outside tag pairs, a tag split over lines)
-raises `Declined`, and the careful reader takes the file.
+Comments, escape lines and annotations are first blanked out in place (`fast_clean`), and the
+blanks at either end of each line left out of it. Then the layout taken is the one where the
+careful reader's scanners (`fast_tags` and `scan_chunk`) cannot disagree and report nothing: games
+separated by semi-empty lines (a line that held only a comment or an escape is none), each line
+of a game either a tag pair alone on its line, `[Name "value"]`, or section data after an Auction
+or Play tag (calls or cards) or after a table tag that is read past. Anything else (strings in
+sections, text outside tag pairs, a tag split over lines, two on a line) raises `Declined`, and
+the careful reader takes the file.
 
 The text is read as bytes (`fast_bytes.Source`): each check is a numpy expression over the first
 byte of every line, the quotes of every tag line or the bytes of every value, and the tag values
