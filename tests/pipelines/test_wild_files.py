@@ -144,6 +144,7 @@ def test_a_result_that_claims_a_table_already_held_is_reported(store: EventStore
 def test_unnamed_players_name_the_table_and_the_pairs_by_the_file() -> None:
     from parsers.lin import loads as lin_loads
     from parsers.lin.fast import loads_columnar as lin_fast
+    from parsers.lin.writer import dumps as lin_dumps
 
     data = _lin("", "", "", "", board=4, bid="1S")
     careful = lin_loads(data, source="dir/t17.lin")
@@ -154,6 +155,11 @@ def test_unnamed_players_name_the_table_and_the_pairs_by_the_file() -> None:
     assert "pair 't17:1 NS'" in careful.diagnostics[0].message
     assert [d.severity.value for d in lin_loads(data, source="t17.lin", strict=True).diagnostics] == ["warning"] * 2
     assert lin_fast(data, source="dir/t17.lin") is None  # the careful reader warns, so it takes the file
+    # Written back, it is still one board of one table, and reads back with the same ids.
+    written = lin_dumps(careful)
+    assert written.startswith("pn|,,,|") and "qx|" not in written
+    again = lin_loads(written, source="t17.lin").results
+    assert [(r.table_id, r.ns_id, r.ew_id) for r in again] == [("t17:1", "t17:1 NS", "t17:1 EW")]
 
 
 def test_one_unnamed_side_is_a_pair_of_its_own() -> None:
