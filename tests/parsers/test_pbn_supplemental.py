@@ -82,8 +82,16 @@ def test_the_fast_path_reads_par_as_the_careful_reader_does() -> None:
     assert_same(fast, columnar_from_parsed(loads(data, source="p.pbn")))
 
 
-def test_the_fast_path_leaves_double_dummy_tricks_to_the_careful_reader() -> None:
-    data = _file(_game(1, f'[DoubleDummyTricks "{DD}"]'))
-    assert loads_columnar(data, source="p.pbn") is None
-    careful = columnar_from_parsed(loads(data, source="p.pbn"))
+def test_the_fast_path_reads_double_dummy_tricks_and_leaves_the_table_to_the_careful_reader() -> None:
+    table = f'[OptimumResultTable "Declarer;Denomination\\2R;Result\\2R"]\n{TABLE}'
+    with_tag = _file(_game(1, f'[DoubleDummyTricks "{DD}"]', table), _game(2, f'[DoubleDummyTricks "{DD}"]'))
+    fast = loads_columnar(with_tag, source="p.pbn")
+    assert fast is not None and fast.boards["published"].to_list() == [f'{{"dd_tricks":"{DD}"}}'] * 2
+    assert_same(fast, columnar_from_parsed(loads(with_tag, source="p.pbn")))
+    # Only the table: its rows are the careful reader's to read.
+    only_table = _file(_game(1, table))
+    assert loads_columnar(only_table, source="p.pbn") is None
+    careful = columnar_from_parsed(loads(only_table, source="p.pbn"))
     assert careful.boards["published"].to_list() == [f'{{"dd_tricks":"{DD}"}}']
+    # A value the careful reader reports is the careful reader's.
+    assert loads_columnar(_file(_game(1, '[DoubleDummyTricks "xx"]')), source="p.pbn") is None
