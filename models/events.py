@@ -186,6 +186,9 @@ class ContestantRegistered(_Event):
     """Display name (team name, or the players joined)."""
     players: tuple[Player, ...] = ()
     """The players."""
+    published: Annotated[dict[str, float | str], DETAIL] = Field(default_factory=dict)
+    """Totals the source published for the contestant (`total`, `percentage`, `rank` as written,
+    e.g. `3=`; `session_total`, ... as in `parsers.records.PublishedValues`): a reference only."""
 
 
 class BoardDealt(_Event):
@@ -207,6 +210,10 @@ class BoardDealt(_Event):
     """Vulnerability as marked on the board."""
     deal: Annotated[str | None, DETAIL] = None
     """The hands in PBN notation (`N:AKQ... ...`), or None when not known."""
+    published: Annotated[dict[str, float | str], DETAIL] = Field(default_factory=dict)
+    """What the source published about the deal, a reference only (`diff-published` checks it
+    against our own analysis): `dd_tricks` (20 hex digits, declarer N, S, E, W, each in NT, S, H, D,
+    C), `par_score_ns`, `par_contract` (`parsers.pbn.supplemental`)."""
 
 
 class ResultRecorded(_Event):

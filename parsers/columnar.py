@@ -124,6 +124,7 @@ def board_frame(boards: tuple[BoardRecord, ...] | list[BoardRecord]) -> pl.DataF
         "dealer": [b.dealer.value if b.dealer else None for b in boards],
         "vulnerability": [b.vulnerability.value if b.vulnerability else None for b in boards],
         "deal": [b.deal.to_pbn() if b.deal else None for b in boards],
+        "published": [encode_published(b.published) for b in boards],
     }
     # A payload field the records do not carry is written as its default (`conformed`).
     built = pl.DataFrame(columns, schema={name: BOARD_SCHEMA[name] for name in columns})

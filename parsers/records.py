@@ -22,7 +22,9 @@ _FROZEN = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 PublishedValues = dict[str, float | str]
 """Values a source published, kept as reference. Keys used across readers:
 score_ns (NS-signed points), mp_ns, mp_ew, pct_ns, pct_ew, imp_ns, imp_ew, datum (Butler),
-cross_imp_ns, cross_imp_ew, and for contestants total, percentage, rank, session_total."""
+cross_imp_ns, cross_imp_ew, and for contestants total, percentage, rank (a shared place as text:
+`3=`, `3-4`), session_total, session_percentage, session_rank; for deals dd_tricks, par_score_ns,
+par_contract (`parsers.pbn.supplemental`)."""
 
 
 class Position(BaseModel):
@@ -51,6 +53,8 @@ class BoardRecord(BaseModel):
     """Vulnerability as marked; None = not given (Law 2 applies)."""
     deal: Deal | None = None
     """The hands, when known."""
+    published: PublishedValues = Field(default_factory=dict)
+    """What the file published about the deal (double-dummy tricks, par): reference only."""
     at: Position
     """Where the record is."""
 

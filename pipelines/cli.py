@@ -641,19 +641,29 @@ def site(out: Annotated[Path, typer.Option(help="Folder to write the site into")
 @app.command("diff-published")
 def diff_published(store: StoreOption = None,
                    limit: Annotated[int, typer.Option(help="Rows to show")] = 50) -> None:
-    """List every score a source file published that ours does not reproduce (board, table, ours, theirs)."""
+    """List every value a source file published that ours does not reproduce: board scores,
+    contestants' totals, percentages and places, vugraph results (`rs`), and double-dummy tricks and
+    par against our analysis (deals not yet analysed are solved and cached, when endplay is installed)."""
     from pipelines.projections import score_store
-    from pipelines.published import published_differences
+    from pipelines.published import published_differences, result_differences
+    from pipelines.published_analysis import analysis_differences
+    from pipelines.published_standings import standing_differences
     from pipelines.store import StoreError
 
     event_store = existing_store(store)
     try:
-        differences = published_differences(event_store, score_store(event_store))
+        edition = score_store(event_store)
+        sections = [("board score(s)", published_differences(event_store, edition)),
+                    ("contestant total(s), percentage(s) or place(s)", standing_differences(event_store, edition)),
+                    ("table result(s) (rs)", result_differences(event_store, edition)),
+                    ("double-dummy or par value(s)", analysis_differences(event_store, edition.position))]
     except StoreError as exc:
         errors.print(f"[red]error[/red] {_shown(str(exc))}")
         raise typer.Exit(1) from exc
-    console.print(f"{differences.height} published value(s) differ from ours")
-    _print_frame(differences.head(limit), None)
+    for what, differences in sections:
+        console.print(f"{differences.height} published {what} differ from ours")
+        if differences.height:
+            _print_frame(differences.head(limit), None)
 
 
 @app.command()

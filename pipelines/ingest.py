@@ -340,7 +340,8 @@ def _contestants(read: ColumnarFile, event_id: str, session_id: str,
     registered = [
         ContestantRegistered(event_id=event_id, session_id=session_id, contestant_id=c.contestant_id,
                              kind=_kind(c.kind), section=c.section, direction=_direction(c.direction),
-                             name=c.name, players=c.players or sat.get((c.section, c.contestant_id), ()))
+                             name=c.name, players=c.players or sat.get((c.section, c.contestant_id), ()),
+                             published=c.published)
         for c in read.contestants
     ]
     known = {(c.section, c.contestant_id, c.direction if layout == "two_field" else None) for c in read.contestants}

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import polars as pl
 
+from models.contract import Contract
+from parsers.lin.values import format_rs, parse_rs
 from pipelines.projections import ScoredEdition
 from pipelines.store import EventStore
 
@@ -80,3 +82,58 @@ def tolerance_expr() -> pl.Expr:
     by_decimals = 0.5 * pl.lit(10.0).pow(-decimals) + 1e-6
     return pl.when(pl.col("measure").is_in(list(_ROUNDED_TO))).then(
         pl.max_horizontal(by_decimals, pl.col("tolerance"))).otherwise(pl.col("tolerance"))
+
+
+RESULT_DIFF_SCHEMA = {
+    "event_id": pl.String, "session_id": pl.String, "section": pl.String, "board": pl.Int64,
+    "table_id": pl.String, "ours": pl.String, "theirs": pl.String,
+}
+"""A table whose published result (a vugraph `rs` entry) is not the result we scored: ours written
+the way `rs` writes it (`4SWx-1`), null when we scored nothing for the table."""
+
+
+def published_results(store: EventStore, position: int) -> pl.DataFrame:
+    """Each table's published result (LIN `rs`), the latest row per table."""
+    with store.reader() as con:
+        rows: pl.DataFrame = con.sql(
+            "SELECT payload->>'$.event_id' AS event_id, payload->>'$.session_id' AS session_id,"
+            " payload->>'$.section' AS section, CAST(payload->>'$.board' AS BIGINT) AS board,"
+            " payload->>'$.table_id' AS table_id, payload->>'$.published.rs' AS theirs FROM events"
+            " WHERE type = 'ResultRecorded' AND position <= ? ORDER BY position",
+            params=[position],
+        ).pl()
+    return rows.unique(_TABLE, keep="last", maintain_order=True).drop_nulls("theirs")
+
+
+def result_differences(store: EventStore, edition: ScoredEdition) -> pl.DataFrame:
+    """Every table whose published result (`rs`) differs from the result we scored: the contract,
+    its declarer and doubling, and the tricks where the entry gives them."""
+    theirs = published_results(store, edition.position)
+    if theirs.is_empty():
+        return pl.DataFrame(schema=RESULT_DIFF_SCHEMA)
+    # Few distinct entries (a board's results repeat): each is read once, by the LIN reader's own grammar.
+    entries = theirs["theirs"].unique().to_list()
+    read = [parse_rs(entry) for entry in entries]
+    meaning = pl.DataFrame({
+        "theirs": entries,
+        "rs_contract": [str(r[0]) if r else None for r in read],
+        "rs_declarer": [r[0].declarer.value if r and r[0].declarer else None for r in read],
+        "rs_tricks": [r[1] if r else None for r in read],
+    }, schema={"theirs": pl.String, "rs_contract": pl.String, "rs_declarer": pl.String, "rs_tricks": pl.Int64})
+    ours = edition.board_scores.select(*_TABLE, "contract", "declarer", "tricks")
+    compared = theirs.join(meaning, on="theirs", how="left").join(ours, on=_TABLE, how="left")
+    same = ((pl.col("contract") == pl.col("rs_contract"))
+            & pl.col("declarer").eq_missing(pl.col("rs_declarer"))
+            & (pl.col("rs_tricks").is_null() | pl.col("tricks").eq_missing(pl.col("rs_tricks"))))
+    differs = compared.filter(~same.fill_null(False))
+    shown = [_as_rs(contract, declarer, tricks)
+             for contract, declarer, tricks in differs.select("contract", "declarer", "tricks").iter_rows()]
+    return differs.with_columns(ours=pl.Series(shown, dtype=pl.String)).select(
+        list(RESULT_DIFF_SCHEMA)).sort(_TABLE)
+
+
+def _as_rs(contract: str | None, declarer: str | None, tricks: int | None) -> str | None:
+    """Our result written as `rs` writes it; None when we scored nothing."""
+    if contract is None:
+        return None
+    return format_rs(Contract.parse(contract, declarer), tricks)

@@ -118,7 +118,7 @@ class _Block:
         at = instance(Position, {"record": self.ctx.index, "line": self._line()})
         outcome.board = instance(BoardRecord, {
             "board": number, "section": "", "dealer": parsed.dealer, "vulnerability": self._vulnerability(),
-            "deal": None if parsed.errors else parsed.deal(), "at": at})
+            "deal": None if parsed.errors else parsed.deal(), "published": {}, "at": at})
         if outcome.result_expected and not parsed.errors:
             outcome.result = self._result(number, parsed, at)
         return outcome

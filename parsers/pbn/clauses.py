@@ -34,6 +34,8 @@ _CLAUSES = {
     "pbn.annotation": "3.5.2", "pbn.nag": "3.7", "pbn.note": "3.5.5", "pbn.play": "3.6",
     "pbn.play.irregularity": "3.9", "pbn.irregularity": "3.9", "pbn.inherit": "4.8", "pbn.score": "4.2",
     "pbn.table": "5.2", "pbn.scoretable": "5.9",
+    # Values of tags the standard does not define (legal, §4.9) that cannot be read, or contradict.
+    "pbn.double-dummy": "4.9", "pbn.par": "4.9",
 }
 
 

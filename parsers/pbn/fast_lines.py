@@ -44,13 +44,14 @@ USED_TAGS = (
     "Event", "Site", "Date", "EventDate", "Scoring", "Competition", "Stage", "HomeTeam", "VisitTeam", "Board",
     "Section", "West", "North", "East", "South", "Dealer", "Vulnerable", "Deal", "Declarer", "Contract", "Result",
     "Auction", "Play", "Room", "Table", "Round", "PairNS", "PairEW", "Score", "ScoreIMP", "ScoreMP",
-    "ScorePercentage", "Application", "Generator")
+    "ScorePercentage", "Application", "Generator", "OptimumScore", "ParScore", "ParContract", "OptimumContract",
+    "DoubleDummyTricks")
 """Tags whose values the careful reader uses in lenient mode, and the fast path reproduces."""
 IGNORED_TAGS = (
     "Time", "UTCDate", "UTCTime", "Description", "DealId", "Termination", "Annotator", "AnnotatorNA", "BidSystemEW",
     "BidSystemNS", "WestNA", "NorthNA", "EastNA", "SouthNA", "WestType", "NorthType", "EastType", "SouthType",
-    "EventSponsor", "TimeControl", "TimeCall", "TimeCard", "Mode", "FrenchMP", "OptimumScore", "Note",
-    "DoubleDummyTricks", "BCFlags", "OptimumContract", "ParScore", "OptimumResultTable", "OptimumPlayTable")
+    "EventSponsor", "TimeControl", "TimeCall", "TimeCard", "Mode", "FrenchMP", "Note", "BCFlags",
+    "OptimumResultTable", "OptimumPlayTable")
 """Tags that the careful reader reads past in lenient mode (so the fast path may too); they may repeat."""
 IGNORED_TABLES = ("OptimumResultTable", "OptimumPlayTable")
 """Ignored tags with a table section (its rows are read past too)."""
@@ -60,6 +61,7 @@ TAG_NAMES = Vocabulary(USED_TAGS + IGNORED_TAGS, words=_NAME_WORDS)
 """Tag names by code (a name's index here), looked up as three words (24 bytes)."""
 AUCTION, PLAY = USED_TAGS.index("Auction"), USED_TAGS.index("Play")
 _TABLE_CODES = np.array([len(USED_TAGS) + IGNORED_TAGS.index(name) for name in IGNORED_TABLES])
+_OPTIMUM_RESULT_TABLE = len(USED_TAGS) + IGNORED_TAGS.index("OptimumResultTable")
 
 
 def _byte_set(characters: str) -> BoolArray:
@@ -126,6 +128,11 @@ def read_games(text: str | bytes) -> Games:
         source, source.start[tag_lines], source.end[tag_lines], int(source.start[begin]),
         int(np.searchsorted(tag_record, 1)))
     tags = _tag_table(source, tag_record, tag_lines + 1, names, value_start, value_length)
+    # Whether each game has an OptimumResultTable (its rows are read past, but the careful reader
+    # reads them as the deal's double-dummy tricks when the game gives no DoubleDummyTricks).
+    tables = np.zeros(tags.height, dtype=bool)
+    tables[tag_record[names == _OPTIMUM_RESULT_TABLE]] = True
+    tags = tags.with_columns(optimum_result_table=pl.Series(tables))
     # The tag each line of section data follows: the last tag line before it (a game starts with one).
     owner = names[np.cumsum(is_tag)[~is_tag] - 1]
     auction, play = _sections(source, body[~is_tag], record[~is_tag], owner)

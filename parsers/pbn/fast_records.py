@@ -24,6 +24,7 @@ from parsers.pbn.fast_play import read_plays
 from parsers.pbn.issues import Issue
 from parsers.pbn.records import CONTEXT_TAGS
 from parsers.pbn.results import Tags, published_scores
+from parsers.pbn.supplemental import DEAL_TAGS, deal_published
 from parsers.pbn.values import contract_model
 from parsers.records import ContestantRecord, Position
 
@@ -110,15 +111,17 @@ def boards(tags: pl.DataFrame, deals: Deals) -> pl.DataFrame:
     games = _attach(tags, deals.frame).select(
         "record", "line", section=text("Section"), board=pl.col("Board").cast(pl.Int64),
         dealer=pl.when(pl.col("Dealer").is_in(_SEATS)).then(pl.col("Dealer")),
-        vulnerability=vulnerability(), deal=pl.col("deal"))
+        vulnerability=vulnerability(), deal=pl.col("deal"), published=_deal_published(tags))
     _, first, group = np.unique(board_groups(tags), return_index=True, return_inverse=True)
     if first.size == games.height:  # one game a board: no board appears again
         return conformed(games, BOARD_SCHEMA, BoardDealt)
-    firsts = games.select("dealer", "vulnerability", "deal")[first[group]]
+    firsts = games.select("dealer", "vulnerability", "deal", "published")[first[group]]
     differs = pl.any_horizontal(
-        games[name].is_not_null() & (games[name] != firsts[name]).fill_null(True) for name in firsts.columns)
+        games[name].is_not_null() & (games[name] != firsts[name]).fill_null(True) for name in firsts.columns[:3])
     if games.select(differs.any()).item():
         raise Declined("a board that appears again with another deal, dealer or vulnerability")
+    if ((games["published"] != "{}") & (games["published"] != firsts["published"])).any():
+        raise Declined("a board that appears again with other double-dummy tricks or par")
     return conformed(games[np.sort(first)], BOARD_SCHEMA, BoardDealt)
 
 
@@ -242,6 +245,28 @@ def _players(rows: pl.DataFrame, first: str, second: str) -> pl.Series:
 def _interleaved(count: int) -> IntArray:
     """0, count, 1, count + 1, ...: the rows of two stacked columns of `count` rows, row by row."""
     return np.arange(2 * count).reshape(2, count).T.ravel()
+
+
+def _deal_published(tags: pl.DataFrame) -> pl.Series:
+    """Each game's published par (`parsers.pbn.supplemental`) as canonical JSON, by the careful
+    reader's own `deal_published`, run once per distinct set of those tags."""
+    names = [name for name in DEAL_TAGS if name in tags.columns]
+    if "optimum_result_table" in tags.columns and (
+            tags["optimum_result_table"] & tags["DoubleDummyTricks"].is_null()).any():
+        raise Declined("an OptimumResultTable without DoubleDummyTricks (the careful reader reads its rows)")
+    if tags.select(pl.all_horizontal(pl.col(names).is_null()).all()).item():
+        return pl.Series("published", ["{}"] * tags.height, dtype=pl.String)  # the usual case: none
+    keys = tags.select(names).unique(maintain_order=True)
+    found: list[str] = []
+    for key in keys.iter_rows():
+        issues: list[Issue] = []
+        pairs = tuple((name, value, "") for name, value in zip(names, key, strict=True) if value is not None)
+        values = deal_published(Tags(pairs), None, issues)
+        if issues:
+            raise Declined("a par tag the careful reader cannot read")
+        found.append(encode_published(values))
+    keys = keys.with_columns(published=pl.Series(found, dtype=pl.String))
+    return tags.select(names).join(keys, on=names, how="left", nulls_equal=True, maintain_order="left")["published"]
 
 
 def _published(rows: pl.DataFrame) -> pl.DataFrame:

@@ -33,7 +33,8 @@ from parsers.pbn.results import (
     report_unread_play,
     sides,
 )
-from parsers.pbn.scoretables import standing, table_rows, traveller_line
+from parsers.pbn.scoretables import place_number, standing, table_rows, traveller_line
+from parsers.pbn.supplemental import DEAL_TAGS, deal_published
 from parsers.pbn.values import (
     Hands,
     deal_model,
@@ -49,6 +50,8 @@ from parsers.records import ArtificialRecord, BoardRecord, ContestantRecord, Pos
 CONTEXT_TAGS = ("Event", "Site", "Date", "EventDate", "Scoring", "Competition", "Stage", "HomeTeam", "VisitTeam")
 """Event-level tags that hold for later games that omit them."""
 FILE_START: Anchor = ("offset", 0, 0)
+_DEAL_TAGS = (*DEAL_TAGS, "OptimumResultTable")
+"""Tags whose values the board's published values come from (`parsers.pbn.supplemental`)."""
 
 
 class GameRecords(NamedTuple):
@@ -90,6 +93,7 @@ class Builder:
         self.ranks: list[tuple[str | None, float | str | None]] = []
         self.tie_break_published = False
         self.deals: dict[str, tuple[Hands, Deal]] = {}
+        self.deal_published: dict[tuple[int, str], dict[str, float | str]] = {}
 
     def add(self, game: PbnGame) -> tuple[GameRecords, list[Issue]]:
         """Records of one game and the problems found building them."""
@@ -103,10 +107,8 @@ class Builder:
             self.last_board = None
             return out._replace(quarantined=_expected_records(game, tags)), issues
         at = instance(Position, {"record": game.index, "line": game.line})
-        if board is not None and self._is_new_board(board, tags, issues):
-            out.boards.append(instance(BoardRecord, {
-                "board": board.number, "section": board.section, "dealer": board.dealer,
-                "vulnerability": board.vulnerability, "deal": board.deal, "at": at}))
+        if board is not None:
+            self._add_board(game, tags, board, at, out, issues)
         if "ScoreTable" in tags.where:
             out = self._score_table(game, tags, board, out, issues)
             report_unread_play(tags, issues)  # a traveller's rows have no play of their own
@@ -234,6 +236,24 @@ class Builder:
             issues.append(lenient(INFO, "pbn.vulnerable.spelling", f"Vulnerable written {spelled}; read as "
                                   f"{vul.value}.", anchor))
         return vul, True
+
+    def _add_board(self, game: PbnGame, tags: Tags, board: _Board, at: Position, out: GameRecords,
+                   issues: list[Issue]) -> None:
+        """The board's record, the first time it is seen, with what the game publishes about the deal;
+        a later game of the board may repeat that, but what it says otherwise is reported, not kept."""
+        published = deal_published(tags, game.tables.get("OptimumResultTable"), issues) \
+            if any(name in tags.where for name in _DEAL_TAGS) else {}
+        key = (board.number, board.section)
+        if self._is_new_board(board, tags, issues):
+            self.deal_published[key] = published
+            out.boards.append(instance(BoardRecord, {
+                "board": board.number, "section": board.section, "dealer": board.dealer,
+                "vulnerability": board.vulnerability, "deal": board.deal, "published": published, "at": at}))
+        elif published and published != self.deal_published.get(key):
+            issues.append(Issue(
+                "pbn.double-dummy.differs", f"Board {board.number}'s double-dummy tricks or par differ from "
+                "what an earlier game of the board published; the earlier values were kept.",
+                at_tag(tags.first_of(*_DEAL_TAGS)), WARNING, WARNING))
 
     def _is_new_board(self, board: _Board, tags: Tags, issues: list[Issue]) -> bool:
         key = (board.number, board.section)
@@ -370,7 +390,7 @@ class Builder:
             found = standing(row)
             if found is None:
                 continue
-            self.ranks.append((found.direction, found.published.get("rank")))
+            self.ranks.append((found.direction, place_number(found.published.get("rank"))))
             row_section = section if found.section is None else found.section
             key = (found.contestant_id, row_section, found.direction)
             if key in self.standing_keys:

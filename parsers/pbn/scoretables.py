@@ -25,9 +25,14 @@ _NUMBER = re.compile(r"[+-]?\d+(?:\.\d+)?")
 _PUBLISHED = {"MP_NS": "mp_ns", "MP_EW": "mp_ew", "Percentage_NS": "pct_ns", "Percentage_EW": "pct_ew",
               "IMP_NS": "imp_ns", "IMP_EW": "imp_ew", "ButlerDatum": "datum"}
 _TOTALS = ("TotalScoreMP", "TotalScoreIMP", "TotalMP", "TotalIMP", "TotalScore")
-_CONTESTANT_VALUES = {"Rank": "rank", "TotalPercentage": "percentage", "SessionScoreMP": "session_total",
+_CONTESTANT_VALUES = {"TotalPercentage": "percentage", "SessionScoreMP": "session_total",
                       "SessionScoreIMP": "session_total", "SessionPercentage": "session_percentage",
                       "NrBoards": "nr_boards", "Tiebreak": "tiebreak"}
+_PLACES = {"Rank": ("RankTie", "rank"), "SessionRank": ("SessionRankTie", "session_rank")}
+"""Place columns, each with the column that ends its tie (Magic Contest writes `4` and `5` for a
+place shared by two: `4-5`), and the published key."""
+_TIED_PLACE = re.compile(r"(\d{1,9})\s*(?:=|-\s*\d{1,9})|=\s*(\d{1,9})")
+"""A shared place as programs write it: `3=`, `=3`, `3-4`."""
 _PLAYERS: dict[tuple[str, str | None], Player] = {}
 _ROOMS = {"open": "open", "closed": "closed", "o": "open", "c": "closed"}
 
@@ -95,6 +100,25 @@ def number(text: str | None) -> float | None:
         return None
     token = text.strip().lstrip("^")
     return float(token) if _NUMBER.fullmatch(token) else None
+
+
+def place(text: str | None, tie: str | None = None) -> float | str | None:
+    """A published place: its number, or its text when shared (`3=`, `3-4`, or `3` with a tie column
+    ending the range, written `3-4`); None when the cell is not a place."""
+    value = number(text)
+    if value is not None:
+        end = number(tie)
+        return f"{int(value)}-{int(end)}" if end is not None and end > value else value
+    token = (text or "").strip()
+    return token if _TIED_PLACE.fullmatch(token) else None
+
+
+def place_number(published: float | str | None) -> float | None:
+    """The number of a published place (`place`): a shared place's first, 3.0 for `3=` or `3-4`."""
+    if published is None or isinstance(published, float):
+        return published
+    found = re.search(r"\d+", published)
+    return float(found.group(0)) if found else None
 
 
 def award(text: str | None) -> ArtificialAward | None:
@@ -232,6 +256,10 @@ def standing(row: Row) -> Standing | None:
     names = split_names(name or "")
     players = tuple(player(n, ids[i] if i < 2 else None) for i, n in enumerate(names))
     published: dict[str, float | str] = {}
+    for column, (tie_column, key) in _PLACES.items():
+        found = place(cells.get(column), cells.get(tie_column))
+        if found is not None:
+            published[key] = found
     for column, key in _CONTESTANT_VALUES.items():
         value = number(cells.get(column))
         if value is not None:

@@ -277,6 +277,21 @@ def _table_row(columns: tuple[Column, ...], row: tuple[str, ...]) -> str:
     return " ".join(cells).rstrip()
 
 
+def _deal_tags(board: BoardRecord | None) -> list[tuple[str, str]]:
+    """The double-dummy tricks and par the board's file published (`parsers.pbn.supplemental`),
+    as the tags that read back as them."""
+    published = board.published if board is not None else {}
+    tags: list[tuple[str, str]] = []
+    if "dd_tricks" in published:
+        tags.append(("DoubleDummyTricks", str(published["dd_tricks"])))
+    par = published.get("par_score_ns")
+    if isinstance(par, float):
+        tags.append(("OptimumScore", f"NS {par:.0f}"))
+    if "par_contract" in published:
+        tags.append(("ParContract", str(published["par_contract"])))
+    return tags
+
+
 def dumps(parsed: ParsedFile, *, newline: str = CRLF) -> str:
     """Write records: hand records with their travellers (ScoreTable) and standings (TotalScoreTable)."""
     meta = parsed.metadata
@@ -297,7 +312,8 @@ def dumps(parsed: ParsedFile, *, newline: str = CRLF) -> str:
                 ("Dealer", dealer.value if dealer else "?"),
                 ("Vulnerable", board.vulnerability.value if board is not None and board.vulnerability else "?"),
                 ("Deal", board.deal.to_pbn(dealer or Seat.N) if board is not None and board.deal else "?"),
-                ("Scoring", meta.scoring or "?"), ("Declarer", ""), ("Contract", ""), ("Result", "")]
+                ("Scoring", meta.scoring or "?"), ("Declarer", ""), ("Contract", ""), ("Result", ""),
+                *_deal_tags(board)]
         if competition:
             tags.append(("Competition", competition))
         if meta.program:
@@ -401,7 +417,7 @@ def _total_score_table(contestants: list[ContestantRecord], scoring: str,
     columns = [("Rank", "rank"), ("PairId", ""), ("Direction", ""), ("Names", ""), (total, "total"),
                ("TotalPercentage", "percentage"), ("Tiebreak", "tiebreak"), ("NrBoards", "nr_boards"),
                ("SessionScoreMP", "session_total"), ("SessionPercentage", "session_percentage"),
-               ("MemberID1", ""), ("MemberID2", "")]
+               ("SessionRank", "session_rank"), ("MemberID1", ""), ("MemberID2", "")]
     published = {k for c in contestants for k in c.published}
     wanted = [(name, key) for name, key in columns
               if (key and key in published) or name == "PairId"

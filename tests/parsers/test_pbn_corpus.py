@@ -147,7 +147,8 @@ def test_ruter_butler_row_and_standings(parsed: dict[str, ParsedFile]) -> None:
     assert str(row.contract) == "1NT" and row.contract.declarer is Seat.N and row.tricks == 8
     assert row.published == {"score_ns": 120.0, "imp_ns": 5.0, "imp_ew": -5.0, "datum": -90.0}
     tied = next(c for c in result.contestants if c.contestant_id == "6")
-    assert tied.direction == "NS" and tied.published == {"rank": 4.0, "nr_boards": 21.0, "total": 29.0}
+    # Rank 4 with RankTie 5: the place pair 6 shares with the next pair, kept as the range.
+    assert tied.direction == "NS" and tied.published == {"rank": "4-5", "nr_boards": 21.0, "total": 29.0}
     assert result.metadata.scoring == "IMP;Butler-2;Mean" and result.metadata.program == "Ruter i Norge 4.4"
 
 

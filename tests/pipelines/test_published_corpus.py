@@ -16,6 +16,7 @@ import pytest
 from pipelines.ingest import ingest_file
 from pipelines.projections import score_store
 from pipelines.published import published_differences, published_values
+from pipelines.published_standings import published_standings, standing_differences
 from pipelines.store import EventStore
 from tests.conftest import CORPUS, RECORDED_AT
 
@@ -87,3 +88,63 @@ def test_a_percentage_may_differ_by_half_its_last_published_decimal(theirs: floa
     frame = pl.DataFrame({"measure": ["pct_ns"], "theirs": [theirs], "ours": [ours], "tolerance": [0.0051]})
     flagged = frame.select(((pl.col("ours") - pl.col("theirs")).abs() > tolerance_expr()).alias("d"))["d"].item()
     assert flagged is differs
+
+
+STANDINGS = [
+    # file, contestants publishing totals, allowed (contestant, measure) differences
+    ("pbn/ffb_dn1_finale_2022_seance1.pbn", 44, set()),
+    ("pbn/ffb_dn1_finale_2022_seance5.pbn", 44, set()),
+    ("pbn/ruter7_klubbkveld_2012_butler.pbn", 16, set()),
+    # Compscore's factored totals in the last decimal: ours 416.0556 and 456.9444, theirs 416.05 and 456.95.
+    ("usebio/abf_mp_pairs_mitchell.xml", 38, {("2EW", "total"), ("8NS", "total")}),
+    ("usebio/abf_mp_pairs_mitchell_03.xml", 13, set()),
+    ("usebio/abf_mp_pairs_mitchell_04.xml", 16, set()),
+    ("usebio/abf_mp_pairs_howell.xml", 12, set()),
+    # The pairs of the two rows whose published MPs contradict their own traveller (see above).
+    ("usebio/abf_mp_pairs_mitchell_adjusted_02.xml", 42,
+     {(pair, measure) for pair in ("1NS", "1EW", "21EW") for measure in ("total", "percentage")}),
+    ("usebio/abf_butler_howell.xml", 8, set()),
+    ("usebio/abf_butler_mitchell.xml", 14, set()),
+    ("usebio/abf_cross_imp_howell.xml", 9, set()),
+]
+
+
+@pytest.mark.parametrize(("name", "contestants", "allowed"), STANDINGS, ids=[s[0] for s in STANDINGS])
+def test_published_totals_and_places_reproduce(tmp_path: Path, name: str, contestants: int,
+                                               allowed: set[tuple[str, str]]) -> None:
+    store = EventStore(tmp_path / "standings.duckdb")
+    ingest_file(store, CORPUS / name, recorded_at=RECORDED_AT)
+    edition = score_store(store)
+    assert published_standings(store, edition.position).height == contestants
+    differences = standing_differences(store, edition)
+    assert set(differences.select("contestant_id", "measure").rows()) == allowed
+
+
+def test_hand_edited_travellers_move_only_their_pairs_totals(tmp_path: Path) -> None:
+    """mitchell_02's edited board 1 (and board-4 row) change the totals of pairs who played them, and no
+    one else's: its totals are those of the boards before the edit (8EW's board MPs sum to 565.4, its
+    published total is 554), even where an edited row's MPs agree with ours."""
+    store = EventStore(tmp_path / "m02.duckdb")
+    ingest_file(store, CORPUS / "usebio" / "abf_mp_pairs_mitchell_02.xml", recorded_at=RECORDED_AT)
+    edition = score_store(store)
+    boards = published_differences(store, edition).join(
+        edition.board_scores, on=["event_id", "session_id", "section", "board", "table_id"])
+    board_1 = edition.board_scores.filter(pl.col("board") == 1)
+    touched = set(boards["ns_id"]) | set(boards["ew_id"]) | set(board_1["ns_id"]) | set(board_1["ew_id"])
+    totals = standing_differences(store, edition).filter(pl.col("measure").is_in(["total", "percentage"]))
+    assert totals.height > 0 and set(totals["contestant_id"]) <= touched
+
+
+VUGRAPH = [("lin/bbo_teammatch_17360.lin", 36), ("lin/tmpbn2linvg_gib_match.lin", 8),
+           ("lin/tmpbn2linvg_gib_match_bc.lin", 8), ("lin/vugraph_wbtc2015_swe_pol_reexported.lin", 32)]
+
+
+@pytest.mark.parametrize(("name", "tables"), VUGRAPH, ids=[v[0] for v in VUGRAPH])
+def test_vugraph_results_lists_reproduce(tmp_path: Path, name: str, tables: int) -> None:
+    from pipelines.published import published_results, result_differences
+
+    store = EventStore(tmp_path / "vugraph.duckdb")
+    ingest_file(store, CORPUS / name, recorded_at=RECORDED_AT)
+    edition = score_store(store)
+    assert published_results(store, edition.position).height == tables
+    assert result_differences(store, edition).height == 0
