@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
-from pathlib import PurePath
 
 import numpy as np
 import polars as pl
@@ -93,15 +92,15 @@ def _read(data: str | bytes, source: str) -> ColumnarFile:
     lines = _lines(toks, people)
     return ColumnarFile(source=source, format="lin", parser_version=PARSER_VERSION, metadata=FileMetadata(),
                         boards=_board_frame(lines, deals.dealer, pbn_deals(deals)),
-                        results=_own_tables(_result_frame(lines, people, contracts, taken, calls, cards), source))
+                        results=_own_tables(_result_frame(lines, people, contracts, taken, calls, cards)))
 
 
-def _own_tables(results: pl.DataFrame, source: str) -> pl.DataFrame:
-    """`parsers.lin.records.derived_table` for every row: the two pairs, else the file and place."""
-    named = (pl.col("ns_id") != "NS") | (pl.col("ew_id") != "EW")
-    by_file = pl.lit(f"{PurePath(source).stem}:") + (pl.col("record") + 1).cast(pl.String)
-    results = results.with_columns(
-        table_id=pl.when(named).then(pl.concat_str("ns_id", pl.lit(" v "), "ew_id")).otherwise(by_file))
+def _own_tables(results: pl.DataFrame) -> pl.DataFrame:
+    """`parsers.lin.records.derived_table` for every row: the two pairs."""
+    # A pair with no names gets an id of its own and a warning from the careful reader.
+    require(bool(results.select(((pl.col("ns_id") != "NS") & (pl.col("ew_id") != "EW")).all()).item()),
+            "a pair with no names")
+    results = results.with_columns(table_id=pl.concat_str("ns_id", pl.lit(" v "), "ew_id"))
     if results.select(pl.struct("board", "table_id").is_duplicated().any()).item():
         raise Declined("two results for one table of a board")  # the careful reader numbers and reports them
     return results
