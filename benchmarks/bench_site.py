@@ -15,7 +15,8 @@ it: wall time, CPU time (user + system) and peak RSS of that process, and the lo
   is never written): setup builds the projections (`score --full`) and the site of event 000123
   (`site --event 000123`: a first build of all 4,000 events renders 8,000 sessions, hours of work;
   its rate is printed); then `correct` (the history benchmark's), and the timed `site --event 000123`,
-  which refreshes the projections and rewrites the corrected session's pages. Target: <= 1 s. Its
+  which refreshes the projections and rewrites the corrected session's pages, three times (each
+  correction changes the same table again; the least CPU counts). Target: <= 1 s. Its
   peer: the same event's site `--as-of` the log's clock, which replays and scores the event's
   sessions for the build; the two folders' pages must be byte-identical.
 
@@ -37,6 +38,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
+GNU_TIME = "/usr/bin/time" if Path("/usr/bin/time").is_file() else None
+"""GNU time, which reports a command's own peak RSS (without it the figure includes this process's)."""
 RUNS = 3
 
 
@@ -63,15 +66,25 @@ def _cli(*args: str) -> Run:
     # An installed command runs from compiled bytecode; with PYTHONDONTWRITEBYTECODE set (as in some
     # shells here) every run compiled our modules again, about half a second of CPU that no user pays.
     env.pop("PYTHONDONTWRITEBYTECODE", None)
+    # A child forked from this process starts with its peak RSS (Linux keeps the high-water mark
+    # across exec), so every command reported the benchmark's own ~330 MB. GNU time, small itself,
+    # forks the command and reports the command's own peak; CPU and wall are taken here as before
+    # (a child's CPU time includes the descendants it waited for).
+    handle, peak_name = tempfile.mkstemp(prefix="bench_site_rss_")
+    os.close(handle)
+    wrapper = [GNU_TIME, "-f", "%M", "-o", peak_name] if GNU_TIME else []
     started = time.perf_counter()
-    child = subprocess.Popen([sys.executable, "-m", "pipelines.cli", *args], env=env,
+    child = subprocess.Popen([*wrapper, sys.executable, "-m", "pipelines.cli", *args], env=env,
                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     _, status, usage = os.wait4(child.pid, 0)
     wall = time.perf_counter() - started
     stderr = child.stderr.read().decode() if child.stderr else ""
+    peak_text = Path(peak_name).read_text().strip().splitlines()
+    Path(peak_name).unlink()
     if os.waitstatus_to_exitcode(status) != 0:
         raise SystemExit(f"{' '.join(args)} failed: {stderr}")
-    return Run(wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024)
+    peak_kb = int(peak_text[-1]) if GNU_TIME and peak_text and peak_text[-1].isdigit() else usage.ru_maxrss
+    return Run(wall, usage.ru_utime + usage.ru_stime, peak_kb / 1024)
 
 
 def _best(*args: str, fresh: Path | None = None) -> Run:
@@ -187,8 +200,17 @@ def correction_figures(workdir: Path) -> None:
 
 HISTORY = Path("/work/bench-cache/history-200000x50.duckdb")
 EVENT = "000123"
-CORRECT = ["correct", "--event", EVENT, "--session", "1", "--board", "1", "--table", "2", "--tricks", "11",
-           "--id", "bench-c1", "--by", "NS 2", "--reason", "eleven tricks", "--at", "2026-11-21T10:00Z"]
+
+
+def _correct(run: int) -> list[str]:
+    """The history benchmark's correction (run 0), then others to the same table, each changing its
+    result again (eleven tricks, ten, eleven...), so that every run rewrites the session's pages."""
+    tricks = 11 if run % 2 == 0 else 10
+    return ["correct", "--event", EVENT, "--session", "1", "--board", "1", "--table", "2", "--tricks", str(tricks),
+            "--id", f"bench-c{run + 1}", "--by", "NS 2", "--reason", "eleven tricks" if tricks == 11 else "ten tricks",
+            "--at", "2026-11-21T10:00Z"]
+
+
 CLOCK = "2026-11-21T10:00Z"
 """The log's clock after the correction (the generated results occurred at midnight)."""
 
@@ -214,14 +236,21 @@ def _history(store: str, workdir: Path) -> None:
     print(f"  setup: first build of event {EVENT} (2 sessions, {files} files): {first}; every event's first "
           f"build at that rate: {first.cpu * 4000 / 3600:.1f} h CPU, {files * 4000:,} files")
     _cli("site", "--store", store, "--out", str(peer), "--event", EVENT, "--as-of", CLOCK)
-    corrected = _cli(*CORRECT, "--store", store)
-    ours = _cli("site", "--store", store, "--out", str(live), "--event", EVENT)
+    # A correction and the site after it, RUNS times (each correction changes the table again): one
+    # run on a shared machine is as likely to catch a neighbour's burst as not; the least CPU counts.
+    pairs = []
+    for run in range(RUNS):
+        corrected = _cli(*_correct(run), "--store", store)
+        pairs.append((corrected, _cli("site", "--store", store, "--out", str(live), "--event", EVENT)))
+    corrected = min((c for c, _ in pairs), key=lambda r: r.cpu)
+    ours = min((o for _, o in pairs), key=lambda r: r.cpu)
     theirs = _cli("site", "--store", store, "--out", str(peer), "--event", EVENT, "--as-of", CLOCK)
     again = _cli("site", "--store", store, "--out", str(live), "--event", EVENT)
     same = _pages(live) == _pages(peer)
-    print(f"  correct (the history benchmark's):  {corrected}")
-    print(f"  site after it (projections refreshed, the corrected session rendered): {ours}   (target <= 1 s: "
-          f"{'met' if ours.wall <= 1 else 'met on CPU time' if ours.cpu <= 1 else 'NOT met'})")
+    print(f"  correct (the history benchmark's, then the same table again), best of {RUNS}:  {corrected}")
+    print(f"  site after it (projections refreshed, the corrected session rendered), best of {RUNS}: {ours}   "
+          f"(target <= 1 s: {'met' if ours.wall <= 1 else 'met on CPU time' if ours.cpu <= 1 else 'NOT met'})")
+    print("    each run: " + "; ".join(f"{o.wall:.2f} s wall, {o.cpu:.2f} s CPU" for _, o in pairs))
     print(f"  peer: the same pages --as-of the log's clock (the event's sessions replayed and scored): {theirs}")
     print(f"  site again, nothing new (no event read):  {again}")
     print(f"  the two folders' pages byte-identical: {'yes' if same else 'NO'}")

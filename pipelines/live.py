@@ -113,7 +113,17 @@ def refresh(store: EventStore, *, up_to: int | None = None, full: bool = False,
 
 
 def ensure_tables(con: duckdb.DuckDBPyConnection) -> None:
-    """Create the projection tables and views when missing (a store written before them gets them)."""
+    """Create the projection tables and views when missing (a store written before them gets them).
+
+    When they are all there nothing is written: a refresh with nothing new, or one after a single
+    correction, then changes no catalog entry (replacing the views each time cost a catalog write).
+    """
+    existing = _columns(con, list(_TABLES.values()))
+    views = {row[0] for row in con.execute(
+        "SELECT view_name FROM duckdb_views() WHERE schema_name = 'main'"
+        " AND view_name IN ('board_scores', 'standings')").fetchall()}
+    if len(existing) == len(_TABLES) and views == {"board_scores", "standings"}:
+        return
     for name, schema in (("board_scores", BOARD_SCHEMA), ("standings", STANDING_SCHEMA),
                          ("sessions", SESSION_SCHEMA)):
         con.register("empty_frame", pl.DataFrame(schema=schema))
@@ -327,14 +337,19 @@ def projection_state(con: duckdb.DuckDBPyConnection) -> tuple[int, int] | None:
 def _tables_current(con: duckdb.DuckDBPyConnection) -> bool:
     """Whether the projection tables have exactly the columns this version writes (a version that
     adds a column to the views rebuilds them rather than inserting rows that do not fit)."""
-    for name, schema in (("board_scores", BOARD_SCHEMA), ("standings", STANDING_SCHEMA),
-                         ("sessions", SESSION_SCHEMA)):
-        columns = [row[0] for row in con.execute(
-            "SELECT column_name FROM duckdb_columns() WHERE table_name = ? AND schema_name = 'main'"
-            " ORDER BY column_index", [_TABLES[name]]).fetchall()]
-        if columns != list(schema):
-            return False
-    return True
+    columns = _columns(con, list(_TABLES.values()))  # one look at the catalog for the three tables
+    return all(columns.get(_TABLES[name]) == list(schema) for name, schema in (
+        ("board_scores", BOARD_SCHEMA), ("standings", STANDING_SCHEMA), ("sessions", SESSION_SCHEMA)))
+
+
+def _columns(con: duckdb.DuckDBPyConnection, tables: Sequence[str]) -> dict[str, list[str]]:
+    """Each existing table's columns in order (a table missing from the store is missing here)."""
+    columns: dict[str, list[str]] = {}
+    for table, column in con.execute(
+            "SELECT table_name, column_name FROM duckdb_columns() WHERE schema_name = 'main'"
+            " AND table_name IN (SELECT unnest(?)) ORDER BY table_name, column_index", [list(tables)]).fetchall():
+        columns.setdefault(table, []).append(column)
+    return columns
 
 
 def _state(con: duckdb.DuckDBPyConnection) -> tuple[int, int] | None:

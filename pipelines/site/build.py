@@ -18,22 +18,25 @@ from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 import polars as pl
 
 from pipelines.projections import ScoredEdition
-from pipelines.ranking.publish import EditionError, PublishedEdition
 from pipelines.site.analysis import AnalysisReport, DoubleDummy, cached, canonical_deal, ensure_analysis
 from pipelines.site.event_pages import event_page, index_page, index_row
 from pipelines.site.gather import EventInfo, SessionData, SessionInfo, last_position, session_data
+from pipelines.site.pages import Pages
 from pipelines.site.paths import RANKING_DIR, STYLESHEET, event_dir, session_dir
 from pipelines.site.ranking_pages import ranking_digest, ranking_editions, ranking_files, ranking_source
 from pipelines.site.render import stylesheet
 from pipelines.site.session_pages import session_audit, session_files
 from pipelines.site.sources import LiveSource, Source, open_source
 from pipelines.store import EventStore, to_epoch_us
+
+if TYPE_CHECKING:
+    from pipelines.ranking.publish import PublishedEdition
 
 log = logging.getLogger(__name__)
 
@@ -226,11 +229,17 @@ def write_session(report: SiteReport, data: SessionData, audit: pl.DataFrame, an
     if known.get("digest") == digest and isinstance(files, list) \
             and all((report.outdir / folder / str(name)).is_file() for name in files):
         report.unchanged += len(files)
-        manifest[folder] = {"digest": digest, "files": files, "stamp": stamp, "quick": quick}
+        manifest[folder] = {**known, "digest": digest, "files": files, "stamp": stamp, "quick": quick}
         return
-    rendered = session_files(data, analyses, audit)
+    # Pages made from the same inputs as at the last build are not rendered again (`Pages`).
+    last = known.get("pages") if isinstance(files, list) else None
+    pages = Pages(_code_version(), last if isinstance(last, dict) else {},
+                  lambda name: (report.outdir / folder / name).is_file())
+    rendered = session_files(data, analyses, audit, pages)
     _write(report, {f"{folder}/{name}": content for name, content in rendered.items()})
-    manifest[folder] = {"digest": digest, "files": sorted(rendered), "stamp": stamp, "quick": quick}
+    report.unchanged += len(pages.kept)
+    manifest[folder] = {"digest": digest, "files": pages.names, "pages": pages.digests, "stamp": stamp,
+                        "quick": quick}
     report.rendered += 1
 
 
@@ -248,6 +257,8 @@ def write_ranking(report: SiteReport, store: EventStore, editions: list[Publishe
             and all((report.outdir / str(name)).is_file() for name in files):
         report.unchanged += len(files)
         return True
+    from pipelines.ranking.publish import EditionError
+
     try:
         with _held(store):
             source = ranking_source(store, editions)

@@ -16,10 +16,17 @@ def score_cards(data: SessionData, names: Names, tables: Mapping[tuple[str, int]
     """One card per standings row (contestant and direction), boards in the order they were played."""
     columns = columns_for(data.info.method)
     rounds = {(r["section"], r["board"], r["table_id"]): r["round"] for r in data.results.iter_rows(named=True)}
+    # Each table row under the contestants that sat at it, in the travellers' order: a card then
+    # looks at its own rows, not at every row of the session (tens of cards times a thousand rows).
+    sat: dict[tuple[str, str], list[Row]] = {}
+    for rows in tables.values():
+        for row in rows:
+            for contestant in dict.fromkeys((row["ns"], row["ew"])):
+                sat.setdefault((row["section"], contestant), []).append(row)
     cards = []
     for standing in data.standings.iter_rows(named=True):  # tens of contestants
         section, direction, contestant = standing["section"], standing["direction"], standing["contestant_id"]
-        played = [(side, row) for rows in tables.values() for row in rows if row["section"] == section
+        played = [(side, row) for row in sat.get((section, contestant), [])
                   for side in _sides(row, contestant, direction)]
         played.sort(key=lambda p: (rounds.get((section, p[1]["board"], p[1]["table"])) or 0, p[1]["board"],
                                    natural_key(p[1]["table"])))

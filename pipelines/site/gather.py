@@ -132,7 +132,17 @@ def of_event(edition: ScoredEdition, event_id: str) -> ScoredEdition:
     The results as recorded (`Projection.original_results`) are read once for the whole edition,
     on first use, and filtered.
     """
-    mine = pl.col("event_id") == event_id
+    return _narrowed(edition, event_id, pl.col("event_id") == event_id)
+
+
+def of_session(edition: ScoredEdition, event_id: str, session_id: str) -> ScoredEdition:
+    """The edition's rows of one session: what the audit rescores (the results as recorded) is then
+    one session's, not its event's. A board's score never depends on another session (carry-over
+    moves standings, not board scores), so the audit's before-and-after rows are the same."""
+    return _narrowed(edition, event_id, (pl.col("event_id") == event_id) & (pl.col("session_id") == session_id))
+
+
+def _narrowed(edition: ScoredEdition, event_id: str, mine: pl.Expr) -> ScoredEdition:
     projection = edition.projection
 
     def original() -> pl.DataFrame:

@@ -12,18 +12,20 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
-from pipelines.ranking.edition import RankingEdition
-from pipelines.ranking.publish import PublishedEdition, published_editions, rebuild_edition
 from pipelines.site.labels import labels
 from pipelines.site.paths import RANKING_DIR, player_page
 from pipelines.site.plots import history_plot
 from pipelines.site.render import render
 from pipelines.site.views import fmt, place_text
 from pipelines.store import EventStore
+
+if TYPE_CHECKING:
+    from pipelines.ranking.edition import RankingEdition
+    from pipelines.ranking.publish import PublishedEdition
 
 ROOT = "../"
 """From the ranking's folder back to the site's root."""
@@ -45,7 +47,15 @@ class RankingSource:
 
 
 def ranking_editions(store: EventStore) -> list[PublishedEdition]:
-    """The published editions of the latest edition's rule set, oldest first; empty when none."""
+    """The published editions of the latest edition's rule set, oldest first; empty when none.
+
+    The ranking's package (its rule sets and computation) is imported only when the log holds an
+    edition: a results site without a ranking, or a rebuild after a correction, does not load it.
+    """
+    if not store.read(types=["RankingPublished"]):
+        return []
+    from pipelines.ranking.publish import published_editions
+
     every = list(published_editions(store).values())
     if not every:
         return []
@@ -64,6 +74,8 @@ def ranking_digest(editions: list[PublishedEdition], code: bytes) -> str:
 
 def ranking_source(store: EventStore, editions: list[PublishedEdition]) -> RankingSource:
     """The latest edition and the one before it, rebuilt, and every edition's points by player."""
+    from pipelines.ranking.publish import rebuild_edition
+
     latest = editions[-1]
     before = editions[-2] if len(editions) > 1 else None
     names = [e.label for e in editions]

@@ -18,8 +18,9 @@ from pipelines.projections import ScoredEdition
 from pipelines.site.analysis import DoubleDummy, canonical_deal
 from pipelines.site.cards import score_cards
 from pipelines.site.csvsafe import neutralised
-from pipelines.site.gather import SessionData, natural_key
+from pipelines.site.gather import SessionData, natural_key, of_session
 from pipelines.site.labels import labels
+from pipelines.site.pages import Pages
 from pipelines.site.paths import board_page, plot_name
 from pipelines.site.plots import distribution_plot, running_plot
 from pipelines.site.render import direction_label, render, session_name, session_summary
@@ -31,24 +32,33 @@ ROOT = "../../"
 Row = dict[str, Any]
 
 
-def session_files(data: SessionData, analyses: Mapping[str, DoubleDummy], audit: pl.DataFrame) -> dict[str, bytes]:
-    """Relative path -> bytes for every page, plot and download of the session."""
+def session_files(data: SessionData, analyses: Mapping[str, DoubleDummy], audit: pl.DataFrame,
+                  pages: Pages | None = None) -> dict[str, bytes]:
+    """Relative path -> bytes for every page, plot and download of the session.
+
+    With `pages` (the digests of the folder's last build), a traveller, score card or plot made
+    from the same inputs as the file the folder holds is not rendered: it is left out of the
+    result and listed in `pages.kept`.
+    """
+    pages = pages if pages is not None else Pages(b"")
     words = labels(data.event.conditions.language)
     names = Names.of(data)
     tables = table_rows(data, names, words)
     shared = _shared(data, words)
-    files: dict[str, bytes] = {}
     keys = sorted(set(tables) | {(b.section, b.board) for b in data.records.boards},
                   key=lambda k: (natural_key(k[0]), k[1]))
+    records: dict[tuple[str, int], BoardRecord] = {}
+    for record in data.records.boards:
+        records.setdefault((record.section, record.board), record)  # the first, as the hand record lists it
     for position, key in enumerate(keys):
-        files.update(_board_files(data, key, tables.get(key, []), analyses, shared, keys, position))
+        _board_files(pages, records.get(key), key, tables.get(key, []), analyses, shared, keys, position)
     cards = score_cards(data, names, tables)
     for card in cards:
-        files.update(_card_files(card, shared))
-    files["index.html"] = _session_page(data, names, keys, shared)
-    files.update(_downloads(data))
-    files.update(_audit_files(audit, shared))
-    return files
+        _card_files(pages, card, shared)
+    pages.put("index.html", _session_page(data, names, keys, shared))
+    for name, content in {**_downloads(data), **_audit_files(audit, shared)}.items():
+        pages.put(name, content)
+    return pages.files
 
 
 def _shared(data: SessionData, words: Mapping[str, str]) -> Row:
@@ -86,24 +96,18 @@ def _session_page(data: SessionData, names: Names, keys: list[tuple[str, int]], 
                   boards=[{"section": s, "board": b, "href": board_page(s, b)} for s, b in keys])
 
 
-def _board_info(data: SessionData, key: tuple[str, int]) -> BoardRecord | None:
-    return next((b for b in data.records.boards if (b.section, b.board) == key), None)
-
-
-def _board_files(data: SessionData, key: tuple[str, int], rows: list[Row], analyses: Mapping[str, DoubleDummy],
-                 shared: Row, keys: list[tuple[str, int]], position: int) -> dict[str, bytes]:
+def _board_files(pages: Pages, record: BoardRecord | None, key: tuple[str, int], rows: list[Row],
+                 analyses: Mapping[str, DoubleDummy], shared: Row, keys: list[tuple[str, int]], position: int) -> None:
     section, board = key
     words = shared["words"]
-    record = _board_info(data, key)
     dealer = (record.dealer if record and record.dealer else law2_dealer(board)).value
     vulnerability = (record.vulnerability if record and record.vulnerability else law2_vulnerability(board)).value
     deal = record.deal.to_pbn() if record and record.deal else None
     canonical = canonical_deal(deal)
     page = board_page(section, board)
     scores = [r["score_raw"] for r in rows if r["score_raw"] is not None]
-    files: dict[str, bytes] = {}
     if scores:
-        files[plot_name(page)] = distribution_plot(scores)
+        pages.add(plot_name(page), ("distribution_plot", scores), lambda: distribution_plot(scores))
     prev_key = keys[position - 1] if position else None
     next_key = keys[position + 1] if position + 1 < len(keys) else None
     analysis = analyses.get(canonical) if canonical else None
@@ -118,16 +122,14 @@ def _board_files(data: SessionData, key: tuple[str, int], rows: list[Row], analy
     show_datum = any(r["datum"] for r in rows)
     span = 8 + {"mp": 4, "imp": 2, "points": 2}[unit] + (1 if show_datum else 0)
     title = f"{words['board']} {board}"
-    files[page] = render("board.html", **_base(shared, title, title), board=view,
-                         rows=rows, show_datum=show_datum, note_span=span,
-                         plot=plot_name(page) if scores else "")
-    return files
+    context = {**_base(shared, title, title), "board": view, "rows": rows, "show_datum": show_datum,
+               "note_span": span, "plot": plot_name(page) if scores else ""}
+    pages.add(page, ("board.html", context), lambda: render("board.html", **context))
 
 
-def _card_files(card: Row, shared: Row) -> dict[str, bytes]:
+def _card_files(pages: Pages, card: Row, shared: Row) -> None:
     words = shared["words"]
     title = f"{shared['contestant_label']} {card['contestant']}"
-    files: dict[str, bytes] = {}
     rows = card["rows"]
     plot = ""
     if rows:
@@ -135,11 +137,12 @@ def _card_files(card: Row, shared: Row) -> dict[str, bytes]:
         values = [r["running_percent_value"] if percent else r["running_value"] for r in rows]
         if all(v is not None for v in values):
             plot = plot_name(card["page"])
-            files[plot] = running_plot([r["board"] for r in rows], values, percent=percent,
-                                       ylabel=words["running_percent"] if percent else words["running_total"])
-    context = _base(shared, title, title)
-    files[card["page"]] = render("card.html", **context, card=card, plot=plot)
-    return files
+            boards = [r["board"] for r in rows]
+            ylabel = words["running_percent"] if percent else words["running_total"]
+            pages.add(plot, ("running_plot", boards, values, percent, ylabel),
+                      lambda: running_plot(boards, values, percent=percent, ylabel=ylabel))
+    context = {**_base(shared, title, title), "card": card, "plot": plot}
+    pages.add(card["page"], ("card.html", context), lambda: render("card.html", **context))
 
 
 def _downloads(data: SessionData) -> dict[str, bytes]:
@@ -172,4 +175,5 @@ def session_audit(edition: ScoredEdition, data: SessionData) -> pl.DataFrame:
     rulings = projection.rulings.filter(key).height if projection.rulings.height else 0
     if not requests and not rulings:
         return pl.DataFrame(schema=dict.fromkeys(AUDIT_COLUMNS, pl.String))
-    return audit_rows(edition, data.info.event_id, data.info.session_id)
+    return audit_rows(of_session(edition, data.info.event_id, data.info.session_id), data.info.event_id,
+                      data.info.session_id)

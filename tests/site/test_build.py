@@ -3,6 +3,7 @@ boards without a deal show none, and a machine without the solver says so."""
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -17,7 +18,7 @@ from typer.testing import CliRunner
 from pipelines.cli import app
 from pipelines.director import TableRef, publish_scores, request_correction
 from pipelines.ingest import IngestOptions, ingest_file
-from pipelines.site import analysis, build_site
+from pipelines.site import analysis, build_site, session_pages
 from pipelines.site.analysis import DoubleDummy, ensure_analysis
 from pipelines.site.build import MANIFEST
 from pipelines.store import EventStore
@@ -82,6 +83,50 @@ def test_a_correction_rewrites_only_the_touched_sessions_pages(two_sessions: Eve
                            for w in written)
     assert f"{session_two}board-A-3.html" in written and f"{session_two}audit.csv" in written
     assert not any(w.startswith(f"{SESSION_DIR}/") for w in written)
+
+
+def test_a_rebuild_renders_only_the_pages_whose_inputs_changed(two_sessions: EventStore, tmp_path: Path,
+                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    site = tmp_path / "site"
+    build_site(two_sessions, site)
+    request_correction(two_sessions, TableRef(EVENT, "2", 3, "5", "A"), at=PLAYED + timedelta(days=1, hours=2),
+                       correction_id="s2-fix", requested_by="NS 5", reason="ten tricks", tricks=10)
+    (site / f"e-{EVENT}/s-2/plots/board-A-5.svg").unlink()  # gone: drawn again
+    drawn: list[list[int]] = []
+    original = session_pages.distribution_plot
+
+    def counting(scores: list[int]) -> bytes:
+        drawn.append(list(scores))
+        return original(scores)
+
+    monkeypatch.setattr(session_pages, "distribution_plot", counting)
+    report = build_site(two_sessions, site)
+    # Of the session's distribution plots only board 3's (its scores changed) and board 5's (its
+    # file was removed) are drawn; the others' inputs are the same as at the last build.
+    assert len(drawn) == 2 and report.rendered == 1
+    assert f"e-{EVENT}/s-2/plots/board-A-3.svg" in report.written
+    assert f"e-{EVENT}/s-2/plots/board-A-5.svg" in report.written
+    assert f"e-{EVENT}/s-2/plots/board-A-4.svg" not in report.written
+    monkeypatch.setattr(session_pages, "distribution_plot", original)
+    build_site(two_sessions, tmp_path / "fresh")  # from nothing: every page rendered
+    kept, fresh = _files(site), _files(tmp_path / "fresh")
+    assert kept.keys() == fresh.keys()
+    assert [name for name in kept if kept[name] != fresh[name] and name != MANIFEST] == []
+
+
+def test_the_site_command_loads_no_ranking_without_one(two_sessions: EventStore, tmp_path: Path) -> None:
+    # A log without a ranking edition: the ranking's package (its rule sets, its computation) is
+    # never imported by a build. Measured by the modules the process loaded, as tests/test_cli_imports.py.
+    probe = ("import json, sys\n"
+             f"sys.argv = ['bridgeledger', 'site', '--store', {str(two_sessions.path)!r}, '--out', "
+             f"{str(tmp_path / 'site')!r}]\n"
+             "from pipelines.cli import app\n"
+             "try:\n    app()\nexcept SystemExit:\n    pass\n"
+             "print(json.dumps(sorted(sys.modules)), file=sys.stderr)\n")
+    run = subprocess.run([sys.executable, "-c", probe], cwd=REPO, capture_output=True, text=True, check=True)
+    loaded = set(json.loads(run.stderr.strip().splitlines()[-1]))
+    assert (tmp_path / "site" / "index.html").is_file() and "pipelines.site.build" in loaded
+    assert sorted(m for m in loaded if m.startswith(("pipelines.ranking", "models.ranking_rules"))) == []
 
 
 def test_boards_without_a_deal_show_no_diagram(two_sessions: EventStore, tmp_path: Path) -> None:
