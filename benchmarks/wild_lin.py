@@ -87,7 +87,7 @@ def _auction(rng: random.Random, dealer: int) -> tuple[list[str], int, int, int]
         seat = (dealer + len(calls)) % 4
         side = seat % 2
         choices = ["p"] * (1 + len(calls) // 3)
-        if bid < 34 and (bid < 0 and passes == 3 or rng.random() < 0.8):
+        if bid < 34 and ((bid < 0 and passes == 3) or rng.random() < 0.8):
             choices += ["bid"] * (3 if bid < 0 and passes == 3 else 2)
         if bid >= 0 and doubling == 0 and bidder % 2 != side:
             choices.append("d")
