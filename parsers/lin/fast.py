@@ -30,18 +30,16 @@ import pyarrow as pa
 from models.events import BoardDealt, ResultRecorded
 from parsers.columnar import BOARD_SCHEMA, PLAYERS, RESULT_SCHEMA, ColumnarFile, conformed, encode_published
 from parsers.lin.fast_auction import CALL_NAMES, SPELLING_WIDTH, Contracts, call_numbers, read_auctions
+from parsers.lin.fast_blocks import Blocks, read_blocks
 from parsers.lin.fast_bytes import (
     Bytes,
     Declined,
     Ints,
     Names,
     Tokens,
-    board_numbers,
     by_board,
-    names,
     per_board,
     require,
-    require_heads,
     short_views,
     texts,
     tokens,
@@ -49,9 +47,9 @@ from parsers.lin.fast_bytes import (
 )
 from parsers.lin.fast_deals import CARD_NAMES, MD_WIDTH, SEATS, card_numbers, pbn_deals, read_deals
 from parsers.lin.fast_play import declarer_tricks, replay, trump_suits
+from parsers.lin.fast_text import without_line_ends
 from parsers.lin.lexer import _MOJIBAKE
 from parsers.lin.reader import PARSER_VERSION
-from parsers.records import FileMetadata
 
 logger = logging.getLogger(__name__)
 
@@ -80,40 +78,73 @@ def loads_columnar(data: str | bytes, *, source: str = "<string>", strict: bool 
 
 
 def _read(data: str | bytes, source: str) -> ColumnarFile:
-    toks = tokens(_utf8(data))
-    require_heads(toks)
-    # (The key order makes every board one line with one deal; everything below relies on that.)
-    deals = read_deals(toks.values(toks.of("md"), MD_WIDTH))
+    raw, line_ends = without_line_ends(np.frombuffer(_utf8(data), dtype=np.uint8))
+    toks = tokens(raw)
+    blocks = read_blocks(toks, line_ends)
+    deals = read_deals(toks.values(blocks.md, MD_WIDTH))
     calls = _calls(toks)
     contracts = read_auctions(calls.rows, deals.dealer)
     cards = _cards(toks)
     tricks = replay(cards.rows, deals.holder, contracts.declarer, trump_suits(contracts.bid))
+    require(bool(((contracts.calls > 0) | (blocks.rs == "").to_numpy()).all()),
+            "a result in the results list (rs) alone")  # the careful reader takes the result from it
     taken = declarer_tricks(contracts.bid >= 0, tricks, _claims(toks))
-    people = names(toks)
-    lines = _lines(toks, people)
-    return ColumnarFile(source=source, format="lin", parser_version=PARSER_VERSION, metadata=FileMetadata(),
+    _require_rs_agrees(blocks.rs, contracts, taken)
+    lines = _lines(toks, blocks)
+    return ColumnarFile(source=source, format="lin", parser_version=PARSER_VERSION,
+                        metadata=blocks.header.metadata(),
                         boards=_board_frame(lines, deals.dealer, pbn_deals(deals)),
-                        results=_own_tables(_result_frame(lines, people, contracts, taken, calls, cards), source))
+                        results=_own_tables(_result_frame(lines, blocks, contracts, taken, calls, cards), source))
+
+
+_RS = r"^([1-7])(NT|[CDHSN])([NESW])(XX|X)?(=|[+-][0-9]{1,2})?$"  # `parsers.lin.values.parse_rs`
+
+
+def _require_rs_agrees(rs: pl.Series, contracts: Contracts, taken: Ints) -> None:
+    """Decline unless every `rs` entry of a played contract names that contract and (if it says)
+    its tricks: the careful reader warns of any other."""
+    checked = ((contracts.bid >= 0) & (rs != "").to_numpy())
+    if not checked.any():
+        return
+    bid, doubling = contracts.bid[checked], contracts.doubling[checked]
+    parts = rs.filter(pl.Series(checked)).str.to_uppercase().str.extract_groups(_RS).struct.unnest()
+    level = bid // 5 + 1
+    over = parts.get_column("5").replace("=", "0").cast(pl.Int64, strict=False).fill_null(0).to_numpy()
+    agrees = pl.DataFrame({"level": level, "strain": pl.Series(list("CDHSN")).gather(bid % 5),
+                           "declarer": pl.Series(SEATS).gather(contracts.declarer[checked]),
+                           "doubling": pl.Series(["", "X", "XX"]).gather(doubling)}).select(
+        (pl.col("level") == parts.get_column("1").cast(pl.Int64))
+        & (pl.col("strain") == parts.get_column("2").str.slice(0, 1))
+        & (pl.col("declarer") == parts.get_column("3"))
+        & (pl.col("doubling") == parts.get_column("4").fill_null(""))).to_series().fill_null(False)
+    stated = parts.get_column("5").is_not_null().to_numpy()
+    require(bool(agrees.all()) and bool((~stated | (level + 6 + over == taken[checked])).all()),
+            "an rs entry that differs from the table's record")
 
 
 def _own_tables(results: pl.DataFrame, source: str) -> pl.DataFrame:
-    """`parsers.lin.records.derived_table` for every row: the two pairs, else the file and place."""
+    """`parsers.lin.records.derived_table` for every row: the room in a team match, else the two
+    pairs, else the file and place."""
     named = (pl.col("ns_id") != "NS") | (pl.col("ew_id") != "EW")
     by_file = pl.lit(f"{PurePath(source).stem}:") + (pl.col("record") + 1).cast(pl.String)
     results = results.with_columns(
-        table_id=pl.when(named).then(pl.concat_str("ns_id", pl.lit(" v "), "ew_id")).otherwise(by_file))
+        table_id=pl.when(pl.col("room").is_not_null()).then(pl.col("room"))
+        .when(named).then(pl.concat_str("ns_id", pl.lit(" v "), "ew_id")).otherwise(by_file))
     if results.select(pl.struct("board", "table_id").is_duplicated().any()).item():
         raise Declined("two results for one table of a board")  # the careful reader numbers and reports them
     return results
 
 
-def _lines(toks: Tokens, people: Names) -> pl.DataFrame:
-    """One row per board line: `record`, `line`, `board`, `vulnerability` and the four players' names."""
+def _lines(toks: Tokens, blocks: Blocks) -> pl.DataFrame:
+    """One row per block: `record`, `line`, `board`, `vulnerability`, the four players' names,
+    the room (open, closed or null) and the `rs` entry."""
     every = np.arange(toks.boards)
+    team = blocks.room >= 0
     return pl.DataFrame([
-        pl.Series("record", every, dtype=pl.Int64), pl.Series("line", toks.line, dtype=pl.Int64),
-        pl.Series("board", board_numbers(toks)), vulnerabilities(toks),
-        *(pl.Series(seat, people.of(every, (k,))) for k, seat in enumerate(_PN_SEATS)),
+        pl.Series("record", every, dtype=pl.Int64), pl.Series("line", blocks.line, dtype=pl.Int64),
+        pl.Series("board", blocks.number, dtype=pl.Int64), vulnerabilities(toks),
+        *(pl.Series(seat, blocks.names.of(every, (k,))) for k, seat in enumerate(_PN_SEATS)),
+        pl.Series("room", texts(np.maximum(blocks.room, 0), _ROOM_VIEWS, team)), blocks.rs,
     ])
 
 
@@ -152,7 +183,7 @@ def _claims(toks: Tokens) -> Ints:
 
 
 def _utf8(data: str | bytes) -> bytes:
-    """The UTF-8 bytes of the text as the careful reader decodes it, with CRLF line ends as LF."""
+    """The UTF-8 bytes of the text as the careful reader decodes it."""
     if isinstance(data, str):
         try:
             raw = data.encode("utf-8")
@@ -168,11 +199,6 @@ def _utf8(data: str | bytes) -> bytes:
         # The careful reader repairs (and reports) values that look double-encoded; its own pattern
         # says what looks so.
         require(_MOJIBAKE.search(text) is None, "text that may be double-encoded")
-    if b"\r" in raw:
-        # A CRLF is one line end for the careful reader too, so line numbers stay the same.
-        raw = raw.replace(b"\r\n", b"\n")
-        # A lone CR ends a line for the careful reader but not for the line split here.
-        require(b"\r" not in raw, "a lone CR")
     return raw
 
 
@@ -201,6 +227,7 @@ def _board_frame(lines: pl.DataFrame, dealer: Ints, deal: pl.Series) -> pl.DataF
 _CALL_VIEWS, _CARD_VIEWS = short_views(CALL_NAMES), short_views(CARD_NAMES)
 _CONTRACT_VIEWS = short_views(tuple(_CONTRACTS[code] for code in range(-1, 105)))  # contract code + 1
 _SEAT_VIEWS = short_views(SEATS)
+_ROOM_VIEWS = short_views(("open", "closed"))
 
 
 def _lists(values: _Values, rows: Ints, views: Bytes) -> pl.Series:
@@ -231,18 +258,26 @@ def _side_id(first: str, second: str, fallback: str) -> pl.Expr:
     return pl.when(unnamed).then(pl.lit(fallback)).otherwise(pl.concat_str(first, pl.lit("/"), second))
 
 
-def _result_frame(lines: pl.DataFrame, people: Names, contracts: Contracts, taken: Ints,
+def _result_frame(lines: pl.DataFrame, blocks: Blocks, contracts: Contracts, taken: Ints,
                   calls: _Values, cards: _Values) -> pl.DataFrame:
     """One result per board with an auction; a passed-out board has no declarer, tricks or lead."""
     rows = np.flatnonzero(contracts.calls > 0)
     contract = contracts.bid[rows] >= 0
     lead = cards.rows[rows, 0]
     frame = lines[rows]
+    people = blocks.names
+    home, away = blocks.header.teams()
+    ns_team = pl.when(pl.col("room") == "open").then(pl.lit(home)).otherwise(pl.lit(away))
+    ew_team = pl.when(pl.col("room") == "open").then(pl.lit(away)).otherwise(pl.lit(home))
+    team = pl.col("room").is_not_null()
+    published = pl.when(pl.col("rs") == "").then(pl.lit(encode_published({}))).otherwise(
+        pl.concat_str(pl.lit('{"rs":"'), "rs", pl.lit('"}')))
     return frame.select(
         "record", "line", pl.lit("").alias("section"), "board",
         pl.lit("").alias("table_id"),  # named by `_own_tables`
-        pl.lit(None, dtype=pl.Int64).alias("round"), pl.lit(None, dtype=pl.String).alias("room"),
-        _side_id("north", "south", "NS").alias("ns_id"), _side_id("east", "west", "EW").alias("ew_id"),
+        pl.lit(None, dtype=pl.Int64).alias("round"), pl.col("room").cast(pl.String),
+        pl.when(team).then(ns_team).otherwise(_side_id("north", "south", "NS")).alias("ns_id"),
+        pl.when(team).then(ew_team).otherwise(_side_id("east", "west", "EW")).alias("ew_id"),
         pl.Series("contract", texts(np.where(contract, 3 * contracts.bid[rows] + contracts.doubling[rows] + 1, 0),
                                        _CONTRACT_VIEWS)),
         pl.Series("declarer", texts(contracts.declarer[rows], _SEAT_VIEWS, contract)),
@@ -250,7 +285,7 @@ def _result_frame(lines: pl.DataFrame, people: Names, contracts: Contracts, take
         pl.Series("lead", texts(lead, _CARD_VIEWS, lead >= 0)),
         _lists(calls, rows, _CALL_VIEWS).alias("auction"),
         _lists(cards, rows, _CARD_VIEWS).alias("play"),
-        pl.lit(encode_published({})).alias("published"),
+        published.alias("published"),
         _pairs(people, _NORTH, _SOUTH, rows).alias("ns_players"),
         _pairs(people, _EAST, _WEST, rows).alias("ew_players"),
     ).pipe(conformed, RESULT_SCHEMA, ResultRecorded)
