@@ -18,7 +18,6 @@ import polars as pl
 
 from parsers.lin.fast_bytes import (
     KIND,
-    PREAMBLE,
     Ints,
     Names,
     Tokens,
@@ -194,7 +193,7 @@ def _name_tokens(toks: Tokens, header: Header, vugraph: bool, room: Ints) -> tup
         return np.where(token >= 0, token, header.lineup), np.zeros(toks.boards, dtype=np.int64)
     # A block's own `pn` stands before its trailing layout keys; a `pn` among those names the
     # next block's players (`parsers.lin.reader._Reader._block_pn`).
-    content = np.flatnonzero(~np.isin(toks.kind, PREAMBLE))
+    content = toks.of("content")
     trail = content[np.searchsorted(content, ends) - 1] + 1  # (the block's `qx` is content)
     own, trailing = last_pn_before(trail), last_pn_before(ends)
     own = np.where(own >= toks.first, own, -1)
@@ -241,20 +240,26 @@ def _check_rooms(names: Names, number: Ints, room: Ints, lineup: list[str] | boo
     """Decline what the careful reader warns of in a team match: a North-South player in both rooms
     of a board, and a closed room listing the open room's players when the header lines them up."""
     every = np.arange(number.size)
-    seats = [pl.Series(names.of(every, (k,))).cast(pl.String) for k in range(4)]
-    frame = pl.DataFrame({"index": every, "number": number, "room": room, "s": seats[0], "w": seats[1],
-                          "n": seats[2], "e": seats[3]})
+    seats = {seat: pl.Series(names.of(every, (k,))).cast(pl.String) for k, seat in enumerate("swne")}
+    frame = pl.DataFrame({"index": every, "number": number, "room": room, **seats})
     require(not frame.select(pl.struct("number", "room").is_duplicated().any()).item(), "a board slot twice")
-    frame = frame.with_columns(
-        ns=pl.concat_list("s", "n").list.set_difference(pl.concat_list("w", "e", pl.lit(""))),
-        sorted=pl.concat_list("s", "w", "n", "e").list.sort())
-    pairs = frame.filter(pl.col("room") == 1).join(frame.filter(pl.col("room") == 0), on="number", suffix="_open")
-    pairs = pairs.filter(pl.col("index_open") < pl.col("index"))
-    both = pairs.select(pl.col("ns").list.set_intersection("ns_open").list.len() > 0).to_series()
-    require(not both.any(), "a player North-South in both rooms")
+    pairs = frame.filter(pl.col("room") == 1).join(frame.filter(pl.col("room") == 0), on="number", suffix="_o")
+    pairs = pairs.filter(pl.col("index_o") < pl.col("index"))
+
+    def north_south(seat: str, end: str = "") -> pl.Expr:
+        """The player at `seat` counts as North-South (named, and not also East-West)."""
+        player = pl.col(seat + end)
+        return (player != "") & (player != pl.col("w" + end)) & (player != pl.col("e" + end))
+
+    both = pl.any_horizontal(
+        (pl.col(closed) == pl.col(open_ + "_o")) & north_south(closed) & north_south(open_, "_o")
+        for closed in "sn" for open_ in "sn")
+    require(not pairs.select(both.any()).item(), "a player North-South in both rooms")
     if isinstance(lineup, list) and len(lineup) >= 8:
         closed = sorted(lineup[4:8])
-        repeats = pairs.select((pl.col("sorted") == pl.col("sorted_open"))
-                               & (pl.col("sorted_open") != pl.lit(closed, dtype=pl.List(pl.String)))
-                               & pl.concat_list("s", "w", "n", "e").list.eval(pl.element() != "").list.any())
+        named = pl.concat_list("s", "w", "n", "e")
+        repeats = pairs.select((named.list.sort() == pl.concat_list("s_o", "w_o", "n_o", "e_o").list.sort())
+                               & (pl.concat_list("s_o", "w_o", "n_o", "e_o").list.sort()
+                                  != pl.lit(closed, dtype=pl.List(pl.String)))
+                               & named.list.eval(pl.element() != "").list.any())
         require(not repeats.to_series().any(), "a closed room listing the open room's players")

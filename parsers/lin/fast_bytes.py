@@ -55,6 +55,7 @@ KIND: dict[str, int] = {key: kind for kind, key in enumerate(KEYS)}
 # board's content and the next deal.
 PREAMBLE: list[int] = [KIND[key] for key in ("pn", "st", "rh", "ah", "pg", "nt", "at", "bt", "ht", "mn", "sa", "sk",
                                               "va", "tu")]
+_IS_CONTENT = bytes(int(kind not in PREAMBLE) for kind in range(256))
 
 
 def byte_table(table: dict[str, int]) -> Ints:
@@ -132,7 +133,8 @@ class Tokens:
         return np.searchsorted(self.first, picked, side="right") - 1
 
     def of(self, key: str) -> Ints:
-        """Indices of the `key` tokens (found once per key: several readers ask for the same)."""
+        """Indices of the `key` tokens (found once per key: several readers ask for the same); key
+        "content": of the tokens that are not layout (`PREAMBLE`)."""
         if key not in self._of:
             self._of[key] = np.flatnonzero(self.kind == KIND[key])
         return self._of[key]
@@ -201,7 +203,9 @@ def tokens(raw: Bytes) -> Tokens:
     require(int(kind.min()) >= 0, "a key the fast path does not read")
     require(not ((kind == KIND["pg"]) & (length != 0)).any(), "a page with a value")
     require(not ((kind == KIND["pc"]) & (length != 2)).any(), "a card that is not two letters")
-    toks = Tokens(raw=raw, kind=kind, key_end=key_end, end=end, length=length, first=_block_starts(kind))
+    content = np.flatnonzero(lookup(kind, _IS_CONTENT))
+    toks = Tokens(raw=raw, kind=kind, key_end=key_end, end=end, length=length, first=_block_starts(kind, content))
+    toks._of["content"] = content
     require(toks.boards > 0, "no deal")
     _require_claim_last(toks)
     return toks
@@ -214,14 +218,13 @@ def key_kinds(raw: Bytes, key_end: Ints) -> Ints:
     return lookup(pair, _KIND_OF).view(np.int8)
 
 
-def _block_starts(kind: Ints) -> Ints:
+def _block_starts(kind: Ints, content: Ints) -> Ints:
     """The first token of each board block, as the careful reader cuts them: each `qx` in a vugraph
     file; else, for each deal, the first `pn` among the layout keys just before it (or the deal)."""
     qx = np.flatnonzero(kind == KIND["qx"])
     if qx.size:
         return qx
-    md = np.flatnonzero(kind == KIND["md"])
-    content = np.flatnonzero(~np.isin(kind, PREAMBLE))  # (md among them)
+    md = np.flatnonzero(kind == KIND["md"])  # (among the content tokens)
     # The layout run before each deal starts after the content token before it.
     at = np.searchsorted(content, md)
     run = np.where(at > 0, content[np.maximum(at - 1, 0)] + 1, 0)

@@ -7,9 +7,9 @@ changes nothing it reads when it stands
 - before a key (between one token's closing `|` and the next key) or after the last `|`;
 - anywhere in a value the reader ignores, or removes line ends from (`rs`, `mp`);
 - at the end of a value the reader strips (`md`, `sv`, `ah`, `mb`, `mc`, `pn`, `qx`, `vg`, `mn`).
-`without_line_ends` declines a file with a line end anywhere else (in a card, in the middle of a
-name or a deal), and takes them all out otherwise: the rest of the fast path reads one line of
-adjacent `key|value|` tokens. `Lines` keeps what is needed to give a token its line in the file.
+`without_line_ends` takes them all out, so that the rest of the fast path reads one line of
+adjacent `key|value|` tokens, and `require_harmless` declines a file with a line end anywhere else
+(in a card, in the middle of a name or a deal). `Lines` keeps what is needed to give a token its line in the file.
 """
 
 from __future__ import annotations
@@ -18,9 +18,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from parsers.lin.fast_bytes import KEYS, Bytes, Ints, key_kinds, require
+from parsers.lin.fast_bytes import KIND, Bytes, Ints, Tokens, require
 
-_LF, _CR, _PIPE = ord("\n"), ord("\r"), ord("|")
+_LF, _CR = ord("\n"), ord("\r")
 ANYWHERE: frozenset[str] = frozenset({"st", "rh", "pg", "nt", "an", "at", "bt", "ht", "sa", "sk", "va", "tu",
                                       "bn", "pw", "rs", "mp"})
 """Keys whose values may hold line ends anywhere (ignored, or read with the line ends removed)."""
@@ -46,34 +46,40 @@ class Lines:
         return lines
 
 
-def without_line_ends(raw: Bytes) -> tuple[Bytes, Lines]:
-    """The text without its CR and LF bytes, declining unless each stands where it changes nothing."""
-    ends = np.flatnonzero((raw == _LF) | (raw == _CR))
+def without_line_ends(data: bytes) -> tuple[Bytes, Lines]:
+    """The text (UTF-8 bytes) without its CR and LF bytes, and where they were.
+
+    `require_harmless` must then check, on the tokens of the text without them, that each stood
+    where it changes nothing.
+    """
+    raw = np.frombuffer(data, dtype=np.uint8)
+    ends = np.flatnonzero((raw == _LF) | (raw == _CR) if b"\r" in data else raw == _LF)
     if ends.size == 0:
         return raw, Lines(removed=ends, breaks=ends)
     cr = raw[ends] == _CR
     after = ends + 1
     lone = cr & ((after == raw.size) | (raw[np.minimum(after, raw.size - 1)] != _LF))
     breaks = ends[~cr | lone]
-    pipes = np.flatnonzero(raw == _PIPE)
-    require(pipes.size >= 2, "no board")
-    before = np.searchsorted(pipes, ends)  # pipes before each line end: odd inside a value
-    inside = np.flatnonzero(before & 1)
-    if inside.size:
-        token = before[inside] >> 1
-        key_end = pipes[0::2]
-        kinds = key_kinds(raw, key_end[token])
-        anywhere = np.isin(kinds, _kinds(ANYWHERE))
-        at_end = np.isin(kinds, _kinds(AT_THE_END))
-        # At the end of its value: every byte from it to the value's closing '|' is a line end.
-        close = pipes[np.minimum(2 * token + 1, pipes.size - 1)]
-        run = np.searchsorted(ends, close) - inside
-        require(bool((anywhere | (at_end & (run == close - ends[inside]))).all()),
-                "a line end inside a value the reader reads")
-    keep = np.ones(raw.size, dtype=np.bool_)
-    keep[ends] = False
-    return raw[keep], Lines(removed=ends, breaks=breaks)
+    return np.frombuffer(data.translate(None, b"\r\n"), dtype=np.uint8), Lines(removed=ends, breaks=breaks)
+
+
+def require_harmless(lines: Lines, toks: Tokens) -> None:
+    """Decline unless each line end taken out stood before a key, after the last token, anywhere in
+    a value of `ANYWHERE` or at the end of a value of `AT_THE_END` (see the module docstring)."""
+    if lines.removed.size == 0:
+        return
+    # Where each would stand in the text without them: just before byte `at` (one past the end: after it).
+    at = lines.removed - np.arange(lines.removed.size)
+    token = np.searchsorted(toks.end, at)  # the first token ending at or after it
+    inside = token < toks.end.size
+    token, at = token[inside], at[inside]
+    key_end = toks.key_end[token]
+    before_key = at <= key_end - 2
+    kinds = toks.kind[token]
+    anywhere = np.isin(kinds, _kinds(ANYWHERE)) & (at > key_end)
+    at_end = np.isin(kinds, _kinds(AT_THE_END)) & (at == toks.end[token])
+    require(bool((before_key | anywhere | at_end).all()), "a line end inside a key or a value the reader reads")
 
 
 def _kinds(keys: frozenset[str]) -> list[int]:
-    return [KEYS.index(key) for key in keys]
+    return [KIND[key] for key in keys]
