@@ -1,4 +1,4 @@
-"""Vectorised fast path of the BBO LIN reader, for well-formed "one board per line" files.
+"""Vectorised fast path of the BBO LIN reader: the whole text at once, for every well-formed file.
 
 `loads_columnar(data)` reads the whole text at once into a `ColumnarFile`, or returns None when it
 cannot vouch for the result; the careful reader (`parsers.lin.loads`), with its positioned
@@ -6,14 +6,19 @@ diagnostics, then takes the file. Whenever it returns a file, that file equals
 `columnar_from_parsed(parsers.lin.loads(data))`: the fast path accepts only files on which the
 careful reader reports nothing at all, and checks at least what the careful reader checks.
 
-What it accepts (`parsers.lin.fast_bytes.LINE_GRAMMAR`): UTF-8 text without double-encoded accents,
-one board per line (LF or CRLF) in BBO's key order, names `pn` of four players, a heading `ah|Board N`, and
-calls, cards and claims in the spellings BBO writes. Vugraph files, headers, unknown keys and
-anything irregular are declined. What it checks, all boards at once:
+What it reads: UTF-8 text without double-encoded accents, in the shapes BBO and the vugraph tools
+write: "my hands" files (one `pn` block per board, on one line or many), hand records and vugraph
+matches (a header `vg`, `rs`, `pw`, `mn`, then `qx|o1|` / `qx|c1|` blocks, players named in the
+block, just before it or in the header), line ends (LF, CRLF or CR) between tokens, at the end of
+the values the careful reader strips and inside the values it ignores (`fast_text`), commentary
+and layout keys (`nt`, `at`, `sa`, `pg` ...). Declined, for the careful reader: anything it would
+report, an undo (`up`), published `mp` scores, and a result taken from `rs` alone. All boards at once:
+- blocks (`fast_blocks`): board numbers (heading or slot), players, rooms and teams, `rs` entries;
 - deal (`fast_deals`): 13 cards per hand given, no card dealt twice;
 - auction (`fast_auction`): every call legal, the auction complete and ending with its last call;
 - play (`fast_play`): each card held by the player due to play it, no card twice, suit
   followed, at most 52 cards; claims consistent with the play; a result for every contract;
+- `rs`: each entry names the contract played and, when it says, its tricks;
 - board numbers: a board repeated in the file has the same deal, dealer and vulnerability.
 """
 
