@@ -12,7 +12,7 @@ from __future__ import annotations
 from endplay.parsers import lin as endplay_lin
 
 from benchmarks.boards import boards, to_lin
-from benchmarks.ingest_vs_endplay import compare
+from benchmarks.in_process import compare
 
 
 def lin_text(count: int) -> str:

@@ -12,7 +12,7 @@ from __future__ import annotations
 from endplay.parsers import pbn as endplay_pbn
 
 from benchmarks.boards import boards, to_pbn
-from benchmarks.ingest_vs_endplay import compare
+from benchmarks.in_process import compare
 
 
 def pbn_text(count: int) -> str:

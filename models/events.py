@@ -28,7 +28,7 @@ from models.diagnostics import Diagnostic
 from models.shape import DETAIL
 from models.upcasting import Upcasters
 
-_FROZEN = ConfigDict(frozen=True, extra="forbid")
+_FROZEN = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
 EARLIEST = datetime(1900, 1, 1, tzinfo=UTC)
 """The earliest time an event may claim (a federation's history does not go further back)."""

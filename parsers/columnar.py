@@ -25,6 +25,7 @@ from pydantic import BaseModel
 from models.diagnostics import Diagnostic, errors_among
 from models.events import BoardDealt, Player, ResultRecorded
 from models.shape import REQUIRED, canonical_text, payload_fields, polars_dtype
+from parsers.arrow import series as arrow_series
 from parsers.records import (
     ArtificialRecord,
     BoardRecord,
@@ -164,9 +165,7 @@ def _offsets(rows: Sequence[Sequence[object]]) -> pa.Array:
 def _strings(rows: Sequence[Sequence[str]]) -> pl.Series:
     """A list-of-strings column, built from flat values and offsets (per-row Series are slow)."""
     values = pa.array([value for row in rows for value in row], type=pa.large_string())
-    series = pl.from_arrow(pa.LargeListArray.from_arrays(_offsets(rows), values))
-    assert isinstance(series, pl.Series)
-    return series.cast(pl.List(pl.String()))
+    return arrow_series(pa.LargeListArray.from_arrays(_offsets(rows), values)).cast(pl.List(pl.String()))
 
 
 def _players(rows: Sequence[tuple[Player, ...]]) -> pl.Series:
@@ -177,9 +176,7 @@ def _players(rows: Sequence[tuple[Player, ...]]) -> pl.Series:
          pa.array([p.federation_id for p in flat], type=pa.large_string())],
         names=["name", "federation_id"],
     )
-    series = pl.from_arrow(pa.LargeListArray.from_arrays(_offsets(rows), values))
-    assert isinstance(series, pl.Series)
-    return series.cast(PLAYERS)
+    return arrow_series(pa.LargeListArray.from_arrays(_offsets(rows), values)).cast(PLAYERS)
 
 
 def columnar_from_parsed(parsed: ParsedFile) -> ColumnarFile:

@@ -17,7 +17,7 @@ from models.contract import Contract
 from models.diagnostics import Diagnostic, errors_among
 from models.events import ArtificialAward, Player
 
-_FROZEN = ConfigDict(frozen=True, extra="forbid")
+_FROZEN = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
 PublishedValues = dict[str, float | str]
 """Values a source published, kept as reference. Keys used across readers:

@@ -10,7 +10,8 @@ does not pay for the ingest readers, the scoring engine or the Airflow-sized lib
 import logging
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
@@ -132,8 +133,6 @@ def ingest(
     at: Annotated[str | None, typer.Option(help="When the results happened (ISO time with zone)")] = None,
 ) -> None:
     """Append each file's facts to the event log, one transaction per file."""
-    from rich.progress import Progress
-
     from pipelines.ingest import IngestOptions, IngestRejected, ingest_file
     from pipelines.store import StoreError
 
@@ -142,8 +141,7 @@ def ingest(
     options = IngestOptions(strict=strict, event_id=event, session_id=session,
                             occurred_at=parse_time(at) if at else None)
     failed = 0
-    with Progress(console=errors.console, transient=True, disable=len(paths) < 3) as progress:
-        task = progress.add_task("ingesting", total=len(paths))
+    with _progress(len(paths)) as advance:
         for path in paths:
             try:
                 _print_ingest(ingest_file(event_store, path, recorded_at=now, options=options))
@@ -153,9 +151,25 @@ def ingest(
             except (OSError, StoreError) as exc:
                 failed += 1
                 errors.print(f"[red]error[/red] {_shown(str(path))}: {_shown(str(exc))}")
-            progress.advance(task)
+            advance()
     if failed:
         raise typer.Exit(1)
+
+
+@contextmanager
+def _progress(total: int) -> Iterator[Callable[[], None]]:
+    """A progress bar over `total` files, shown from three files on; what advances it.
+
+    One or two files get no bar, and their run does not import rich's progress module (a tenth of
+    a second, more than reading a small file takes)."""
+    if total < 3:
+        yield lambda: None
+        return
+    from rich.progress import Progress
+
+    with Progress(console=errors.console, transient=True) as progress:
+        task = progress.add_task("ingesting", total=total)
+        yield lambda: progress.advance(task)
 
 
 def _print_ingest(report: "IngestReport") -> None:

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import threading
 import time
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -62,6 +63,17 @@ CREATE TABLE IF NOT EXISTS events (
     UNIQUE (stream_id, stream_version)
 );
 """
+
+
+_SESSIONS: dict[tuple[Path, int], duckdb.DuckDBPyConnection] = {}
+"""The connection `EventStore.session()` holds, by store file and thread. Every `EventStore` of that
+file borrows it on that thread: a step that names the store by its path (an Airflow task's function,
+the ranking's cache) joins its caller's session instead of failing to attach the file a second time
+(DuckDB attaches a file once per process). Other threads open their own, as before."""
+
+
+def _session_key(path: Path) -> tuple[Path, int]:
+    return path.resolve(), threading.get_ident()
 
 
 class StoreError(Exception):
@@ -205,8 +217,9 @@ class EventStore:
 
         Inside `session()` the session's connection is lent instead.
         """
-        if self._held is not None:
-            yield self._held
+        held = self._lent()
+        if held is not None:
+            yield held
             return
         con = self._connect(read_only=True)
         try:
@@ -217,8 +230,9 @@ class EventStore:
     @contextmanager
     def writer(self) -> Iterator[duckdb.DuckDBPyConnection]:
         """A read-write connection with the schema in place. Only this module appends events."""
-        if self._held is not None:
-            yield self._held
+        held = self._lent()
+        if held is not None:
+            yield held
             return
         self.path.parent.mkdir(parents=True, exist_ok=True)
         con = self._connect(read_only=False)
@@ -234,17 +248,26 @@ class EventStore:
 
         Opening a DuckDB file costs tens of milliseconds; an ingest that checks three streams and
         then appends pays it once this way. The write lock is held for the whole session, so keep
-        sessions short (read and parse files before opening one).
+        sessions short (read and parse files before opening one). On the thread that opened it,
+        any other `EventStore` of the same file borrows the session's connection.
         """
-        if self._held is not None:
+        if self._lent() is not None:
             yield self
             return
+        key = _session_key(self.path)
         with self.writer() as con:
-            self._held = con
+            self._held = _SESSIONS[key] = con
             try:
                 yield self
             finally:
                 self._held = None
+                del _SESSIONS[key]
+
+    def _lent(self) -> duckdb.DuckDBPyConnection | None:
+        """The session connection this store lends: its own, or one this thread holds on the same file."""
+        if self._held is not None:
+            return self._held
+        return _SESSIONS.get(_session_key(self.path)) if _SESSIONS else None
 
     # -- the one write path --------------------------------------------------------------------
 

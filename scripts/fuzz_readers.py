@@ -5,7 +5,8 @@ Each input is a seed file (sample data and the shared corpus) mutated by a seede
 flipped, spans cut, doubled or spliced from another seed, and hostile tokens inserted (Unicode
 digits, numbers of 10^30 or 5,000 digits, runs of `|`, rich markup, control bytes, line separators).
 Every input goes through the careful reader (`parse_bytes`) and the path ingest takes
-(`read_columnar`: the fast path where it vouches for the file, else the careful reader), and every
+(`read_columnar`: the fast path where it vouches for the file, else the careful reader's records
+as frames; the careful reading is shared between the two), and every
 `--ingest-every`-th one through a real `ingest_bytes` into a scratch store.
 
 A failure is an exception escaping a reader, or a reader's catch-all diagnostic (the whole file lost
@@ -17,6 +18,7 @@ at 0:0). Prints per reader: inputs, failures, the slowest input and its size.
 from __future__ import annotations
 
 import argparse
+import multiprocessing
 import random
 import sys
 import tempfile
@@ -31,7 +33,9 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from models.diagnostics import Diagnostic  # noqa: E402
-from pipelines.ingest import IngestRejected, ingest_bytes, parse_bytes, read_columnar  # noqa: E402
+from parsers.columnar import columnar_from_parsed  # noqa: E402
+from parsers.records import ParsedFile  # noqa: E402
+from pipelines.ingest import IngestRejected, ingest_bytes, parse_bytes, reader_for  # noqa: E402
 from pipelines.store import EventStore  # noqa: E402
 
 CATCH_ALL_CODES = frozenset({"pbn.internal", "lin.reader.internal-error", "usebio.reader.internal-error"})
@@ -110,6 +114,30 @@ def check(read: Callable[[], object]) -> str | None:
     return f"catch-all: {lost[0]}" if lost else None
 
 
+def read_both_ways(data: bytes, source: str) -> str | None:
+    """What `read_columnar` (the ingest path) does, with the careful reading shared with the careful
+    reader's own check: the careful reader, the fast path (where the format has one), and the
+    careful records as frames when the fast path declines. None, or the first thing that went wrong."""
+    read: dict[str, object] = {}
+
+    def careful() -> ParsedFile:
+        read["parsed"] = parsed = parse_bytes(data, source)
+        return parsed
+
+    problem = check(careful)
+    if problem is not None:
+        return problem
+    reader = reader_for(source)
+    fast = reader.loads_columnar if reader is not None else None
+    if fast is not None:
+        problem = check(lambda: read.setdefault("fast", fast(data, source=source)))
+        if problem is not None:
+            return f"fast path: {problem}"
+    parsed = read["parsed"]
+    assert isinstance(parsed, ParsedFile)
+    return check(lambda: columnar_from_parsed(parsed)) if read.get("fast") is None else None
+
+
 def run(inputs: int, seed: int, ingest_every: int, report_every: int, *, seconds: float,
         seed_bytes: int) -> dict[str, Tally]:
     rng = random.Random(seed)
@@ -126,14 +154,13 @@ def run(inputs: int, seed: int, ingest_every: int, report_every: int, *, seconds
         for name, suffix in SUFFIXES.items():
             data = mutate(rng, rng.choice(pool[name]), everything)
             source = f"fuzz{suffix}"
-            for reader in (parse_bytes, read_columnar):
-                begun = time.perf_counter()
-                problem = check(lambda: reader(data, source))  # noqa: B023 (called at once)
-                tallies[name].record(time.perf_counter() - begun, len(data))
-                if problem is not None:
-                    tallies[name].failures += 1
-                    if len(tallies[name].examples) < 5:
-                        tallies[name].examples.append(f"{data[:200]!r}\n{problem}")
+            begun = time.perf_counter()
+            problem = read_both_ways(data, source)
+            tallies[name].record(time.perf_counter() - begun, len(data))
+            if problem is not None:
+                tallies[name].failures += 1
+                if len(tallies[name].examples) < 5:
+                    tallies[name].examples.append(f"{data[:200]!r}\n{problem}")
             if ingest_every and number % ingest_every == 0:
                 store = EventStore(scratch / f"{name}.duckdb")
                 begun = time.perf_counter()
@@ -156,21 +183,49 @@ def run(inputs: int, seed: int, ingest_every: int, report_every: int, *, seconds
     return tallies
 
 
+def merged(parts: list[dict[str, Tally]]) -> dict[str, Tally]:
+    """The tallies of several processes as one per reader."""
+    total: dict[str, Tally] = {}
+    for part in parts:
+        for name, tally in part.items():
+            into = total.setdefault(name, Tally())
+            into.inputs += tally.inputs
+            into.failures += tally.failures
+            into.examples.extend(tally.examples[:5 - len(into.examples)])
+            if tally.slowest > into.slowest:
+                into.slowest, into.slowest_size = tally.slowest, tally.slowest_size
+    return total
+
+
+def _job(args: tuple[int, int, int, int, float, int]) -> dict[str, Tally]:
+    inputs, seed, ingest_every, report_every, seconds, seed_bytes = args
+    return run(inputs, seed, ingest_every, report_every, seconds=seconds, seed_bytes=seed_bytes)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--inputs", type=int, default=10_000, help="mutated inputs per reader")
-    parser.add_argument("--seed", type=int, default=16)
+    parser.add_argument("--inputs", type=int, default=10_000, help="mutated inputs per reader (all jobs together)")
+    parser.add_argument("--seed", type=int, default=16, help="job k runs seed + k")
+    parser.add_argument("--jobs", type=int, default=1, help="processes, each with its own seed and share of inputs")
     parser.add_argument("--ingest-every", type=int, default=500, help="also ingest every n-th input")
     parser.add_argument("--report-every", type=int, default=10_000)
     parser.add_argument("--seconds", type=float, default=float("inf"), help="stop after this long")
     parser.add_argument("--seed-bytes", type=int, default=16_000, help="cut each seed file to this size")
     args = parser.parse_args()
     started = time.monotonic()
-    tallies = run(args.inputs, args.seed, args.ingest_every, args.report_every, seconds=args.seconds,
-                  seed_bytes=args.seed_bytes)
-    print(f"seed {args.seed}, {time.monotonic() - started:.0f}s in all")
+    shares = [args.inputs // args.jobs + (k < args.inputs % args.jobs) for k in range(args.jobs)]
+    work = [(share, args.seed + k, args.ingest_every, args.report_every, args.seconds, args.seed_bytes)
+            for k, share in enumerate(shares)]
+    if args.jobs == 1:
+        tallies = _job(work[0])
+    else:
+        with multiprocessing.get_context("spawn").Pool(args.jobs) as pool:
+            tallies = merged(pool.map(_job, work))
+    seeds_run = f"{args.seed}..{args.seed + args.jobs - 1}" if args.jobs > 1 else str(args.seed)
+    print(f"seed {seeds_run}, {args.jobs} job(s), seed files cut to {args.seed_bytes} bytes, "
+          f"{time.monotonic() - started:.0f}s in all")
     for name, tally in tallies.items():
-        reads = "ingests" if name == "ingest" else "reads (careful + ingest path)"
+        reads = "ingests" if name == "ingest" else "inputs, each read by the careful reader and the ingest path"
         print(f"{name}: {tally.inputs} {reads}, {tally.failures} uncaught/catch-all, "
               f"slowest {tally.slowest:.3f}s on {tally.slowest_size} bytes")
         for example in tally.examples:

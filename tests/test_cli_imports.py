@@ -57,3 +57,19 @@ def test_the_probe_sees_a_command_that_does_load_them() -> None:
     # the test above would pass by seeing nothing.
     _, loaded = modules_after("check", str(REPO / "sample_data" / "club_championship_traveller.csv"))
     assert {"polars", "pydantic", "parsers.formats", "pipelines.ingest"} <= set(loaded)
+
+
+NOT_FOR_ONE_FILE = ("pyarrow.compute", "rich.progress", "pipelines.scoring", "pipelines.replay", "jinja2",
+                    "pipelines.site", "pipelines.ranking", "endplay")
+"""What ingesting one file never needs: Arrow's compute kernels (polars' pyarrow path imports them
+for a check our columns never need: `parsers.arrow`), the progress bar (shown from three files on),
+scoring, replay, the site, the ranking and the solver."""
+
+
+@pytest.mark.parametrize("sample", ["club_championship_traveller.csv", "weekend/saturday/national_pairs_s1_A.pbn"])
+def test_ingesting_one_file_loads_only_what_ingest_needs(sample: str, tmp_path: object) -> None:
+    text, loaded = modules_after("ingest", str(REPO / "sample_data" / sample), "--store", f"{tmp_path}/s.duckdb")
+    assert "events appended" in text
+    assert {"polars", "duckdb", "pipelines.ingest"} <= set(loaded)
+    needless = sorted(m for m in loaded if any(m == n or m.startswith(n + ".") for n in NOT_FOR_ONE_FILE))
+    assert needless == []

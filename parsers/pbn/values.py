@@ -8,6 +8,7 @@ model instances keep the hot path cheap.
 
 from __future__ import annotations
 
+import functools
 import re
 from datetime import date
 from typing import NamedTuple
@@ -34,9 +35,24 @@ _DEAL = re.compile(r"([NESWnesw])\s*:\s*(\S+)\s+(\S+)\s+(\S+)\s+(\S+)")
 _SUIT_CACHE: dict[str, str | None] = {}
 _HOLDING = r"[AKQJT2-9]*\.[AKQJT2-9]*\.[AKQJT2-9]*\.[AKQJT2-9]*"
 _CANONICAL_DEAL = re.compile(rf"[NESW]:{_HOLDING} {_HOLDING} {_HOLDING} {_HOLDING}")
-_MASKS: dict[str, int] = {
-    "".join(r for i, r in enumerate(RANKS) if mask >> i & 1): mask for mask in range(1 << len(RANKS))}
-"""Every holding of one suit written the export way (highest rank first) -> its 13-bit rank mask."""
+
+
+_RANK_BITS = {rank: 1 << index for index, rank in enumerate(RANKS)}
+
+
+@functools.lru_cache(maxsize=16_384)
+def _holding_mask(holding: str) -> int:
+    """The 13-bit rank mask of one suit's holding written the export way (highest rank first, no
+    rank twice), or -1 for any other spelling. Cached: a file repeats the same few thousand."""
+    mask = 0
+    for rank in holding:
+        bit = _RANK_BITS.get(rank, 0)
+        if bit <= mask:  # not a rank, or not below every rank before it
+            return -1
+        mask |= bit
+    return mask
+
+
 _CACHE_LIMIT = 50_000
 _PARSED_CONTRACTS: dict[str, ParsedContract | None] = {}
 _PARSED_RESULTS: dict[str, ParsedResult | None] = {}
@@ -294,10 +310,9 @@ def _canonical_deal(text: str) -> ParsedDeal | None:
     if size > 16 or len(second) != size or len(third) != size or len(fourth) != size:
         return None  # with the three dots, every hand has the same length: 16 for 13 cards
     h0, h1, h2, h3 = first.split("."), second.split("."), third.split("."), fourth.split(".")
-    masks = _MASKS
+    mask = _holding_mask
     for suit in (0, 1, 2, 3):
-        a, b = masks.get(h0[suit], -1), masks.get(h1[suit], -1)
-        c, d = masks.get(h2[suit], -1), masks.get(h3[suit], -1)
+        a, b, c, d = mask(h0[suit]), mask(h1[suit]), mask(h2[suit]), mask(h3[suit])
         # Four holdings of a suit are disjoint exactly when no bit is counted twice.
         if a < 0 or b < 0 or c < 0 or d < 0 or a + b + c + d != a | b | c | d:
             return None

@@ -196,6 +196,35 @@ def test_a_session_shares_one_connection_for_reads_and_appends(store: EventStore
     assert store.head() == 3
 
 
+def test_another_store_of_the_same_file_joins_the_session_on_its_thread(store: EventStore,
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A step that names the store by its path (an Airflow task function) inside a caller's session
+    borrows the session's connection; before, it failed to attach the file a second time."""
+    attached: list[bool] = []
+    real_attach = store_module._attach
+    monkeypatch.setattr(store_module, "_attach", lambda path, ro: attached.append(ro) or real_attach(path, ro))
+    with store.session():
+        by_path = EventStore(str(store.path.parent / ".." / store.path.parent.name / store.path.name))
+        by_path.append(_events(2), recorded_at=RECORDED_AT)
+        assert store.stream_version("session:e/1") == 2
+        with by_path.session():
+            assert by_path.head() == 2
+    assert attached == [False]
+    assert store.verify().ok
+
+
+def test_a_session_lends_its_connection_only_on_its_own_thread(store: EventStore) -> None:
+    """Another thread must never share a DuckDB connection in use: it opens its own, and finds the
+    file attached by this process (DuckDB's own refusal, reported as a store error)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    with store.session(), ThreadPoolExecutor(max_workers=1) as other:
+        store.append(_events(1), recorded_at=RECORDED_AT)
+        with pytest.raises(StoreError, match="already attached"):
+            other.submit(lambda: EventStore(store.path).head()).result()
+    assert EventStore(store.path).head() == 1
+
+
 _SETTINGS = "SELECT current_setting('checkpoint_threshold'), current_setting('threads')"
 
 
