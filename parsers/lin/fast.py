@@ -33,6 +33,7 @@ import polars as pl
 import pyarrow as pa
 
 from models.events import BoardDealt, ResultRecorded
+from parsers.arrow import series
 from parsers.columnar import BOARD_SCHEMA, PLAYERS, RESULT_SCHEMA, ColumnarFile, conformed, encode_published
 from parsers.lin.fast_auction import CALL_NAMES, SPELLING_WIDTH, Contracts, call_numbers, read_auctions
 from parsers.lin.fast_blocks import Blocks, read_blocks
@@ -149,8 +150,8 @@ def _lines(toks: Tokens, blocks: Blocks) -> pl.DataFrame:
     return pl.DataFrame([
         pl.Series("record", every, dtype=pl.Int64), pl.Series("line", blocks.line, dtype=pl.Int64),
         pl.Series("board", blocks.number, dtype=pl.Int64), vulnerabilities(toks),
-        *(pl.Series(seat, blocks.names.of(every, (k,))) for k, seat in enumerate(_PN_SEATS)),
-        pl.Series("room", texts(np.maximum(blocks.room, 0), _ROOM_VIEWS, team)), blocks.rs,
+        *(series(blocks.names.of(every, (k,))).alias(seat) for k, seat in enumerate(_PN_SEATS)),
+        series(texts(np.maximum(blocks.room, 0), _ROOM_VIEWS, team)).alias("room"), blocks.rs,
     ])
 
 
@@ -274,7 +275,7 @@ def _lists(values: _Values, rows: Ints, views: Bytes) -> pl.Series:
     offsets = np.zeros(rows.size + 1, dtype=np.int64)
     np.cumsum(values.count[rows], out=offsets[1:])
     require(int(offsets[-1]) == values.flat.size, "values on a board without a result")
-    return pl.Series(pa.LargeListArray.from_arrays(pa.array(offsets), texts(values.flat, views)))
+    return series(pa.LargeListArray.from_arrays(pa.array(offsets), texts(values.flat, views)))
 
 
 def _pairs(people: Names, first: int, second: int, rows: Ints) -> pl.Series:
@@ -286,7 +287,7 @@ def _pairs(people: Names, first: int, second: int, rows: Ints) -> pl.Series:
                                         names=["name", "federation_id"])
     offsets = np.zeros(rows.size + 1, dtype=np.int64)
     np.cumsum(np.where(unnamed, 0, 2), out=offsets[1:])
-    return pl.Series(pa.LargeListArray.from_arrays(pa.array(offsets), struct)).cast(PLAYERS)
+    return series(pa.LargeListArray.from_arrays(pa.array(offsets), struct)).cast(PLAYERS)
 
 
 def _side_id(first: str, second: str, fallback: str) -> pl.Expr:
@@ -314,11 +315,11 @@ def _result_frame(lines: pl.DataFrame, blocks: Blocks, contracts: Contracts, tak
         pl.lit(None, dtype=pl.Int64).alias("round"), pl.col("room").cast(pl.String),
         pl.when(team).then(ns_team).otherwise(_side_id("north", "south", "NS")).alias("ns_id"),
         pl.when(team).then(ew_team).otherwise(_side_id("east", "west", "EW")).alias("ew_id"),
-        pl.Series("contract", texts(np.where(contract, 3 * contracts.bid[rows] + contracts.doubling[rows] + 1, 0),
-                                       _CONTRACT_VIEWS)),
-        pl.Series("declarer", texts(contracts.declarer[rows], _SEAT_VIEWS, contract)),
-        pl.Series("tricks", pa.array(taken[rows], type=pa.int64(), mask=taken[rows] < 0)),
-        pl.Series("lead", texts(lead, _CARD_VIEWS, lead >= 0)),
+        series(texts(np.where(contract, 3 * contracts.bid[rows] + contracts.doubling[rows] + 1, 0), _CONTRACT_VIEWS))
+        .alias("contract"),
+        series(texts(contracts.declarer[rows], _SEAT_VIEWS, contract)).alias("declarer"),
+        series(pa.array(taken[rows], type=pa.int64(), mask=taken[rows] < 0)).alias("tricks"),
+        series(texts(lead, _CARD_VIEWS, lead >= 0)).alias("lead"),
         _lists(calls, rows, _CALL_VIEWS).alias("auction"),
         _lists(cards, rows, _CARD_VIEWS).alias("play"),
         published.alias("published"),

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 import polars as pl
 
+from parsers.arrow import series
 from parsers.lin.fast_bytes import (
     KIND,
     Ints,
@@ -127,7 +128,7 @@ def read_header(toks: Tokens) -> Header:
 
 
 def _values(toks: Tokens, picked: Ints) -> pl.Series:
-    return pl.Series(string_views(toks.raw, toks.key_end[picked] + 1, toks.length[picked]))
+    return series(string_views(toks.raw, toks.key_end[picked] + 1, toks.length[picked]))
 
 
 def _one(toks: Tokens, key: str, required: bool) -> Ints:
@@ -219,7 +220,7 @@ def _names(toks: Tokens, token: Ints, side: Ints) -> Names:
     starts = np.zeros((token.size, 4), dtype=np.int64)
     length = np.zeros((token.size, 4), dtype=np.int64)
     starts[have], length[have] = start, stop - start
-    picked = pl.Series(string_views(text, starts.ravel(), length.ravel()))
+    picked = series(string_views(text, starts.ravel(), length.ravel()))
     require(bool(picked.str.contains(f"^{NAME}$").all()), "a player name with spaces at an end or control characters")
     return Names(text=text, views=views(text, starts.ravel(), length.ravel()).reshape(-1, 4, 4), length=length)
 
@@ -240,7 +241,7 @@ def _check_rooms(names: Names, number: Ints, room: Ints, lineup: list[str] | boo
     """Decline what the careful reader warns of in a team match: a North-South player in both rooms
     of a board, and a closed room listing the open room's players when the header lines them up."""
     every = np.arange(number.size)
-    seats = {seat: pl.Series(names.of(every, (k,))).cast(pl.String) for k, seat in enumerate("swne")}
+    seats = {seat: series(names.of(every, (k,))).cast(pl.String) for k, seat in enumerate("swne")}
     frame = pl.DataFrame({"index": every, "number": number, "room": room, **seats})
     require(not frame.select(pl.struct("number", "room").is_duplicated().any()).item(), "a board slot twice")
     pairs = frame.filter(pl.col("room") == 1).join(frame.filter(pl.col("room") == 0), on="number", suffix="_o")

@@ -24,6 +24,8 @@ import polars as pl
 import pyarrow as pa
 from numpy.lib.stride_tricks import sliding_window_view
 
+from parsers.arrow import series
+
 Ints = npt.NDArray[np.integer[Any]]
 """An integer array: card, seat and call numbers are int8, positions int64."""
 Bools = npt.NDArray[np.bool_]
@@ -363,4 +365,4 @@ def vulnerabilities(toks: Tokens) -> pl.Series:
     letters = _VULNERABILITY_OF[toks.raw[toks.key_end[sv] + 1]]
     require(bool((toks.length[sv] == 1).all() and (letters >= 0).all()), "a vulnerability that is none")
     codes = by_board(per_board(toks, sv), letters, width=1)[:, 0]
-    return pl.Series("vulnerability", texts(codes, _VULNERABILITY_VIEWS, codes >= 0))
+    return series(texts(codes, _VULNERABILITY_VIEWS, codes >= 0)).alias("vulnerability")
