@@ -262,7 +262,8 @@ def _hands(rng: random.Random, count: int, eol: str) -> str:
     people = _players(rng, 40)
     for number in range(1, count + 1):
         board = _board(rng, number, _deal(rng))
-        names = ",".join(rng.sample(people, 4)) if rng.random() < 0.95 else ",,,"
+        # (A hand record names nobody; a pair with a result is named, as LIN knows a pair only by its players.)
+        names = ",".join(rng.sample(people, 4)) if board.calls or rng.random() < 0.5 else ",,,"
         broken = rng.random() < 0.3
         text += f"pn|{names}|st||md|{_md(rng, board)}|rh||ah|Board {number}|"
         text += f"sv|{board.vul}|" if rng.random() < 0.97 else ""

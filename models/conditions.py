@@ -74,17 +74,25 @@ class ButlerRules(BaseModel):
 
     statistic: Literal["mean", "median"] = "mean"
     """Datum statistic: PBN modifiers `Mean` / `Median`."""
-    trim: Literal["none", "count", "fraction", "acbl", "bridge_scorer"] = "none"
+    trim: Literal["none", "count", "fraction", "whole_fraction", "acbl", "bridge_scorer"] = "none"
     """Results left out of the datum at each end: none (WBF championships); `trim_count` results
-    (PBN `Butler-2` = 1 each end); a `trim_fraction` of them, fractionally; 'acbl' = 5 % each end
-    (ACBLscore default); 'bridge_scorer' = ceil((n-10)/15)+1 each end when n > 3."""
+    (PBN `Butler-2` = 1 each end); a `trim_fraction` of them, fractionally; 'whole_fraction' =
+    floor(`trim_fraction` x n) whole results (JFR Pary's IMP pairs, see below); 'acbl' = 5 % each
+    end (ACBLscore default); 'bridge_scorer' = ceil((n-10)/15)+1 each end when n > 3.
+
+    JFR Pary (Polish club program) publishes a datum close to the median. No manual states its rule;
+    'whole_fraction' with `trim_fraction` 0.4875 and rounding 'toward_zero' reproduces every datum of
+    one published JFR Pary 4.1 event (30 boards of 38 to 41 results; jarekczek/pbntools test data),
+    and nothing simpler does: dropping n//2 - 1 at each end misses two boards of 39 results, the
+    median misses five boards of 41. The 30 boards fix the fraction only to [0.4872, 0.4878)."""
     trim_count: int = Field(default=1, ge=0)
     """Results dropped at each end when trim = 'count'."""
     trim_fraction: float = Field(default=0.1, ge=0, lt=0.5)
     """Share of the results dropped at each end when trim = 'fraction'."""
-    rounding: Literal["half_away_from_zero", "half_up", "half_even", "none"] = "half_away_from_zero"
+    rounding: Literal["half_away_from_zero", "half_up", "half_even", "toward_zero", "none"] = "half_away_from_zero"
     """Datum rounded to the nearest 10, an exact 5 going away from zero (Magic Contest: -85 -> -90),
-    up towards +infinity (bridge-scorer), or to the even ten (ACBLscore: 425 -> 420); or not rounded."""
+    up towards +infinity (bridge-scorer), or to the even ten (ACBLscore: 425 -> 420); cut to the
+    ten toward zero (JFR Pary: 66.7 -> 60, -96.7 -> -90); or not rounded."""
     rank_by: Literal["total", "per_board"] = "total"
     """Standings ranked on the IMP total or on IMPs per board played."""
 
@@ -98,7 +106,9 @@ class CrossImpRules(BaseModel):
     """Normalisation of the sum of IMPs: none (ACBL 'Total IMPs', PBN `Cross`), the number of
     comparisons (average, ACBL/BBO/EBU, PBN `Cross2`) or the number of scores (PBN `Cross1`)."""
     cap: int | None = Field(default=None, ge=1, le=24)
-    """Cap on each comparison in IMPs (Polish 'Cavendish uśredniony': 17); None = no cap."""
+    """Cap on each comparison in IMPs; None = no cap. Polish clubs' 'Cavendish uśredniony' caps at 17
+    (every difference of 1500 or more counts 17: turniejebrydza.pl, 'Zasady liczenia turniejów na
+    IMPy'); no KoPS manual stating it was found, so no program convention sets it."""
 
 
 class DiscreteVPTable(BaseModel):

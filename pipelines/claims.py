@@ -7,6 +7,10 @@ its players or by the file (`parsers.lin.records.derived_table`); what is left i
 the file is appended: every result of the file that will replace another file's result for the
 same table, and every pair of results of the file itself that claim one table, as a warning naming
 the files. Nothing is refused: a re-sent traveller is what replacing is for.
+
+A file's artificial adjusted scores (Law 12C2, `ArtificialScoreAwarded` with the file as source)
+claim their table too, and replace its result whichever came first (`pipelines.replay`): they are
+counted with the results. A director's ruling (no source file) is a deliberate replacement and is not.
 """
 
 from __future__ import annotations
@@ -16,13 +20,18 @@ from collections.abc import Sequence
 import polars as pl
 
 from models.diagnostics import Diagnostic, Severity
+from parsers.records import ArtificialRecord
 from pipelines.store import EventStore
 
 _KEYS = ["section", "board", "table_id"]
-_CLAIMED = """
+_FROM_FILES = ("(type = 'ResultRecorded' OR (type = 'ArtificialScoreAwarded' "
+               "AND payload->>'$.source.sha256' IS NOT NULL))")
+"""The events that claim a table for a file: its results and its artificial scores."""
+_CLAIMED = f"""
 SELECT payload->>'$.section' AS section, CAST(payload->>'$.board' AS BIGINT) AS board,
-       payload->>'$.table_id' AS table_id, payload->>'$.source.sha256' AS sha256
-FROM events WHERE stream_id = ? AND type = 'ResultRecorded'
+       payload->>'$.table_id' AS table_id, payload->>'$.source.sha256' AS sha256,
+       type = 'ArtificialScoreAwarded' AS artificial
+FROM events WHERE stream_id = ? AND {_FROM_FILES} ORDER BY position
 """
 _NAMES = ("SELECT payload->>'$.sha256', payload->>'$.name' FROM events "
           "WHERE type = 'SourceFileIngested' AND stream_id = ?")
@@ -31,8 +40,10 @@ _SHOWN = 20
 
 
 def claimed_tables(store: EventStore, stream: str) -> pl.DataFrame:
-    """The tables the session stream's results already hold: section, board, table_id, sha256."""
-    schema = {"section": pl.String, "board": pl.Int64, "table_id": pl.String, "sha256": pl.String}
+    """The tables the session stream's files already claim, in log order: section, board,
+    table_id, sha256 and `artificial` (an artificial score rather than a result)."""
+    schema = {"section": pl.String, "board": pl.Int64, "table_id": pl.String, "sha256": pl.String,
+              "artificial": pl.Boolean}
     if not store.exists():
         return pl.DataFrame(schema=schema)
     with store.reader() as con:
@@ -40,27 +51,60 @@ def claimed_tables(store: EventStore, stream: str) -> pl.DataFrame:
     return pl.DataFrame(rows, schema=schema, orient="row")
 
 
-def contested_tables(store: EventStore, stream: str, source: str,
-                     results: pl.DataFrame) -> tuple[list[Diagnostic], int]:
-    """Warnings for the results of `source` (a reader's result frame) that claim a table which a
-    result of another file, or another result of this file, already claims; and how many do."""
-    mine = results.select(*_KEYS, "line").with_columns(board=pl.col("board").cast(pl.Int64))
-    inside = mine.filter(pl.struct(_KEYS).is_duplicated()).filter(pl.struct(_KEYS).is_first_distinct().not_())
-    held = claimed_tables(store, stream).unique(_KEYS, keep="last")
-    across = mine.join(held, on=_KEYS, how="inner") if held.height else held.clear().with_columns(line=pl.lit(0))
+def contested_tables(store: EventStore, stream: str, source: str, results: pl.DataFrame,
+                     artificial: Sequence[ArtificialRecord] = ()) -> tuple[list[Diagnostic], int]:
+    """Warnings for the results and artificial scores of `source` (a reader's result frame and
+    artificial records) that claim a table which another file, or another row of this file,
+    already claims; and how many do."""
+    mine = _claims_of(results, artificial)
+    inside = mine.with_columns(_arts=pl.col("artificial").sum().over(_KEYS), _n=pl.len().over(_KEYS)).filter(
+        pl.struct(_KEYS).is_first_distinct().not_())
+    # Of a table's claims the one that stands is named: an artificial score stands over a result.
+    held = claimed_tables(store, stream).sort("artificial", maintain_order=True).unique(_KEYS, keep="last")
+    across = mine.join(held, on=_KEYS, how="inner", suffix="_held")
     names = _file_names(store, across["sha256"].unique().to_list()) if across.height else {}
     found = [_warning(source, row["line"], f"board {row['board']}{_section(row['section'])} table "
-                      f"{row['table_id']!r} already has a result from {names.get(row['sha256'], row['sha256'][:12])}; "
-                      "this file's result replaces it (two different tables must be named apart)")
+                      f"{row['table_id']!r} already has {_kind(row['artificial_held'])} from "
+                      f"{names.get(row['sha256'], row['sha256'][:12])}; {_outcome(row)} "
+                      "(two different tables must be named apart)")
              for row in across.iter_rows(named=True)]
     found += [_warning(source, row["line"], f"board {row['board']}{_section(row['section'])} table "
-                       f"{row['table_id']!r} has two results in this file; only the later one is scored")
+                       f"{row['table_id']!r} has {_inside(row['_arts'], row['_n'])} in this file; "
+                       f"{'the artificial score' if 0 < row['_arts'] < row['_n'] else 'only the later one'} "
+                       "is scored")
               for row in inside.iter_rows(named=True)]
     count = len(found)
     if count > _SHOWN:
         found = [*found[:_SHOWN], _warning(source, 0, f"... and {count - _SHOWN} more results that claim a "
                                                        "table another result claims")]
     return found, count
+
+
+def _claims_of(results: pl.DataFrame, artificial: Sequence[ArtificialRecord]) -> pl.DataFrame:
+    """The tables a file claims, in file order: section, board, table_id, line, artificial."""
+    schema = pl.Schema({"section": pl.String, "board": pl.Int64, "table_id": pl.String, "line": pl.Int64,
+                        "artificial": pl.Boolean})
+    claimed = results.select(*_KEYS, "line").with_columns(artificial=pl.lit(False)).cast(schema)
+    awarded = pl.DataFrame([(a.section, a.board, a.table_id, a.at.line, True) for a in artificial],
+                           schema=schema, orient="row")
+    return pl.concat([claimed, awarded]).sort("line", maintain_order=True)
+
+
+def _kind(artificial: bool) -> str:
+    return "an artificial score" if artificial else "a result"
+
+
+def _outcome(row: dict[str, object]) -> str:
+    """What scoring makes of this file's claim against the one held: a ruling stands over a result."""
+    if row["artificial_held"] and not row["artificial"]:
+        return "that artificial score stands over this file's result"
+    return f"this file's {'artificial score' if row['artificial'] else 'result'} replaces it"
+
+
+def _inside(artificial: int, claims: int) -> str:
+    if artificial == 0:
+        return "two results"
+    return "two artificial scores" if artificial == claims else "a result and an artificial score"
 
 
 def _file_names(store: EventStore, shas: list[str]) -> dict[str, str]:
@@ -78,16 +122,16 @@ def _warning(source: str, line: int, message: str) -> Diagnostic:
                       code="ingest.result.table-claimed", message=message)
 
 
-_REPLACED = """
+_REPLACED = f"""
 SELECT count(*) - count(DISTINCT (stream_id, payload->>'$.section', payload->>'$.board', payload->>'$.table_id'))
-FROM events WHERE type = 'ResultRecorded' AND position <= ? {streams}
+FROM events WHERE {_FROM_FILES} AND position <= ? {{streams}}
 """
 
 
 def replaced_results(store: EventStore, up_to: int, streams: Sequence[str] | None = None) -> int:
-    """How many results recorded up to log position `up_to` are not scored because a later result
-    claims the same (session, section, board, table): the difference between the result records
-    read and the tables `board_scores` has. Each was a warning when its file was ingested.
+    """How many results (and files' artificial scores) recorded up to log position `up_to` are not
+    scored because another claims the same (session, section, board, table): the difference between
+    the records read and the tables `board_scores` has. Each was a warning when its file was ingested.
 
     `streams` limits the count to those session streams (the sessions a command scored): the whole
     log's count reads every result's payload, seconds on a store of millions of results.

@@ -182,7 +182,8 @@ def ingest_bytes(store: EventStore, data: bytes, *, source: str, recorded_at: da
         if read.errors and (options.strict or not read.has_records):
             raise IngestRejected(source, read.diagnostics)
         event_id, session_id = _names(read.metadata, options, source)
-        claims, contested = contested_tables(store, session_stream(event_id, session_id), source, read.results)
+        claims, contested = contested_tables(store, session_stream(event_id, session_id), source, read.results,
+                                             read.artificial)
         if claims:  # results that will replace another's for the same table: said, never silent
             read = dataclasses.replace(read, diagnostics=read.diagnostics + tuple(claims))
         occurred_us = to_epoch_us(options.occurred_at or recorded_at)

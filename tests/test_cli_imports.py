@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -67,9 +68,24 @@ scoring, replay, the site, the ranking and the solver."""
 
 
 @pytest.mark.parametrize("sample", ["club_championship_traveller.csv", "weekend/saturday/national_pairs_s1_A.pbn"])
-def test_ingesting_one_file_loads_only_what_ingest_needs(sample: str, tmp_path: object) -> None:
+def test_ingesting_one_file_loads_only_what_ingest_needs(sample: str, tmp_path: Path) -> None:
     text, loaded = modules_after("ingest", str(REPO / "sample_data" / sample), "--store", f"{tmp_path}/s.duckdb")
     assert "events appended" in text
     assert {"polars", "duckdb", "pipelines.ingest"} <= set(loaded)
+    needless = sorted(m for m in loaded if any(m == n or m.startswith(n + ".") for n in NOT_FOR_ONE_FILE))
+    assert needless == []
+
+
+def test_ingesting_a_file_the_fast_path_takes_loads_no_compute_kernels(tmp_path: Path) -> None:
+    """The vectorised reader's columns reach polars without `pyarrow.compute` too (`parsers.arrow`)."""
+    from benchmarks.wild_pbn import text
+    from parsers.pbn.fast import loads_columnar
+
+    path = tmp_path / "wild.pbn"
+    path.write_text(text(20, 3), encoding="utf-8")
+    assert loads_columnar(path.read_bytes(), source=path.name) is not None  # the fast path takes it
+    said, loaded = modules_after("ingest", str(path), "--store", str(tmp_path / "s.duckdb"))
+    assert "events appended" in said and "0 record(s) quarantined" in said
+    assert "parsers.pbn.fast_records" in loaded
     needless = sorted(m for m in loaded if any(m == n or m.startswith(n + ".") for n in NOT_FOR_ONE_FILE))
     assert needless == []

@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
-from pathlib import PurePath
 
 import numpy as np
 import polars as pl
@@ -101,7 +100,7 @@ def _read(data: str | bytes, source: str) -> ColumnarFile:
     return ColumnarFile(source=source, format="lin", parser_version=PARSER_VERSION,
                         metadata=blocks.header.metadata(),
                         boards=_board_frame(lines, deals.dealer, pbn_deals(deals)),
-                        results=_own_tables(_result_frame(lines, blocks, contracts, taken, calls, cards), source))
+                        results=_own_tables(_result_frame(lines, blocks, contracts, taken, calls, cards)))
 
 
 _RS = r"^([1-7])(NT|[CDHSN])([NESW])(XX|X)?(=|[+-][0-9]{1,2})?$"  # `parsers.lin.values.parse_rs`
@@ -129,14 +128,14 @@ def _require_rs_agrees(rs: pl.Series, contracts: Contracts, taken: Ints) -> None
             "an rs entry that differs from the table's record")
 
 
-def _own_tables(results: pl.DataFrame, source: str) -> pl.DataFrame:
-    """`parsers.lin.records.derived_table` for every row: the room in a team match, else the two
-    pairs, else the file and place."""
-    named = (pl.col("ns_id") != "NS") | (pl.col("ew_id") != "EW")
-    by_file = pl.lit(f"{PurePath(source).stem}:") + (pl.col("record") + 1).cast(pl.String)
+def _own_tables(results: pl.DataFrame) -> pl.DataFrame:
+    """`parsers.lin.records.derived_table` for every row: the room in a team match, else the two pairs."""
+    team = pl.col("room").is_not_null()
+    # A pair with no names gets an id of its own and a warning from the careful reader.
+    require(bool(results.select((team | ((pl.col("ns_id") != "NS") & (pl.col("ew_id") != "EW"))).all()).item()),
+            "a pair with no names")
     results = results.with_columns(
-        table_id=pl.when(pl.col("room").is_not_null()).then(pl.col("room"))
-        .when(named).then(pl.concat_str("ns_id", pl.lit(" v "), "ew_id")).otherwise(by_file))
+        table_id=pl.when(team).then(pl.col("room")).otherwise(pl.concat_str("ns_id", pl.lit(" v "), "ew_id")))
     if results.select(pl.struct("board", "table_id").is_duplicated().any()).item():
         raise Declined("two results for one table of a board")  # the careful reader numbers and reports them
     return results

@@ -61,9 +61,9 @@ def repair_mojibake(value: str) -> str | None:
     return None
 
 
-NORMALISED = frozenset({"lin.encoding.not-utf8"})
+NORMALISED = frozenset({"lin.encoding.not-utf8", "lin.pn.unnamed-pair"})
 """What real programs write and the reader normalises without losing anything (BBO's own files in
-Windows-1252): said at its own severity in strict mode too, never a refusal."""
+Windows-1252, pairs with no names): said at its own severity in strict mode too, never a refusal."""
 
 
 class Reporter:

@@ -17,7 +17,8 @@ Identifiers, because LIN has no pair numbers:
 - team match (vg names two teams, or a closed room exists): `room` is open/closed, `table_id` is
   the room, `ns_id`/`ew_id` are the team names (open room: team 1 NS, team 2 EW; closed room the
   other way round);
-- otherwise `ns_id`/`ew_id` name the pair by its players, `North/South` and `East/West`, and
+- otherwise `ns_id`/`ew_id` name the pair by its players, `North/South` and `East/West` (a pair
+  with no names by the file, the block's place and its side, `t17:1 NS`, with a warning), and
   `table_id` names the table by its two pairs (`North/South v East/West`; the file's stem and the
   block's place in it when no player is named), so single-board files of one tournament do not all
   claim "table 1".

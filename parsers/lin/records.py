@@ -27,6 +27,7 @@ from parsers.records import BoardRecord, Position, PublishedValues, ResultRecord
 
 _ERROR, _WARNING, _INFO = Severity.ERROR, Severity.WARNING, Severity.INFO
 _DIGITS = re.compile(r"[0-9]+")
+_SIDE_NAMES = {"NS": "North-South", "EW": "East-West"}
 
 
 @dataclass(slots=True)
@@ -332,11 +333,23 @@ class _Block:
             published["rs"] = self.ctx.rs.strip()
         return instance(ResultRecord, {
             "board": number, "section": "", "table_id": self.ctx.table_id, "round": None, "room": self.ctx.room,
-            "ns_id": self.ctx.ns_id or _side_id(self.ctx.names, 2, 0, "NS"),
-            "ew_id": self.ctx.ew_id or _side_id(self.ctx.names, 3, 1, "EW"),
+            "ns_id": self.ctx.ns_id or self._pair_id(2, 0, "NS"),
+            "ew_id": self.ctx.ew_id or self._pair_id(3, 1, "EW"),
             "contract": contract, "tricks": tricks, "lead": CARDS[codes[0]] if codes else None,
             "auction": tuple(calls), "play": tuple(map(CARDS.__getitem__, codes)),
             "ns_players": ns_players, "ew_players": ew_players, "published": published, "at": at})
+
+    def _pair_id(self, first: int, second: int, side: str) -> str:
+        """The pair by its players; a pair with no name is a pair of its own, said where it sits."""
+        named = _side_id(self.ctx.names, first, second, "")
+        if named:
+            return named
+        pair = unnamed_pair(self.rep.source, self.ctx.index, side)
+        self.report(_WARNING, "lin.pn.unnamed-pair",
+                    f"no player of {_SIDE_NAMES[side]} is named, and LIN knows a pair only by its players; "
+                    f"they are scored as pair {pair!r}, a pair of their own", key="pn" if "pn" in self.last else None,
+                    part="result")
+        return pair
 
     def _players(self) -> tuple[tuple[Player, ...], tuple[Player, ...]]:
         names = self.ctx.names
@@ -361,6 +374,13 @@ def _side_id(names: list[str] | None, first: int, second: int, fallback: str) ->
     if names is None or not (names[first] or names[second]):
         return fallback
     return f"{names[first]}/{names[second]}"
+
+
+def unnamed_pair(source: str, index: int, side: str) -> str:
+    """The id of a pair none of whose players is named: its file, its block's place in the file and
+    its side (`t17:1 NS`). Unnamed pairs of different files (or tables) are never one contestant,
+    and a file read again names them the same."""
+    return f"{PurePath(source).stem}:{index + 1} {side}"
 
 
 def derived_table(names: list[str] | None, source: str, index: int) -> str:

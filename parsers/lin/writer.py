@@ -20,6 +20,7 @@ from pathlib import PurePath
 from models.board import law2_dealer
 from models.cards import Deal, Hand
 from models.events import Player
+from parsers.lin.records import unnamed_pair
 from parsers.lin.values import DEALER_DIGIT, LIN_SEATS, VUL_LETTER, format_rs
 from parsers.records import BoardRecord, FileMetadata, ParsedFile, ResultRecord
 
@@ -79,21 +80,25 @@ def _fits_single_board(parsed: ParsedFile, blocks: list[Block]) -> bool:
     return result is None or (result.room is None and not result.published
                               and result.table_id in _derived_tables(parsed, result)
                               and (bool(result.auction) or result.contract.is_passed_out)
-                              and (result.ns_id, result.ew_id) == _derived_ids(result))
+                              and (result.ns_id, result.ew_id) == _derived_ids(parsed, result))
 
 
 def _derived_tables(parsed: ParsedFile, result: ResultRecord) -> tuple[str, ...]:
     """Table ids a single-board file's result reads back with (`parsers.lin.records.derived_table`)."""
-    ns, ew = _derived_ids(result)
-    return "1", f"{ns} v {ew}", f"{PurePath(parsed.source).stem}:1"
-
-
-def _derived_ids(result: ResultRecord) -> tuple[str, str]:
-    """The ids `parsers.lin` gives a pair that has no number: its players' names."""
     north, south = _names(result.ns_players)
     east, west = _names(result.ew_players)
     ns = f"{north}/{south}" if north or south else "NS"
     ew = f"{east}/{west}" if east or west else "EW"
+    return "1", f"{ns} v {ew}", f"{PurePath(parsed.source).stem}:1"
+
+
+def _derived_ids(parsed: ParsedFile, result: ResultRecord) -> tuple[str, str]:
+    """The ids `parsers.lin` gives the pairs of a single-board file: their players' names, or the
+    file and side when neither player is named (`parsers.lin.records.unnamed_pair`)."""
+    north, south = _names(result.ns_players)
+    east, west = _names(result.ew_players)
+    ns = f"{north}/{south}" if north or south else unnamed_pair(parsed.source, 0, "NS")
+    ew = f"{east}/{west}" if east or west else unnamed_pair(parsed.source, 0, "EW")
     return ns, ew
 
 

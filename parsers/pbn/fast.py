@@ -34,7 +34,7 @@ logger = logging.getLogger(__name__)
 
 _CONTROLS = bytes(b for b in range(128) if (b < 32 and b not in (9, 10, 13)) or b == 127)
 _PRINTABLE = bytes(b for b in range(256) if b not in _CONTROLS)
-_READABLE = ("str", "utf-8", "utf-8-sig")
+_READABLE = ("str", "utf-8", "utf-8-sig", "cp1252")
 
 
 def loads_columnar(data: str | bytes, *, source: str = "<string>", strict: bool = False) -> ColumnarFile | None:
@@ -70,12 +70,11 @@ def _text(data: str | bytes) -> bytes:
     decoded = decode(data)
     text = decoded.text
     if decoded.encoding not in _READABLE or "\ufffd" in text:
-        raise Declined(f"encoding {decoded.encoding}: not plain UTF-8")
+        raise Declined(f"encoding {decoded.encoding}, or a character that is not one")
     if not text.isascii() and any(c in text for c in "\x85\u2028\u2029\ufeff"):
         raise Declined("a Unicode line or word separator")
     # One character first: searching for it is much faster than for a longer string.
-    for first, mark, why in (("{", "{", "a { comment"), ("<", "<PBN>", "PBN embedded in HTML"),
-                             ("#", '"#', "tag value inheritance")):
+    for first, mark, why in (("<", "<PBN>", "PBN embedded in HTML"), ("#", '"#', "tag value inheritance")):
         if first in text and mark in text:
             raise Declined(why)
     if isinstance(data, bytes) and decoded.encoding == "utf-8" and b"\r" not in data:

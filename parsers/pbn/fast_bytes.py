@@ -19,6 +19,8 @@ import numpy.typing as npt
 import polars as pl
 import pyarrow as pa
 
+from parsers.arrow import series as arrow_series
+
 IntArray = npt.NDArray[np.int64]
 BoolArray = npt.NDArray[np.bool_]
 ByteArray = npt.NDArray[np.uint8]
@@ -240,17 +242,12 @@ def _name_views(names: tuple[str, ...]) -> WordArray:
 
 def list_column(values: pa.Array, offsets: IntArray) -> pl.Series:
     """A List(String) column: row i holds `values[offsets[i]:offsets[i + 1]]`."""
-    lists = pa.LargeListArray.from_arrays(pa.array(offsets.astype(np.int64)), values)
-    series = pl.from_arrow(lists)
-    assert isinstance(series, pl.Series)
-    return series
+    return arrow_series(pa.LargeListArray.from_arrays(pa.array(offsets.astype(np.int64)), values))
 
 
 def string_series(values: pa.Array) -> pl.Series:
     """An Arrow string array as a polars String column (the views are taken over, not copied)."""
-    series = pl.from_arrow(values)
-    assert isinstance(series, pl.Series)
-    return series
+    return arrow_series(values)
 
 
 def _arrow_views(found: WordArray, valid: BoolArray | None, data: ByteArray | None) -> pa.Array:

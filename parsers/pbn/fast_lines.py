@@ -1,11 +1,13 @@
 """Fast path, first stage: a whole PBN text cut into games, tag values and section lines.
 
-Only the plainest layout is taken, the one where the careful reader's scanners (`fast_tags` and
-`scan_chunk`) cannot disagree and report nothing: escape lines (`%`) only at the top of the file,
-then games separated by semi-empty lines, each line of a game either a tag pair alone on its line,
-`[Name "value"]`, or section data (calls or cards) after an Auction or Play tag. Anything else
-(comments, strings or annotations in sections, text outside tag pairs, a tag split over lines)
-raises `Declined`, and the careful reader takes the file.
+Comments, escape lines and annotations are first blanked out in place (`fast_clean`), and the
+blanks at either end of each line left out of it. Then the layout taken is the one where the
+careful reader's scanners (`fast_tags` and `scan_chunk`) cannot disagree and report nothing: games
+separated by semi-empty lines (a line that held only a comment or an escape is none), each line
+of a game either a tag pair alone on its line, `[Name "value"]`, or section data after an Auction
+or Play tag (calls or cards) or after a table tag that is read past. Anything else (strings in
+sections, text outside tag pairs, a tag split over lines, two on a line) raises `Declined`, and
+the careful reader takes the file.
 
 The text is read as bytes (`fast_bytes.Source`): each check is a numpy expression over the first
 byte of every line, the quotes of every tag line or the bytes of every value, and the tag values
@@ -14,7 +16,7 @@ become String columns that point into the text.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import polars as pl
@@ -36,6 +38,7 @@ from parsers.pbn.fast_bytes import (
     view_column,
     views,
 )
+from parsers.pbn.fast_clean import blank_annotations, blank_comments
 
 USED_TAGS = (
     "Event", "Site", "Date", "EventDate", "Scoring", "Competition", "Stage", "HomeTeam", "VisitTeam", "Board",
@@ -46,12 +49,17 @@ USED_TAGS = (
 IGNORED_TAGS = (
     "Time", "UTCDate", "UTCTime", "Description", "DealId", "Termination", "Annotator", "AnnotatorNA", "BidSystemEW",
     "BidSystemNS", "WestNA", "NorthNA", "EastNA", "SouthNA", "WestType", "NorthType", "EastType", "SouthType",
-    "EventSponsor", "TimeControl", "TimeCall", "TimeCard", "Mode", "FrenchMP", "OptimumScore")
-"""PBN 2.1 tags that the careful reader reads past in lenient mode (so the fast path may too)."""
+    "EventSponsor", "TimeControl", "TimeCall", "TimeCard", "Mode", "FrenchMP", "OptimumScore", "Note",
+    "DoubleDummyTricks", "BCFlags", "OptimumContract", "ParScore", "OptimumResultTable", "OptimumPlayTable")
+"""Tags that the careful reader reads past in lenient mode (so the fast path may too); they may repeat."""
+IGNORED_TABLES = ("OptimumResultTable", "OptimumPlayTable")
+"""Ignored tags with a table section (its rows are read past too)."""
 SECTION_TAGS = ("Auction", "Play")
-TAG_NAMES = Vocabulary(USED_TAGS + IGNORED_TAGS, words=2)
-"""Tag names by code (a name's index here), looked up as two words (16 bytes)."""
+_NAME_WORDS = 3
+TAG_NAMES = Vocabulary(USED_TAGS + IGNORED_TAGS, words=_NAME_WORDS)
+"""Tag names by code (a name's index here), looked up as three words (24 bytes)."""
 AUCTION, PLAY = USED_TAGS.index("Auction"), USED_TAGS.index("Play")
+_TABLE_CODES = np.array([len(USED_TAGS) + IGNORED_TAGS.index(name) for name in IGNORED_TABLES])
 
 
 def _byte_set(characters: str) -> BoolArray:
@@ -93,19 +101,24 @@ def read_games(text: str | bytes) -> Games:
     """Cut normalised text (LF line ends; a str or its UTF-8 bytes) into games; raise `Declined` for
     any other layout."""
     source = Source.of(text)
-    first = source.data[source.start]  # first byte of each line (the line feed of an empty one)
-    blank = _blank(source, first)
-    begin = _preamble_end(first, blank)
-    escapes = tuple(source.text(int(source.start[line]), int(source.end[line]))
-                    for line in np.flatnonzero(first[:begin] == ord("%")))
-    if (source.data[source.start[begin]:source.size] == ord("%")).any():
-        raise Declined("an escape line or % below the first game")
-    body = np.flatnonzero(~blank[begin:]) + begin  # line index of each line of a game
-    starts_game = np.empty(body.size, dtype=bool)  # a gap (semi-empty lines) starts a game
+    held = blank_comments(source)  # lines that held (part of) a comment, None for none
+    escaped = source.data[source.start] == ord("%")  # escape lines: read, then blanked like comments
+    escape_lines, escape_texts = _read_escapes(source, escaped)
+    source = _trimmed(source)
+    empty = source.end <= source.start  # nothing but spaces and tabs (once comments are blanked)
+    void = escaped if held is None else escaped | (empty & held)
+    blank = empty & ~void  # semi-empty lines: they end a game (a line that held a comment does not)
+    body = np.flatnonzero(~empty & ~escaped)  # line index of each line of a game
+    if not body.size:
+        raise Declined("the file has no game")
+    begin = int(body[0])
+    escapes = _kept_escapes(escape_lines, escape_texts, blank, body)
+    separators = np.cumsum(blank)
+    starts_game = np.empty(body.size, dtype=bool)  # semi-empty lines between two lines start a game
     starts_game[:1] = True
-    np.greater(body[1:] - body[:-1], 1, out=starts_game[1:])
+    np.not_equal(separators[body[1:]], separators[body[:-1]], out=starts_game[1:])
     record = np.cumsum(starts_game) - 1
-    is_tag = first[body] == ord("[")
+    is_tag = source.data[source.start[body]] == ord("[")
     if not is_tag[starts_game].all():
         raise Declined("a game does not start with a tag pair")
     tag_lines, tag_record = body[is_tag], record[is_tag]
@@ -116,13 +129,14 @@ def read_games(text: str | bytes) -> Games:
     # The tag each line of section data follows: the last tag line before it (a game starts with one).
     owner = names[np.cumsum(is_tag)[~is_tag] - 1]
     auction, play = _sections(source, body[~is_tag], record[~is_tag], owner)
+    blank_annotations(source, auction, play)
     return Games(source, tags, _auction_tokens(source, auction), play, escapes)
 
 
 def _sections(source: Source, lines: IntArray, record: IntArray, owner: IntArray) -> tuple[Lines, Lines]:
     """The lines of section data (`lines`, of games `record`, after tag `owner`): auction, then play."""
     auction, play = owner == AUCTION, owner == PLAY
-    if not (auction | play).all():
+    if not (auction | play | np.isin(owner, _TABLE_CODES)).all():
         raise Declined("data after a tag that has no section")
     return _lines(source, lines, record, np.flatnonzero(auction)), _lines(source, lines, record, np.flatnonzero(play))
 
@@ -148,24 +162,48 @@ def index_in(games: IntArray, records: IntArray) -> IntArray:
     return lookup[records]
 
 
-def _blank(source: Source, first: ByteArray) -> BoolArray:
-    """Semi-empty lines (nothing, or only spaces and tabs): they separate games."""
-    length = source.end - source.start
-    blank = length == 0
-    indented = np.flatnonzero((first == ord(" ")) | (first == ord("\t")))
-    if indented.size:
-        at = segments(source.start[indented], length[indented])
-        written = (source.data[at] != ord(" ")) & (source.data[at] != ord("\t"))
-        blank[indented] = ~np.logical_or.reduceat(written, np.cumsum(length[indented]) - length[indented])
-    return np.asarray(blank, dtype=bool)
+def _trimmed(source: Source) -> Source:
+    """The source with each line's spaces and tabs at either end left out of it (`start`/`end`):
+    the careful reader reads past them (a line of nothing else comes out empty)."""
+    data, start, end = source.data, source.start.copy(), source.end.copy()
+    # A step at a time for all lines that still start (end) with a blank: runs of blanks are short.
+    lines = np.flatnonzero((end > start) & _is_blank(data[start]))
+    while lines.size:
+        start[lines] += 1
+        lines = lines[(start[lines] < end[lines]) & _is_blank(data[start[lines]])]
+    lines = np.flatnonzero((end > start) & _is_blank(data[np.maximum(end - 1, 0)]))
+    while lines.size:
+        end[lines] -= 1
+        lines = lines[(end[lines] > start[lines]) & _is_blank(data[end[lines] - 1])]
+    return replace(source, start=start, end=end)
 
 
-def _preamble_end(first: ByteArray, blank: BoolArray) -> int:
-    """Index of the first line that is neither semi-empty nor an escape line (the first tag)."""
-    content = np.flatnonzero(~blank & (first != ord("%")))
-    if not content.size:
-        raise Declined("the file has no game")
-    return int(content[0])
+def _is_blank(codes: ByteArray) -> BoolArray:
+    blank: BoolArray = (codes == ord(" ")) | (codes == ord("\t"))
+    return blank
+
+
+def _read_escapes(source: Source, escaped: BoolArray) -> tuple[IntArray, list[str]]:
+    """The escape lines and their text; then their bytes are blanked out like comments'."""
+    lines = np.flatnonzero(escaped)
+    if lines.size > 400:
+        raise Declined("hundreds of escape lines (the careful reader keeps only some)")
+    if not lines.size:
+        return lines, []
+    start, end = source.start[lines], source.end[lines]
+    texts = [source.text(int(a), int(b)) for a, b in zip(start, end, strict=True)]
+    source.data[segments(start, end - start)] = ord(" ")
+    return lines, texts
+
+
+def _kept_escapes(lines: IntArray, texts: list[str], blank: BoolArray, body: IntArray) -> tuple[str, ...]:
+    """The escape lines the careful reader keeps: those before the end of the last game (the first
+    semi-empty line after its last line); those after it belong to no game."""
+    if not lines.size:
+        return ()
+    after_last = np.flatnonzero(blank[int(body[-1]):])
+    stop = int(body[-1]) + int(after_last[0]) if after_last.size else blank.size
+    return tuple(text for line, text in zip(lines.tolist(), texts, strict=True) if line < stop)
 
 
 def _tag_pairs(source: Source, start: IntArray, end: IntArray, body: int,
@@ -195,12 +233,13 @@ def _tag_pairs(source: Source, start: IntArray, end: IntArray, body: int,
 
 
 def _tag_codes(source: Source, start: IntArray, name_length: IntArray) -> IntArray:
-    """The code of the name of each tag line (at most 16 bytes from `start + 1`), -1 for none."""
-    keys = np.zeros((start.size, 2), dtype=np.uint64)
+    """The code of the name of each tag line (at most 24 bytes from `start + 1`), -1 for none."""
+    keys = np.zeros((start.size, _NAME_WORDS), dtype=np.uint64)
     keys[:, 0] = source.word(start + 1, name_length)
-    long = np.flatnonzero(name_length > 8)  # the second word only where there is one (few names are long)
-    keys[long, 1] = source.word(start[long] + 9, name_length[long] - 8)
-    return np.where(name_length <= 16, TAG_NAMES.find(keys), -1)
+    for word in range(1, _NAME_WORDS):  # later words only where there are some (few names are long)
+        long = np.flatnonzero(name_length > 8 * word)
+        keys[long, word] = source.word(start[long] + 1 + 8 * word, name_length[long] - 8 * word)
+    return np.where(name_length <= 8 * _NAME_WORDS, TAG_NAMES.find(keys), -1)
 
 
 def _uniform_tag_pairs(source: Source, start: IntArray, end: IntArray, body: int,
@@ -235,11 +274,14 @@ def _uniform_tag_pairs(source: Source, start: IntArray, end: IntArray, body: int
     masks = np.tile(MASKS[np.minimum(name_length, 8)], games)
     if not ((source.words[start + 1] & masks) == np.tile(first_words, games)).all():
         return None
-    long = np.flatnonzero(name_length > 8)  # (names up to 16 bytes: `_tag_codes` found them)
-    if long.size:
-        rest = source.word(start[:first_game][long] + 9, name_length[long] - 8)
+    for word in range(1, _NAME_WORDS):  # (names up to 24 bytes: `_tag_codes` found them)
+        long = np.flatnonzero(name_length > 8 * word)
+        if not long.size:
+            break
+        skip = 1 + 8 * word
+        rest = source.word(start[:first_game][long] + skip, name_length[long] - 8 * word)
         lines = (long[None, :] + first_game * np.arange(games)[:, None]).ravel()
-        if not (source.word(start[lines] + 9, lengths[lines] - 8) == np.tile(rest, games)).all():
+        if not (source.word(start[lines] + skip, lengths[lines] - 8 * word) == np.tile(rest, games)).all():
             return None
     return np.tile(codes, games), opening
 
@@ -274,9 +316,16 @@ def _check_brackets(source: Source, start: IntArray, end: IntArray, body: int) -
     in a tag pair: so no value holds any of them (nor a quote: each line has just its two)."""
     games = source.data[body:source.size]
     # `[`, `\` and `]` are 0x5B-0x5D, one range (below 0x5B wraps round to the top): each tag line
-    # has been seen to start with a `[` and end with a `]`, so there must be just twice as many.
-    if np.count_nonzero((games - np.uint8(ord("["))) < 3) != 2 * start.size:
-        raise Declined("a bracket or backslash other than the brackets around tag pairs")
+    # has been seen to start with a `[` and end with a `]`, so there must be just twice as many
+    # brackets. A backslash is kept as it is unless it escapes a quote or a backslash.
+    special = np.flatnonzero((games - np.uint8(ord("["))) < 3)
+    if special.size != 2 * start.size:
+        slashes = special[games[special] == ord("\\")] + body
+        if special.size - slashes.size != 2 * start.size:
+            raise Declined("a bracket other than the brackets around tag pairs")
+        following = source.data[slashes + 1]
+        if ((following == ord("\\")) | (following == ord('"'))).any():
+            raise Declined("an escaped quote or backslash in a value")
     tab = games == ord("\t")
     if not tab.any():
         return
@@ -324,12 +373,14 @@ def _lines_by_tag(record: IntArray, names: IntArray, games: int) -> list[IntArra
     width = names.size // games
     if width * games == names.size and (names.reshape(-1, width) == names[:width]).all():
         # Every game has the same tags in the same order (the usual export): a tag is every width-th line.
-        if np.unique(names[:width]).size != width:
+        first = names[:width][names[:width] < len(USED_TAGS)]
+        if np.unique(first).size != first.size:
             raise Declined("a tag repeated in one game")
         place = {int(code): column for column, code in enumerate(names[:width])}
         return [np.arange(place[code], names.size, width) if code in place else np.arange(0)
                 for code in range(len(USED_TAGS))]
-    if np.bincount(record * len(TAG_NAMES.names) + names).max() > 1:
+    used = np.flatnonzero(names < len(USED_TAGS))  # (the tags read past may repeat: Note tags do)
+    if np.bincount(record[used] * len(USED_TAGS) + names[used]).max(initial=0) > 1:
         raise Declined("a tag repeated in one game")
     order = np.argsort(names.astype(np.int16), kind="stable")  # a radix sort: tag lines by name, then file order
     bounds = np.searchsorted(names[order], np.arange(len(USED_TAGS) + 1))

@@ -30,13 +30,33 @@ from parsers.records import ContestantRecord, Position
 SCORE_TAGS = ("Score", "ScoreIMP", "ScoreMP", "ScorePercentage")
 _RESULTS = [str(tricks) for tricks in range(14)] + [f"0{tricks}" for tricks in range(10)]
 """A number of tricks as the careful reader reads it (`0?[0-9]|1[0-3]`): a set lookup, not a regex."""
+_SIDED_RESULTS = [f"{side} {tricks}" for side in ("NS", "EW") for tricks in _RESULTS]
+"""A side's tricks (`NS 9`), the other way PBN 2.1 writes a Result."""
 _NUMBER = r"^[0-9]{1,9}$"  # short enough for Int64, ASCII digits only (str.isdigit takes more)
 _SEATS = ["N", "E", "S", "W"]
+_VULNERABLE = {"NONE": "None", "LOVE": "None", "-": "None", "NS": "NS", "EW": "EW", "ALL": "All", "BOTH": "All"}
 
 
 def unknown(column: str) -> pl.Expr:
     """The careful reader's `is_unknown`: no tag, '' or '?' (values never have spaces around them here)."""
     return pl.col(column).is_null() | pl.col(column).is_in(["", "?"])
+
+
+def vulnerability() -> pl.Expr:
+    """The Vulnerable tag as the careful reader's `parse_vulnerable` reads it without a note (any
+    case; Love and - are None, Both is All); null for anything else."""
+    return pl.col("Vulnerable").str.to_uppercase().replace_strict(
+        list(_VULNERABLE), list(_VULNERABLE.values()), default=None)
+
+
+def result_tricks() -> pl.Expr:
+    """Declarer's tricks from the Result tag (`ParsedResult.for_declarer`): the number, or from a
+    side's tricks (`NS 9`: 9 for a declarer of NS, 4 for one of EW); null when not given."""
+    bare = pl.col("Result").cast(pl.Int64, strict=False)
+    sided = pl.col("Result").str.slice(3).cast(pl.Int64, strict=False)
+    ours = pl.col("Result").str.head(2) == pl.when(pl.col("Declarer").is_in(["N", "S"])).then(
+        pl.lit("NS")).otherwise(pl.lit("EW"))
+    return pl.coalesce(bare, pl.when(ours).then(sided).otherwise(13 - sided))
 
 
 def text(column: str) -> pl.Expr:
@@ -50,8 +70,7 @@ def check_values(tags: pl.DataFrame) -> None:
         "a Board that is not a positive number": ~pl.col("Board").str.contains(_NUMBER).fill_null(False)
         | (pl.col("Board").cast(pl.Int64, strict=False) == 0),
         "a Dealer that is not N, E, S or W": ~(unknown("Dealer") | pl.col("Dealer").is_in(_SEATS)),
-        "a Vulnerable that is not None, NS, EW or All": ~(
-            unknown("Vulnerable") | pl.col("Vulnerable").is_in(["None", "NS", "EW", "All"])),
+        "a Vulnerable that is not None, NS, EW or All": ~(unknown("Vulnerable") | vulnerability().is_not_null()),
         "a Contract not written the standard way": ~(unknown("Contract") | pl.col("Contract").is_in(list(CONTRACTS))),
         "a Round that is not a number": ~(unknown("Round") | pl.col("Round").str.contains(_NUMBER)),
         "an Auction without a Contract tag (the careful reader takes the contract from it)":
@@ -62,7 +81,8 @@ def check_values(tags: pl.DataFrame) -> None:
             unknown("Declarer") & unknown("Result") & pl.col("Play").is_null()),
         "a contract without a declarer": ~unknown("Contract") & (pl.col("Contract") != "Pass")
         & ~pl.col("Declarer").is_in(_SEATS).fill_null(False),
-        "a Result not written as a number of tricks": ~(unknown("Result") | pl.col("Result").is_in(_RESULTS)),
+        "a Result not written as a number of tricks": ~(
+            unknown("Result") | pl.col("Result").is_in(_RESULTS) | pl.col("Result").is_in(_SIDED_RESULTS)),
         "a contract without a Result or a play": ~unknown("Contract") & (pl.col("Contract") != "Pass")
         & unknown("Result") & pl.col("Play").is_null(),
     }
@@ -90,7 +110,7 @@ def boards(tags: pl.DataFrame, deals: Deals) -> pl.DataFrame:
     games = _attach(tags, deals.frame).select(
         "record", "line", section=text("Section"), board=pl.col("Board").cast(pl.Int64),
         dealer=pl.when(pl.col("Dealer").is_in(_SEATS)).then(pl.col("Dealer")),
-        vulnerability=pl.when(~unknown("Vulnerable")).then(pl.col("Vulnerable")), deal=pl.col("deal"))
+        vulnerability=vulnerability(), deal=pl.col("deal"))
     _, first, group = np.unique(board_groups(tags), return_index=True, return_inverse=True)
     if first.size == games.height:  # one game a board: no board appears again
         return conformed(games, BOARD_SCHEMA, BoardDealt)
@@ -108,7 +128,7 @@ def results(games: Games, deals: Deals) -> pl.DataFrame:
     played = games.tags.filter(~unknown("Contract"))
     auctions = read_auctions(played.filter(pl.col("Auction").is_not_null()), games.auction, games.source)
     plays = read_plays(played.filter(pl.col("Play").is_not_null()).with_columns(
-        tricks=pl.col("Result").cast(pl.Int64, strict=False)), games.play, games.source, deals)
+        tricks=result_tricks()), games.play, games.source, deals)
     rows = _attach(_attach(played, auctions), plays.rename({"tricks": "tricks_played"}))
     passed = pl.col("Contract") == "Pass"
     rows = rows.with_columns(
@@ -117,7 +137,7 @@ def results(games: Games, deals: Deals) -> pl.DataFrame:
         room=pl.col("Room").str.to_lowercase().replace_strict(["open", "closed"], ["open", "closed"], default=None),
         contract=pl.when(passed).then(pl.lit("PASS")).otherwise(pl.col("Contract")),
         declarer=pl.when(~passed).then(pl.col("Declarer")),
-        tricks=pl.when(~passed).then(pl.coalesce("tricks_played", pl.col("Result").cast(pl.Int64, strict=False))),
+        tricks=pl.when(~passed).then(pl.coalesce("tricks_played", result_tricks())),
         auction=pl.col("auction").fill_null([]), play=pl.col("play").fill_null([]))
     rows = _table_ids(_sides(rows))
     rows = _published(rows)

@@ -52,6 +52,9 @@ def trim_per_end(rules: ButlerRules, n: pl.Expr) -> pl.Expr:
         return pl.when(n - 2 * k >= 1).then(pl.lit(k)).otherwise(0.0)
     if rules.trim == "fraction":
         return n * rules.trim_fraction
+    if rules.trim == "whole_fraction":
+        # The tolerance keeps an exact product (0.4875 x 80 = 39) from flooring to one less.
+        return (n * rules.trim_fraction + TIE_TOLERANCE).floor()
     if rules.trim == "acbl":
         return n * 0.05
     if rules.trim == "bridge_scorer":
@@ -82,10 +85,15 @@ def datum_per_group(items: pl.DataFrame, rules: ButlerRules) -> pl.DataFrame:
 
 
 def round_to_ten(value: pl.Expr, mode: str) -> pl.Expr:
-    """Round to the nearest 10; an exact 5 goes as `mode` says (half_up, half_away_from_zero, half_even)."""
+    """Round to the nearest 10; an exact 5 goes as `mode` says (half_up, half_away_from_zero, half_even);
+    or cut to the ten toward zero (toward_zero)."""
     if mode == "none":
         return value
     tens = value / 10.0
+    if mode == "toward_zero":
+        # A mean that should be a whole ten may come out a hair short of it: the tolerance keeps it.
+        cut = pl.when(tens >= 0).then((tens + TIE_TOLERANCE).floor()).otherwise((tens - TIE_TOLERANCE).ceil())
+        return cut * 10.0
     floor = tens.floor()
     tie = ((tens - floor) - 0.5).abs() < TIE_TOLERANCE
     if mode == "half_up":

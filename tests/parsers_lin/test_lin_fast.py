@@ -167,7 +167,8 @@ def lin_line(board: Board, *, names: str = "South,West,North,East", md: str | No
     return text + (f"mc|{claim}|" if claim is not None else "") + tail + "\n"
 
 
-_NAMES = ["South,West,North,East", ",,,", "Rémi Dupont,ŁUKASZ,李雷,~~M25054gn", "a,,c,", "KAJTEK 1,b b,c,d"]
+# (A pair with no name at all is left to the careful reader, which warns: see MUTATIONS.)
+_NAMES = ["South,West,North,East", "Rémi Dupont,ŁUKASZ,李雷,~~M25054gn", "a,,c,d", "KAJTEK 1,b b,c,d"]
 
 
 def _varied_calls(board: Board, rng: random.Random) -> str:
@@ -371,6 +372,8 @@ MUTATIONS: dict[str, tuple[str, Callable[[], str | bytes]]] = {
     "no heading": ("lin.ah.missing", lambda: _victim().replace(f"ah|Board {_V.number}|", "")),
     "bad vulnerability": ("lin.sv.bad-vulnerability", lambda: _victim(sv="x")),
     "three names": ("lin.pn.bad-names", lambda: _victim(names="a,b,c")),
+    "no names": ("lin.pn.unnamed-pair", lambda: _victim(names=",,,")),
+    "a pair with no names": ("lin.pn.unnamed-pair", lambda: _victim(names="a,,c,")),
     # the auction
     "insufficient bid": ("lin.mb.insufficient-bid", lambda: _victim(calls=[*_A[:BID], "7NT", *_A[BID:]])),
     "double of partner": ("lin.mb.illegal-double", lambda: _victim(calls=[*_A[:BID + 1], "Pass", "d",

@@ -141,15 +141,45 @@ def test_a_result_that_claims_a_table_already_held_is_reported(store: EventStore
     assert score_store(store).board_scores["contract"].to_list() == ["2S"]
 
 
-def test_unnamed_players_name_the_table_by_the_file() -> None:
+def test_unnamed_players_name_the_table_and_the_pairs_by_the_file() -> None:
     from parsers.lin import loads as lin_loads
     from parsers.lin.fast import loads_columnar as lin_fast
+    from parsers.lin.writer import dumps as lin_dumps
 
     data = _lin("", "", "", "", board=4, bid="1S")
     careful = lin_loads(data, source="dir/t17.lin")
-    fast = lin_fast(data, source="dir/t17.lin")
-    assert [r.table_id for r in careful.results] == ["t17:1"]
-    assert fast is not None and fast.results["table_id"].to_list() == ["t17:1"]
+    assert [(r.table_id, r.ns_id, r.ew_id) for r in careful.results] == [("t17:1", "t17:1 NS", "t17:1 EW")]
+    warned = [(d.code, d.line, d.column, d.severity.value) for d in careful.diagnostics]
+    # At the `pn` value, line 1 column 4: said for each side, a warning in strict mode too.
+    assert warned == [("lin.pn.unnamed-pair", 1, 4, "warning")] * 2
+    assert "pair 't17:1 NS'" in careful.diagnostics[0].message
+    assert [d.severity.value for d in lin_loads(data, source="t17.lin", strict=True).diagnostics] == ["warning"] * 2
+    assert lin_fast(data, source="dir/t17.lin") is None  # the careful reader warns, so it takes the file
+    # Written back, it is still one board of one table, and reads back with the same ids.
+    written = lin_dumps(careful)
+    assert written.startswith("pn|,,,|") and "qx|" not in written
+    again = lin_loads(written, source="t17.lin").results
+    assert [(r.table_id, r.ns_id, r.ew_id) for r in again] == [("t17:1", "t17:1 NS", "t17:1 EW")]
+
+
+def test_one_unnamed_side_is_a_pair_of_its_own() -> None:
+    from parsers.lin import loads as lin_loads
+
+    parsed = lin_loads(_lin("s1", "", "n1", "", board=4, bid="1S"), source="half.lin")
+    assert [(r.table_id, r.ns_id, r.ew_id) for r in parsed.results] == [("n1/s1 v EW", "n1/s1", "half:1 EW")]
+    assert [d.code for d in parsed.diagnostics] == ["lin.pn.unnamed-pair"]
+    assert "East-West" in parsed.diagnostics[0].message
+
+
+def test_unnamed_files_of_one_event_keep_their_pairs_apart(store: EventStore) -> None:
+    options = IngestOptions(event_id="bbo-tourney", session_id="1")
+    reports = [ingest_bytes(store, _lin("", "", "", "", board=1, bid=bid), source=name, recorded_at=RECORDED_AT,
+                            options=options) for name, bid in (("t1.lin", "1S"), ("t2.lin", "2S"))]
+    assert [sum(d.code == "lin.pn.unnamed-pair" for d in r.diagnostics) for r in reports] == [2, 2]
+    projections = score_store(store)
+    assert sorted(projections.standings["contestant_id"].to_list()) == ["t1:1 EW", "t1:1 NS", "t2:1 EW", "t2:1 NS"]
+    assert projections.board_scores.sort("table_id").select("table_id", "ns_id", "ew_id", "contract").rows() == [
+        ("t1:1", "t1:1 NS", "t1:1 EW", "1S"), ("t2:1", "t2:1 NS", "t2:1 EW", "2S")]
 
 
 def test_one_table_twice_in_one_lin_file_is_kept_twice() -> None:
