@@ -1,4 +1,4 @@
-"""Vectorised fast path of the BBO LIN reader, for well-formed "one board per line" files.
+"""Vectorised fast path of the BBO LIN reader: the whole text at once, for every well-formed file.
 
 `loads_columnar(data)` reads the whole text at once into a `ColumnarFile`, or returns None when it
 cannot vouch for the result; the careful reader (`parsers.lin.loads`), with its positioned
@@ -6,14 +6,19 @@ diagnostics, then takes the file. Whenever it returns a file, that file equals
 `columnar_from_parsed(parsers.lin.loads(data))`: the fast path accepts only files on which the
 careful reader reports nothing at all, and checks at least what the careful reader checks.
 
-What it accepts (`parsers.lin.fast_bytes.LINE_GRAMMAR`): UTF-8 text without double-encoded accents,
-one board per line (LF or CRLF) in BBO's key order, names `pn` of four players, a heading `ah|Board N`, and
-calls, cards and claims in the spellings BBO writes. Vugraph files, headers, unknown keys and
-anything irregular are declined. What it checks, all boards at once:
+What it reads: UTF-8 text without double-encoded accents, in the shapes BBO and the vugraph tools
+write: "my hands" files (one `pn` block per board, on one line or many), hand records and vugraph
+matches (a header `vg`, `rs`, `pw`, `mn`, then `qx|o1|` / `qx|c1|` blocks, players named in the
+block, just before it or in the header), line ends (LF, CRLF or CR) between tokens, at the end of
+the values the careful reader strips and inside the values it ignores (`fast_text`), commentary
+and layout keys (`nt`, `at`, `sa`, `pg` ...). Declined, for the careful reader: anything it would
+report, an undo (`up`), published `mp` scores, and a result taken from `rs` alone. All boards at once:
+- blocks (`fast_blocks`): board numbers (heading or slot), players, rooms and teams, `rs` entries;
 - deal (`fast_deals`): 13 cards per hand given, no card dealt twice;
 - auction (`fast_auction`): every call legal, the auction complete and ending with its last call;
 - play (`fast_play`): each card held by the player due to play it, no card twice, suit
   followed, at most 52 cards; claims consistent with the play; a result for every contract;
+- `rs`: each entry names the contract played and, when it says, its tricks;
 - board numbers: a board repeated in the file has the same deal, dealer and vulnerability.
 """
 
@@ -27,20 +32,19 @@ import polars as pl
 import pyarrow as pa
 
 from models.events import BoardDealt, ResultRecorded
+from parsers.arrow import series
 from parsers.columnar import BOARD_SCHEMA, PLAYERS, RESULT_SCHEMA, ColumnarFile, conformed, encode_published
 from parsers.lin.fast_auction import CALL_NAMES, SPELLING_WIDTH, Contracts, call_numbers, read_auctions
+from parsers.lin.fast_blocks import Blocks, read_blocks
 from parsers.lin.fast_bytes import (
     Bytes,
     Declined,
     Ints,
     Names,
     Tokens,
-    board_numbers,
     by_board,
-    names,
     per_board,
     require,
-    require_heads,
     short_views,
     texts,
     tokens,
@@ -48,9 +52,9 @@ from parsers.lin.fast_bytes import (
 )
 from parsers.lin.fast_deals import CARD_NAMES, MD_WIDTH, SEATS, card_numbers, pbn_deals, read_deals
 from parsers.lin.fast_play import declarer_tricks, replay, trump_suits
+from parsers.lin.fast_text import require_harmless, without_line_ends
 from parsers.lin.lexer import _MOJIBAKE
 from parsers.lin.reader import PARSER_VERSION
-from parsers.records import FileMetadata
 
 logger = logging.getLogger(__name__)
 
@@ -79,40 +83,74 @@ def loads_columnar(data: str | bytes, *, source: str = "<string>", strict: bool 
 
 
 def _read(data: str | bytes, source: str) -> ColumnarFile:
-    toks = tokens(_utf8(data))
-    require_heads(toks)
-    # (The key order makes every board one line with one deal; everything below relies on that.)
-    deals = read_deals(toks.values(toks.of("md"), MD_WIDTH))
+    raw, line_ends = without_line_ends(_utf8(data))
+    toks = tokens(raw)
+    require_harmless(line_ends, toks)
+    blocks = read_blocks(toks, line_ends)
+    deals = read_deals(toks.values(blocks.md, MD_WIDTH))
     calls = _calls(toks)
     contracts = read_auctions(calls.rows, deals.dealer)
     cards = _cards(toks)
     tricks = replay(cards.rows, deals.holder, contracts.declarer, trump_suits(contracts.bid))
+    require(bool(((contracts.calls > 0) | (blocks.rs == "").to_numpy()).all()),
+            "a result in the results list (rs) alone")  # the careful reader takes the result from it
     taken = declarer_tricks(contracts.bid >= 0, tricks, _claims(toks))
-    people = names(toks)
-    lines = _lines(toks, people)
-    return ColumnarFile(source=source, format="lin", parser_version=PARSER_VERSION, metadata=FileMetadata(),
+    _require_rs_agrees(blocks.rs, contracts, taken)
+    lines = _lines(toks, blocks)
+    return ColumnarFile(source=source, format="lin", parser_version=PARSER_VERSION,
+                        metadata=blocks.header.metadata(),
                         boards=_board_frame(lines, deals.dealer, pbn_deals(deals)),
-                        results=_own_tables(_result_frame(lines, people, contracts, taken, calls, cards)))
+                        results=_own_tables(_result_frame(lines, blocks, contracts, taken, calls, cards)))
+
+
+_RS = r"^([1-7])(NT|[CDHSN])([NESW])(XX|X)?(=|[+-][0-9]{1,2})?$"  # `parsers.lin.values.parse_rs`
+
+
+def _require_rs_agrees(rs: pl.Series, contracts: Contracts, taken: Ints) -> None:
+    """Decline unless every `rs` entry of a played contract names that contract and (if it says)
+    its tricks: the careful reader warns of any other."""
+    checked = ((contracts.bid >= 0) & (rs != "").to_numpy())
+    if not checked.any():
+        return
+    bid, doubling = contracts.bid[checked], contracts.doubling[checked]
+    parts = rs.filter(pl.Series(checked)).str.to_uppercase().str.extract_groups(_RS).struct.unnest()
+    level = bid // 5 + 1
+    over = parts.get_column("5").replace("=", "0").cast(pl.Int64, strict=False).fill_null(0).to_numpy()
+    agrees = pl.DataFrame({"level": level, "strain": pl.Series(list("CDHSN")).gather(bid % 5),
+                           "declarer": pl.Series(SEATS).gather(contracts.declarer[checked]),
+                           "doubling": pl.Series(["", "X", "XX"]).gather(doubling)}).select(
+        (pl.col("level") == parts.get_column("1").cast(pl.Int64))
+        & (pl.col("strain") == parts.get_column("2").str.slice(0, 1))
+        & (pl.col("declarer") == parts.get_column("3"))
+        & (pl.col("doubling") == parts.get_column("4").fill_null(""))).to_series().fill_null(False)
+    stated = parts.get_column("5").is_not_null().to_numpy()
+    require(bool(agrees.all()) and bool((~stated | (level + 6 + over == taken[checked])).all()),
+            "an rs entry that differs from the table's record")
 
 
 def _own_tables(results: pl.DataFrame) -> pl.DataFrame:
-    """`parsers.lin.records.derived_table` for every row: the two pairs."""
+    """`parsers.lin.records.derived_table` for every row: the room in a team match, else the two pairs."""
+    team = pl.col("room").is_not_null()
     # A pair with no names gets an id of its own and a warning from the careful reader.
-    require(bool(results.select(((pl.col("ns_id") != "NS") & (pl.col("ew_id") != "EW")).all()).item()),
+    require(bool(results.select((team | ((pl.col("ns_id") != "NS") & (pl.col("ew_id") != "EW"))).all()).item()),
             "a pair with no names")
-    results = results.with_columns(table_id=pl.concat_str("ns_id", pl.lit(" v "), "ew_id"))
+    results = results.with_columns(
+        table_id=pl.when(team).then(pl.col("room")).otherwise(pl.concat_str("ns_id", pl.lit(" v "), "ew_id")))
     if results.select(pl.struct("board", "table_id").is_duplicated().any()).item():
         raise Declined("two results for one table of a board")  # the careful reader numbers and reports them
     return results
 
 
-def _lines(toks: Tokens, people: Names) -> pl.DataFrame:
-    """One row per board line: `record`, `line`, `board`, `vulnerability` and the four players' names."""
+def _lines(toks: Tokens, blocks: Blocks) -> pl.DataFrame:
+    """One row per block: `record`, `line`, `board`, `vulnerability`, the four players' names,
+    the room (open, closed or null) and the `rs` entry."""
     every = np.arange(toks.boards)
+    team = blocks.room >= 0
     return pl.DataFrame([
-        pl.Series("record", every, dtype=pl.Int64), pl.Series("line", toks.line, dtype=pl.Int64),
-        pl.Series("board", board_numbers(toks)), vulnerabilities(toks),
-        *(pl.Series(seat, people.of(every, (k,))) for k, seat in enumerate(_PN_SEATS)),
+        pl.Series("record", every, dtype=pl.Int64), pl.Series("line", blocks.line, dtype=pl.Int64),
+        pl.Series("board", blocks.number, dtype=pl.Int64), vulnerabilities(toks),
+        *(series(blocks.names.of(every, (k,))).alias(seat) for k, seat in enumerate(_PN_SEATS)),
+        series(texts(np.maximum(blocks.room, 0), _ROOM_VIEWS, team)).alias("room"), blocks.rs,
     ])
 
 
@@ -151,7 +189,7 @@ def _claims(toks: Tokens) -> Ints:
 
 
 def _utf8(data: str | bytes) -> bytes:
-    """The UTF-8 bytes of the text as the careful reader decodes it, with CRLF line ends as LF."""
+    """The UTF-8 bytes of the text as the careful reader decodes it."""
     if isinstance(data, str):
         try:
             raw = data.encode("utf-8")
@@ -160,19 +198,44 @@ def _utf8(data: str | bytes) -> bytes:
     else:
         raw = data.removeprefix(_BOM)
     if not raw.isascii():  # (ASCII is UTF-8, and nothing in it looks double-encoded)
-        try:
-            text = data if isinstance(data, str) else raw.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            raise Declined("not UTF-8 (the careful reader warns and reads it as cp1252)") from exc
+        if isinstance(data, bytes):
+            _require_utf8(raw)
         # The careful reader repairs (and reports) values that look double-encoded; its own pattern
-        # says what looks so.
-        require(_MOJIBAKE.search(text) is None, "text that may be double-encoded")
-    if b"\r" in raw:
-        # A CRLF is one line end for the careful reader too, so line numbers stay the same.
-        raw = raw.replace(b"\r\n", b"\n")
-        # A lone CR ends a line for the careful reader but not for the line split here.
-        require(b"\r" not in raw, "a lone CR")
+        # says what looks so, and is run only where its first two characters may stand.
+        if _may_be_double_encoded(raw):
+            require(_MOJIBAKE.search(raw.decode("utf-8")) is None, "text that may be double-encoded")
     return raw
+
+
+def _require_utf8(raw: bytes) -> None:
+    """Decline unless the bytes are UTF-8 (the careful reader would warn and read them as cp1252).
+
+    Only the runs of non-ASCII bytes are decoded, each with the ASCII byte after it, which ends
+    any character: valid runs so separated are valid in place (decoding the whole text as a
+    `str` costs ten times as much).
+    """
+    text = np.frombuffer(raw, dtype=np.uint8)
+    high = text >= 0x80
+    keep = high.copy()
+    keep[1:] |= high[:-1]
+    try:
+        text[keep].tobytes().decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise Declined("not UTF-8 (the careful reader warns and reads it as cp1252)") from exc
+
+
+# The UTF-8 lead bytes of the characters that may follow the first of `_MOJIBAKE`'s pattern:
+# U+0080-U+00BF (C2), and the cp1252 punctuation it lists (C5, C6, CB, E2).
+_SECOND_LEADS = np.array([0xC2, 0xC5, 0xC6, 0xCB, 0xE2], dtype=np.uint8)
+
+
+def _may_be_double_encoded(raw: bytes) -> bool:
+    """Whether the UTF-8 bytes hold a character U+00C2-U+00F4 (C3 82-B4) followed by a character
+    that `_MOJIBAKE` pairs with it: a quick test over the bytes before its regex over the text."""
+    text = np.frombuffer(raw, dtype=np.uint8)
+    lead = np.flatnonzero(text[:-2] == 0xC3)
+    second, third = text[lead + 1], text[lead + 2]
+    return bool(((second >= 0x82) & (second <= 0xB4) & np.isin(third, _SECOND_LEADS)).any())
 
 
 def _claim_numbers(packed: Ints) -> Ints:
@@ -200,6 +263,7 @@ def _board_frame(lines: pl.DataFrame, dealer: Ints, deal: pl.Series) -> pl.DataF
 _CALL_VIEWS, _CARD_VIEWS = short_views(CALL_NAMES), short_views(CARD_NAMES)
 _CONTRACT_VIEWS = short_views(tuple(_CONTRACTS[code] for code in range(-1, 105)))  # contract code + 1
 _SEAT_VIEWS = short_views(SEATS)
+_ROOM_VIEWS = short_views(("open", "closed"))
 
 
 def _lists(values: _Values, rows: Ints, views: Bytes) -> pl.Series:
@@ -210,7 +274,7 @@ def _lists(values: _Values, rows: Ints, views: Bytes) -> pl.Series:
     offsets = np.zeros(rows.size + 1, dtype=np.int64)
     np.cumsum(values.count[rows], out=offsets[1:])
     require(int(offsets[-1]) == values.flat.size, "values on a board without a result")
-    return pl.Series(pa.LargeListArray.from_arrays(pa.array(offsets), texts(values.flat, views)))
+    return series(pa.LargeListArray.from_arrays(pa.array(offsets), texts(values.flat, views)))
 
 
 def _pairs(people: Names, first: int, second: int, rows: Ints) -> pl.Series:
@@ -222,7 +286,7 @@ def _pairs(people: Names, first: int, second: int, rows: Ints) -> pl.Series:
                                         names=["name", "federation_id"])
     offsets = np.zeros(rows.size + 1, dtype=np.int64)
     np.cumsum(np.where(unnamed, 0, 2), out=offsets[1:])
-    return pl.Series(pa.LargeListArray.from_arrays(pa.array(offsets), struct)).cast(PLAYERS)
+    return series(pa.LargeListArray.from_arrays(pa.array(offsets), struct)).cast(PLAYERS)
 
 
 def _side_id(first: str, second: str, fallback: str) -> pl.Expr:
@@ -230,26 +294,34 @@ def _side_id(first: str, second: str, fallback: str) -> pl.Expr:
     return pl.when(unnamed).then(pl.lit(fallback)).otherwise(pl.concat_str(first, pl.lit("/"), second))
 
 
-def _result_frame(lines: pl.DataFrame, people: Names, contracts: Contracts, taken: Ints,
+def _result_frame(lines: pl.DataFrame, blocks: Blocks, contracts: Contracts, taken: Ints,
                   calls: _Values, cards: _Values) -> pl.DataFrame:
     """One result per board with an auction; a passed-out board has no declarer, tricks or lead."""
     rows = np.flatnonzero(contracts.calls > 0)
     contract = contracts.bid[rows] >= 0
     lead = cards.rows[rows, 0]
     frame = lines[rows]
+    people = blocks.names
+    home, away = blocks.header.teams()
+    ns_team = pl.when(pl.col("room") == "open").then(pl.lit(home)).otherwise(pl.lit(away))
+    ew_team = pl.when(pl.col("room") == "open").then(pl.lit(away)).otherwise(pl.lit(home))
+    team = pl.col("room").is_not_null()
+    published = pl.when(pl.col("rs") == "").then(pl.lit(encode_published({}))).otherwise(
+        pl.concat_str(pl.lit('{"rs":"'), "rs", pl.lit('"}')))
     return frame.select(
         "record", "line", pl.lit("").alias("section"), "board",
         pl.lit("").alias("table_id"),  # named by `_own_tables`
-        pl.lit(None, dtype=pl.Int64).alias("round"), pl.lit(None, dtype=pl.String).alias("room"),
-        _side_id("north", "south", "NS").alias("ns_id"), _side_id("east", "west", "EW").alias("ew_id"),
-        pl.Series("contract", texts(np.where(contract, 3 * contracts.bid[rows] + contracts.doubling[rows] + 1, 0),
-                                       _CONTRACT_VIEWS)),
-        pl.Series("declarer", texts(contracts.declarer[rows], _SEAT_VIEWS, contract)),
-        pl.Series("tricks", pa.array(taken[rows], type=pa.int64(), mask=taken[rows] < 0)),
-        pl.Series("lead", texts(lead, _CARD_VIEWS, lead >= 0)),
+        pl.lit(None, dtype=pl.Int64).alias("round"), pl.col("room").cast(pl.String),
+        pl.when(team).then(ns_team).otherwise(_side_id("north", "south", "NS")).alias("ns_id"),
+        pl.when(team).then(ew_team).otherwise(_side_id("east", "west", "EW")).alias("ew_id"),
+        series(texts(np.where(contract, 3 * contracts.bid[rows] + contracts.doubling[rows] + 1, 0), _CONTRACT_VIEWS))
+        .alias("contract"),
+        series(texts(contracts.declarer[rows], _SEAT_VIEWS, contract)).alias("declarer"),
+        series(pa.array(taken[rows], type=pa.int64(), mask=taken[rows] < 0)).alias("tricks"),
+        series(texts(lead, _CARD_VIEWS, lead >= 0)).alias("lead"),
         _lists(calls, rows, _CALL_VIEWS).alias("auction"),
         _lists(cards, rows, _CARD_VIEWS).alias("play"),
-        pl.lit(encode_published({})).alias("published"),
+        published.alias("published"),
         _pairs(people, _NORTH, _SOUTH, rows).alias("ns_players"),
         _pairs(people, _EAST, _WEST, rows).alias("ew_players"),
     ).pipe(conformed, RESULT_SCHEMA, ResultRecorded)

@@ -1,32 +1,16 @@
-"""Lexing for the vectorised LIN reader (`parsers.lin.fast`): every board of the text at once.
+"""Lexing for the vectorised LIN reader (`parsers.lin.fast`): every token of the text at once.
 
-The fast path reads one shape only, the one BBO's "my hands" export and `parsers.lin.writer` write:
-one board per line, keys in this order (`?` optional, `*` repeated)
+The text reaches `tokens` without line ends (`parsers.lin.fast_text` took out those that change
+nothing and declined the others), so it must be one run of adjacent `key|value|` tokens, each key
+one of `KEYS`. Over the UTF-8 bytes of the whole text, with numpy: the '|' pair up into tokens
+(even-numbered pipes end keys, a key is the two bytes just before its pipe, a value is whatever
+lies between its key's pipe and the next one), and the tokens are cut into board blocks as the
+careful reader cuts them (`_block_starts`): at each `qx` in a vugraph file, else at the `pn` that
+introduces each deal. What each block holds, and the values of the keys read, are checked by
+`parsers.lin.fast_blocks` and the readers of each value (`fast_deals`, `fast_auction`, `fast_play`).
 
-    pn|S,W,N,E|  st|..|?  md|..|  rh|..|?  ah|Board N|  sv|x|?  (mb|call| an|..|?)*  pg||*
-    (pc|card| pg||*)*  (mc|N| pg||*)?
-
-with blank lines allowed between boards. `LINE_GRAMMAR` says exactly which lines are accepted, and
-a file with any other line is declined: the careful reader takes it.
-
-Matching that expression against whole lines would cost a regex pass over every byte of the text,
-as much as the rest of the reading together. It is checked in parts that say the same instead,
-over the UTF-8 bytes of the whole text with numpy:
-- shape (`tokens`): the '|' pair up into `key|value|` tokens (even-numbered pipes end keys, a key
-  is the two bytes just before its pipe, a value is whatever lies between its key's pipe and the
-  next one), tokens follow each other without a gap within a line, and the bytes between lines
-  are line ends and nothing else;
-- key order (`tokens`): which key may follow which on a line, and which may end it;
-- values: the head of each line, `pn` to `ah`, by `HEAD_GRAMMAR` (a regex over the heads only);
-  every value after it by the reader that decodes it (`sv` in `vulnerabilities`, `mb`, `pc` and
-  `mc` in `parsers.lin.fast`), `pg` (empty) and `pc` (two letters) by `tokens`, and `an` (any
-  text without a line end) by `_require_notes_on_their_line`.
-`tests/parsers_lin/test_lin_fast.py` holds the parts to `LINE_GRAMMAR`: a text with a line
-outside it is declined.
-
-What the readers then take from the tokens (keys, values, the board of each token) relies on
-those checks. The arrays are kept narrow (bytes, 32-bit steps) and lookups go through
-`bytes.translate`: in this process, fresh memory costs more than the arithmetic done in it.
+The arrays are kept narrow (bytes, 32-bit steps) and lookups go through `bytes.translate`: in
+this process, fresh memory costs more than the arithmetic done in it.
 """
 
 from __future__ import annotations
@@ -39,6 +23,8 @@ import numpy.typing as npt
 import polars as pl
 import pyarrow as pa
 from numpy.lib.stride_tricks import sliding_window_view
+
+from parsers.arrow import series
 
 Ints = npt.NDArray[np.integer[Any]]
 """An integer array: card, seat and call numbers are int8, positions int64."""
@@ -61,46 +47,17 @@ def require(condition: bool | np.bool_, reason: str) -> None:
         raise Declined(reason)
 
 
-# A player name: no separator, no control character, and no white space at either end, so that
-# `str.strip` (what the careful reader applies) leaves it unchanged. (Python and the regex engine
-# disagree on whether \x1c-\x1f are white space; control characters are excluded outright.)
-_INNER = r"[^,|\x00-\x1f\x7f-\x9f]"
-_EDGE = r"[^\s,|\x00-\x1f\x7f-\x9f]"
-_NAME = rf"(?:{_EDGE}(?:{_INNER}*{_EDGE})?)?"
-_RANKS = r"(?:[2-9TJQKA]|10)*"
-_HAND = rf"S{_RANKS}H{_RANKS}D{_RANKS}C{_RANKS}"
-_PAGE = r"(?:pg\|\|)*"
-
-HEAD_GRAMMAR = (
-    rf"^pn\|{_NAME},{_NAME},{_NAME},{_NAME}\|"
-    r"(?:st\|[^|\n]*\|)?"
-    rf"md\|[1-4]{_HAND},{_HAND},{_HAND}(?:,(?:{_HAND})?)?\|"
-    r"(?:rh\|[^|\n]*\|)?"
-    r"ah\|Board [0-9]{1,9}\|"
-)
-"""The start of every board line, up to its heading (a line must start with a match)."""
-
-LINE_GRAMMAR = HEAD_GRAMMAR + (
-    r"(?:sv\|[oOnNeEbB0]\|)?"
-    r"(?:mb\|[0-9A-Za-z]{1,4}!?\|(?:an\|[^|]*\|)?)*"
-    rf"{_PAGE}(?:pc\|[SHDC][2-9TJQKA]\|{_PAGE})*"
-    rf"(?:mc\|[0-9]{{1,2}}\|{_PAGE})?$"
-)
-"""One board per line, as described in the module docstring (a line must match it whole)."""
-
-KEYS: tuple[str, ...] = ("pn", "st", "md", "rh", "ah", "sv", "mb", "an", "pg", "pc", "mc")
-"""The keys of `LINE_GRAMMAR`; a token's `kind` is its key's index here."""
-_KIND: dict[str, int] = {key: kind for kind, key in enumerate(KEYS)}
-_PN = _KIND["pn"]
-_HEAD = ("pn", "md", "ah", "sv")  # the keys every line's head has, and `sv`, in order
-# Which keys may follow each key on a line, and which may end a line (LINE_GRAMMAR's order). One
-# rule is not about neighbours, and `_require_claim_last` checks it: after `mc` come pages only.
-_MAY_FOLLOW: dict[str, str] = {
-    "pn": "st md", "st": "md", "md": "rh ah", "rh": "ah",
-    "ah": "sv mb pg pc mc", "sv": "mb pg pc mc", "mb": "an mb pg pc mc", "an": "mb pg pc mc",
-    "pg": "pg pc mc", "pc": "pg pc mc", "mc": "pg",
-}
-_MAY_END = "ah sv mb an pg pc mc"
+KEYS: tuple[str, ...] = ("pn", "st", "md", "rh", "ah", "sv", "mb", "an", "pg", "pc", "mc", "qx", "vg", "rs", "pw",
+                         "mp", "bn", "mn", "nt", "at", "bt", "ht", "sa", "sk", "va", "tu")
+"""The keys the fast path reads or knowingly ignores (`parsers.lin.lexer.KNOWN_KEYS` but `up`, an
+undo the careful reader reports); a token's `kind` is its key's index here."""
+KIND: dict[str, int] = {key: kind for kind, key in enumerate(KEYS)}
+"""Key -> kind."""
+# Keys that carry no board content (`parsers.lin.reader._PREAMBLE`): what may stand between one
+# board's content and the next deal.
+PREAMBLE: list[int] = [KIND[key] for key in ("pn", "st", "rh", "ah", "pg", "nt", "at", "bt", "ht", "mn", "sa", "sk",
+                                              "va", "tu")]
+_IS_CONTENT = bytes(int(kind not in PREAMBLE) for kind in range(256))
 
 
 def byte_table(table: dict[str, int]) -> Ints:
@@ -135,22 +92,12 @@ _SECOND_OF = translation({letter: i for i, letter in enumerate(_SECONDS)})
 def _kind_table() -> bytes:
     """A `lookup` table: (first letter's place << 4 | second letter's place) -> the key's kind (255: none)."""
     out = bytearray([255] * 256)
-    for key, kind in _KIND.items():
+    for key, kind in KIND.items():
         out[_FIRSTS.index(key[0]) << 4 | _SECONDS.index(key[1])] = kind
     return bytes(out)
 
 
-def _follow_table() -> bytes:
-    """A `lookup` table: kind before * len(KEYS) + kind after -> 1 if they may stand next to each other on a line."""
-    out = bytearray(256)
-    for key, followers in _MAY_FOLLOW.items():
-        for follower in followers.split():
-            out[_KIND[key] * len(KEYS) + _KIND[follower]] = 1
-    return bytes(out)
-
-
-_KIND_OF, _FOLLOWS = _kind_table(), _follow_table()
-_ENDS = np.isin(np.arange(len(KEYS)), [_KIND[key] for key in _MAY_END.split()])
+_KIND_OF = _kind_table()
 
 _VULNERABILITIES: tuple[str, ...] = ("None", "NS", "EW", "All")
 _VULNERABILITY_OF = byte_table({letter: i for i, letters in enumerate(("oO0", "nN", "eE", "bB")) for letter in letters})
@@ -174,39 +121,25 @@ class Tokens:
     length: Ints
     """The length of each value in bytes."""
     first: Ints
-    """Index of each board's first token (its `pn`)."""
-    line: Ints
-    """1-based line number of each board."""
+    """Index of each block's first token (its `qx`, or the `pn` before its deal); the tokens
+    before the first block are the file's header."""
     _of: dict[str, Ints] = field(default_factory=dict, compare=False, repr=False)
 
     @property
     def boards(self) -> int:
-        """The number of boards (non-blank lines)."""
+        """The number of board blocks."""
         return self.first.size
 
     def board_of(self, picked: Ints) -> Ints:
-        """The 0-based board (line) of each picked token."""
+        """The 0-based block of each picked token (-1: the header)."""
         return np.searchsorted(self.first, picked, side="right") - 1
 
     def of(self, key: str) -> Ints:
-        """Indices of the `key` tokens (found once per key: several readers ask for the same)."""
+        """Indices of the `key` tokens (found once per key: several readers ask for the same); key
+        "content": of the tokens that are not layout (`PREAMBLE`)."""
         if key not in self._of:
-            self._of[key] = self._head(key) if key in _HEAD else np.flatnonzero(self.kind == _KIND[key])
+            self._of[key] = np.flatnonzero(self.kind == KIND[key])
         return self._of[key]
-
-    def _head(self, key: str) -> Ints:
-        """The `key` tokens of a line's head (`pn` to `sv`), found from the line's first token: the
-        key order fixes where they stand (`pn st? md rh? ah sv?`), so only these few are read."""
-        if key == "pn":
-            return self.first
-        before = self.of(_HEAD[_HEAD.index(key) - 1] if key != "md" else "pn")
-        if key == "sv":
-            after: Ints = np.minimum(before + 1, self.kind.size - 1)
-            present: Ints = after[(self.kind[after] == _KIND["sv"]) & (after > before)]
-            return present
-        optional = {"md": "st", "ah": "rh"}[key]
-        at: Ints = before + 1 + (self.kind[before + 1] == _KIND[optional])
-        return at
 
     def packed(self, picked: Ints, width: int) -> Ints:
         """The picked tokens' values (at most `width` <= 8 bytes) as numbers: byte i in bits 8i..8i+7.
@@ -253,52 +186,55 @@ def _gather(raw: Bytes, start: Ints, length: Ints) -> tuple[Bytes, Ints]:
     return raw[at], offsets
 
 
-def tokens(data: bytes) -> Tokens:
-    """Split UTF-8 bytes into tokens, declining unless the text has the shape and key order of
-    `LINE_GRAMMAR` (see the module docstring: the values are checked by their readers)."""
-    raw = np.frombuffer(data, dtype=np.uint8)
+def tokens(raw: Bytes) -> Tokens:
+    """Split UTF-8 bytes without line ends into tokens and blocks, declining unless the text is
+    one run of adjacent `key|value|` tokens with keys of `KEYS`, `pg` and `pc` of the right length."""
     require(raw.size < 1 << 31, "a text too long for 32-bit offsets")
     pipes = np.flatnonzero(raw == ord("|"))
-    require(pipes.size > 0 and pipes.size % 2 == 0, "no board, or a '|' too many")
+    require(pipes.size > 0 and pipes.size % 2 == 0 and int(pipes[-1]) == raw.size - 1,
+            "no board, a '|' too many, or text after the last one")
     key_end, end = pipes[0::2], pipes[1::2]
-    # From each pipe to the next, in 32 bits (half the memory: in this process fresh memory costs
-    # more than the arithmetic): from a key's pipe to its value's, the value's length + 1; from
-    # a value's pipe to the next key's, 3 on a line (the key), more across lines.
+    # From each pipe to the next, in 32 bits: from a key's pipe to its value's, the value's
+    # length + 1; from a value's pipe to the next key's, 3 (the key).
     steps = np.empty(pipes.size - 1, dtype=np.int32)
     np.subtract(pipes[1:], pipes[:-1], out=steps, casting="unsafe")
     length, step = steps[0::2], steps[1::2]
     length -= 1
-    require(int(key_end[0]) >= 2 and int(step.min(initial=3)) >= 3, "a key that is not two letters")
-    starts_line = np.empty(key_end.size, dtype=np.bool_)
-    starts_line[0] = True
-    np.greater(step, 3, out=starts_line[1:])
-    first = np.flatnonzero(starts_line)
-    kind = _kinds(raw, key_end, end, first)
+    require(int(key_end[0]) == 2 and bool((step == 3).all()), "a key that is not two letters")
+    kind = key_kinds(raw, key_end)
     require(int(kind.min()) >= 0, "a key the fast path does not read")
-    require(bool(np.array_equal(starts_line, kind == _PN)), "a line that does not start with pn, or pn inside one")
-    line = _require_line_ends_only(raw, key_end, end, first)
-    _require_key_order(kind, first)
-    require(not ((kind == _KIND["pg"]) & (length != 0)).any(), "a page with a value")
-    require(not ((kind == _KIND["pc"]) & (length != 2)).any(), "a card that is not two letters")
-    toks = Tokens(raw=raw, kind=kind, key_end=key_end, end=end, length=length, first=first, line=line)
+    require(not ((kind == KIND["pg"]) & (length != 0)).any(), "a page with a value")
+    require(not ((kind == KIND["pc"]) & (length != 2)).any(), "a card that is not two letters")
+    content = np.flatnonzero(lookup(kind, _IS_CONTENT))
+    toks = Tokens(raw=raw, kind=kind, key_end=key_end, end=end, length=length, first=_block_starts(kind, content))
+    toks._of["content"] = content
+    require(toks.boards > 0, "no deal")
     _require_claim_last(toks)
-    _require_notes_on_their_line(toks)
     return toks
 
 
-def _kinds(raw: Bytes, key_end: Ints, end: Ints, first: Ints) -> Ints:
-    """The kind of every token's key (-1: none of `KEYS`); its two letters end at its pipe.
-
-    A token that goes on a line starts right after the previous value's pipe, so its letters are
-    read at that pipe's offset plus one and two (no index array to build); a token that starts a
-    line is read where it starts.
-    """
-    firsts, seconds = np.empty(key_end.size, dtype=np.uint8), np.empty(key_end.size, dtype=np.uint8)
-    firsts[1:], seconds[1:] = raw[1:][end[:-1]], raw[2:][end[:-1]]
-    firsts[first], seconds[first] = raw[key_end[first] - 2], raw[key_end[first] - 1]
-    pair = lookup(firsts, _FIRST_OF) << 4
-    pair |= lookup(seconds, _SECOND_OF)
+def key_kinds(raw: Bytes, key_end: Ints) -> Ints:
+    """The kind of each key (-1: none of `KEYS`) whose two letters end at `key_end`."""
+    pair = lookup(raw[key_end - 2], _FIRST_OF) << 4
+    pair |= lookup(raw[key_end - 1], _SECOND_OF)
     return lookup(pair, _KIND_OF).view(np.int8)
+
+
+def _block_starts(kind: Ints, content: Ints) -> Ints:
+    """The first token of each board block, as the careful reader cuts them: each `qx` in a vugraph
+    file; else, for each deal, the first `pn` among the layout keys just before it (or the deal)."""
+    qx = np.flatnonzero(kind == KIND["qx"])
+    if qx.size:
+        return qx
+    md = np.flatnonzero(kind == KIND["md"])  # (among the content tokens)
+    # The layout run before each deal starts after the content token before it.
+    at = np.searchsorted(content, md)
+    run = np.where(at > 0, content[np.maximum(at - 1, 0)] + 1, 0)
+    pn = np.flatnonzero(kind == KIND["pn"])
+    found = np.minimum(np.searchsorted(pn, run), max(pn.size - 1, 0))
+    introduced: Ints = pn[found] if pn.size else md
+    starts: Ints = np.where((introduced >= run) & (introduced < md), introduced, md)
+    return starts
 
 
 def window(raw: Bytes, start: Ints, width: int) -> Bytes:
@@ -318,58 +254,16 @@ def window(raw: Bytes, start: Ints, width: int) -> Bytes:
     return rows
 
 
-def _require_line_ends_only(text: Bytes, key_end: Ints, end: Ints, first: Ints) -> Ints:
-    """Decline unless all the bytes between lines of tokens (and before and after them) are line
-    ends; tokens follow each other on a line (the caller checked that).
-
-    No line end may stand inside a token either; the values say so: `HEAD_GRAMMAR` for the head,
-    the readers for the values after it, and `_require_notes_on_their_line` for the notes.
-    Returns the 1-based line number of each line (`first` indexes its first token).
-    """
-    # The bytes before each line, and after the last one.
-    gap_start = np.concatenate([[0], end[first[1:] - 1] + 1, [end[-1] + 1]])
-    gap_length = np.append(key_end[first] - 2, text.size) - gap_start
-    between, _ = _gather(text, gap_start, gap_length)
-    require(bool((between == ord("\n")).all()), "text outside the key|value| tokens")
-    return np.cumsum(gap_length[:-1]) + 1
-
-
-def _require_notes_on_their_line(toks: Tokens) -> None:
-    """No line end in an alert note (`an`), the one value after the head that may hold any text."""
-    notes, _ = toks.joined(toks.of("an"))
-    require(not (notes == ord("\n")).any(), "a value across lines")
-
-
-def _require_key_order(kind: Ints, first: Ints) -> None:
-    """Decline unless each line's keys follow each other as `LINE_GRAMMAR` orders them."""
-    pair = kind[:-1] * np.int8(len(KEYS))  # (at most 120: a byte will do)
-    pair += kind[1:]
-    follows = lookup(pair.view(np.uint8), _FOLLOWS).view(np.bool_)
-    follows[first[1:] - 1] = True  # the last key of a line and the first of the next: no constraint
-    require(bool(follows.all()), "keys out of order")
-    last = np.append(first[1:] - 1, kind.size - 1)
-    require(bool(_ENDS[kind[last]].all()), "a line that stops before its heading")
-
-
 def _require_claim_last(toks: Tokens) -> None:
-    """At most one claim per line and no card after it (so that only pages follow it)."""
+    """At most one claim per block and no card after it in the block."""
     mc = toks.of("mc")
     if mc.size:
         pc = toks.of("pc")
         board = toks.board_of(mc)
-        require(bool((np.diff(board) > 0).all()), "two claims on a line")
+        require(bool((np.diff(board) > 0).all()), "two claims in a block")
         after = np.searchsorted(pc, mc)
         later = toks.board_of(pc[np.minimum(after, pc.size - 1)]) if pc.size else np.full(mc.size, -1)
         require(bool(((after == pc.size) | (later != board)).all()), "a card after the claim")
-
-
-def require_heads(toks: Tokens) -> None:
-    """Decline unless the head of every line, its tokens up to the heading `ah`, matches `HEAD_GRAMMAR`."""
-    ah = toks.of("ah")
-    require(ah.size == toks.boards, "not one heading per board")
-    start = toks.key_end[toks.first] - 2
-    heads = pl.Series(string_views(toks.raw, start, toks.end[ah] + 1 - start))
-    require(bool(heads.str.contains(HEAD_GRAMMAR + "$").all()), "a line is not a plain board")
 
 
 @dataclass(frozen=True)
@@ -390,18 +284,6 @@ class Names:
                                      [None, pa.py_buffer(views), pa.py_buffer(self.text)])
 
 
-def names(toks: Tokens) -> Names:
-    """The four names of every `pn` value (as `require_heads` checked them)."""
-    text, offsets = toks.joined(toks.first)
-    found = np.flatnonzero(text == ord(","))
-    require(found.size == 3 * toks.boards, "not four names")
-    commas = found.reshape(-1, 3)
-    require(bool((commas[:, 0] >= offsets[:-1]).all() and (commas[:, 2] < offsets[1:]).all()), "not four names")
-    start = np.concatenate([offsets[:-1, None], commas + 1], axis=1)
-    length = np.concatenate([commas, offsets[1:, None]], axis=1) - start
-    return Names(text=text, views=_views(text, start.ravel(), length.ravel()).reshape(-1, 4, 4), length=length)
-
-
 _INLINE = 12  # a string view holds a text of up to 12 bytes itself
 _PREFIXES = np.tri(_INLINE + 1, _INLINE, -1, dtype=np.uint8)  # row n: n ones, then zeros
 
@@ -413,10 +295,10 @@ def string_views(data: Bytes, start: Ints, length: Ints) -> pa.Array:
     views as they are, where it copies other string arrays one string at a time.
     """
     return pa.Array.from_buffers(pa.string_view(), start.size,
-                                 [None, pa.py_buffer(_views(data, start, length)), pa.py_buffer(data)])
+                                 [None, pa.py_buffer(views(data, start, length)), pa.py_buffer(data)])
 
 
-def _views(data: Bytes, start: Ints, length: Ints) -> Ints:
+def views(data: Bytes, start: Ints, length: Ints) -> Ints:
     """(ranges, 4) int32: the Arrow string view of each byte range of `data` (see `string_views`)."""
     require(data.size < 1 << 31, "a text too long for 32-bit offsets")
     # A view: the length (int32), then the text itself if it fits in 12 bytes, else its first four
@@ -474,19 +356,6 @@ def by_board(counts: Ints, values: Ints, width: int) -> Ints:
     return out.reshape(boards, width)
 
 
-def board_numbers(toks: Tokens) -> Ints:
-    """The number of each board, from its heading `ah|Board N|` (declines a board 0)."""
-    ah = toks.of("ah")
-    boards = toks.boards
-    require(bool(np.array_equal(toks.board_of(ah), np.arange(boards))), "not one heading per board")
-    digits = toks.values(ah, len("Board 123456789"))[:, len("Board "):]
-    number = np.zeros(boards, dtype=np.int64)
-    for column in digits.T:  # at most nine digits, each a column for all boards
-        number = np.where(column > 0, number * 10 + column - ord("0"), number)
-    require(bool((number >= 1).all()), "board number 0")
-    return number
-
-
 _VULNERABILITY_VIEWS = short_views(_VULNERABILITIES)
 
 
@@ -496,4 +365,4 @@ def vulnerabilities(toks: Tokens) -> pl.Series:
     letters = _VULNERABILITY_OF[toks.raw[toks.key_end[sv] + 1]]
     require(bool((toks.length[sv] == 1).all() and (letters >= 0).all()), "a vulnerability that is none")
     codes = by_board(per_board(toks, sv), letters, width=1)[:, 0]
-    return pl.Series("vulnerability", texts(codes, _VULNERABILITY_VIEWS, codes >= 0))
+    return series(texts(codes, _VULNERABILITY_VIEWS, codes >= 0)).alias("vulnerability")

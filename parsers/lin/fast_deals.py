@@ -15,6 +15,7 @@ import polars as pl
 import pyarrow as pa
 
 from models.cards import RANKS
+from parsers.arrow import series
 from parsers.lin.fast_bytes import Bytes, Ints, lookup, require, translation
 
 SEATS: tuple[str, ...] = ("N", "E", "S", "W")
@@ -134,4 +135,4 @@ def pbn_deals(deals: Deals) -> pl.Series:
     at += np.arange(2, boards * _PBN_WIDTH, _PBN_WIDTH)[:, None]
     text.ravel()[at] = _RANK_BYTE_OF_CARD
     offsets = np.arange(0, (boards + 1) * _PBN_WIDTH, _PBN_WIDTH, dtype=np.int64)
-    return pl.Series("deal", pa.LargeStringArray.from_buffers(boards, pa.py_buffer(offsets), pa.py_buffer(text)))
+    return series(pa.LargeStringArray.from_buffers(boards, pa.py_buffer(offsets), pa.py_buffer(text))).alias("deal")
