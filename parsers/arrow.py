@@ -30,4 +30,5 @@ class _Stream:
 
 def series(array: pa.Array, name: str = "") -> pl.Series:
     """`array` as a polars Series named `name`, its buffers taken over rather than copied."""
-    return pl.Series(name, _Stream(array))
+    # The stream's own field name wins over a name given with it: set the name afterwards.
+    return pl.Series(_Stream(array)).alias(name)
