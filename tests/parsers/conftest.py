@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import logging
 import random
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -103,3 +105,30 @@ def random_file(count: int, seed: int = 1) -> str:
     """A PBN file of `count` random games with auction and play (the throughput benchmark's input)."""
     rnd = random.Random(seed)
     return "% PBN 2.1\n\n" + "\n\n".join(random_game(rnd, n)[0] for n in range(1, count + 1)) + "\n"
+
+
+class Declines(logging.Handler):
+    """Collects why the fast path declined, and any failure it logged."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.DEBUG)
+        self.reasons: list[str] = []
+        self.failures: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        (self.failures if record.levelno >= logging.ERROR else self.reasons).append(record.getMessage())
+
+
+@pytest.fixture
+def declines() -> Iterator[Declines]:
+    """Why the PBN fast path declined, and any failure it logged, while the test runs."""
+    handler = Declines()
+    logger = logging.getLogger("parsers.pbn.fast")
+    level = logger.level
+    logger.addHandler(handler)
+    logger.setLevel(logging.DEBUG)
+    try:
+        yield handler
+    finally:
+        logger.removeHandler(handler)
+        logger.setLevel(level)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -34,7 +34,7 @@ from parsers.pbn.fast_bytes import (
     view_column,
     views,
 )
-from tests.parsers.conftest import pbn_files, random_file
+from tests.parsers.conftest import Declines, pbn_files, random_file
 
 ACCEPTED_CORPUS = ["bigdeal_pbn10.pbn", "bridgecomposer_hand_trophy_pairs.pbn",
                    "bridgecomposer_latin1.pbn", "endplay_eyc1998_export.pbn",
@@ -65,32 +65,6 @@ def agree(data: str | bytes) -> ColumnarFile | None:
     if found is not None:
         assert_same(found, careful(data))
     return found
-
-
-class Declines(logging.Handler):
-    """Collects why the fast path declined, and any failure it logged."""
-
-    def __init__(self) -> None:
-        super().__init__(logging.DEBUG)
-        self.reasons: list[str] = []
-        self.failures: list[str] = []
-
-    def emit(self, record: logging.LogRecord) -> None:
-        (self.failures if record.levelno >= logging.ERROR else self.reasons).append(record.getMessage())
-
-
-@pytest.fixture
-def declines() -> Iterator[Declines]:
-    handler = Declines()
-    logger = logging.getLogger("parsers.pbn.fast")
-    level = logger.level
-    logger.addHandler(handler)
-    logger.setLevel(logging.DEBUG)
-    try:
-        yield handler
-    finally:
-        logger.removeHandler(handler)
-        logger.setLevel(level)
 
 
 def test_is_exported_by_the_package() -> None:

@@ -6,8 +6,6 @@ error or a warning. Each accepted file must give exactly the careful reader's fr
 from __future__ import annotations
 
 import io
-import logging
-from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -21,7 +19,7 @@ from benchmarks.wild_pbn import text
 from parsers.columnar import ColumnarFile, assert_same, columnar_from_parsed
 from parsers.pbn.fast_bytes import Declined, Source
 from parsers.pbn.fast_clean import _comment_spans, _plain_spans
-from tests.parsers.conftest import pbn_files
+from tests.parsers.conftest import Declines, pbn_files
 
 SAMPLE = Path(__file__).resolve().parents[2] / "sample_data"
 STILL_DECLINED = {
@@ -40,30 +38,6 @@ STILL_DECLINED = {
 are not read by the fast path yet."""
 
 
-class Reasons(logging.Handler):
-    def __init__(self) -> None:
-        super().__init__(logging.DEBUG)
-        self.reasons: list[str] = []
-        self.failures: list[str] = []
-
-    def emit(self, record: logging.LogRecord) -> None:
-        (self.failures if record.levelno >= logging.ERROR else self.reasons).append(record.getMessage())
-
-
-@pytest.fixture
-def reasons() -> Iterator[Reasons]:
-    handler = Reasons()
-    logger = logging.getLogger("parsers.pbn.fast")
-    level = logger.level
-    logger.addHandler(handler)
-    logger.setLevel(logging.DEBUG)
-    try:
-        yield handler
-    finally:
-        logger.removeHandler(handler)
-        logger.setLevel(level)
-
-
 def agreed(data: str | bytes) -> ColumnarFile | None:
     """The fast reading, checked equal to the careful reader's when there is one."""
     found = pbn.loads_columnar(data, source="w.pbn")
@@ -78,13 +52,13 @@ def agreed(data: str | bytes) -> ColumnarFile | None:
 @pytest.mark.parametrize("seed", [1, 17, 23, 404])
 @pytest.mark.parametrize(("crlf", "section_comments"), [(False, False), (True, False), (False, True), (True, True)])
 def test_wild_files_are_read_exactly_as_the_careful_reader_does(seed: int, crlf: bool, section_comments: bool,
-                                                                reasons: Reasons) -> None:
+                                                                declines: Declines) -> None:
     written = text(150, seed, crlf=crlf, section_comments=section_comments)
     for data in (written, written.encode()):
         found = agreed(data)
-        assert found is not None, reasons.reasons
+        assert found is not None, declines.reasons
         assert found.boards.height == 150 and found.results.height == 150
-    assert reasons.failures == []
+    assert declines.failures == []
 
 
 def test_the_wild_generator_writes_well_formed_files_endplay_reads() -> None:
@@ -133,9 +107,9 @@ def _game(extra: str = "", auction: str = "1NT Pass 3NT AP", event: str = "Club"
     _game(event="Club {A}; room 2"),
     "  " + _game().replace("\n[Board", "\n\t[Board"),
 ])
-def test_what_the_standard_allows_around_the_data(layout: str, reasons: Reasons) -> None:
+def test_what_the_standard_allows_around_the_data(layout: str, declines: Declines) -> None:
     found = agreed(layout)
-    assert found is not None, reasons.reasons
+    assert found is not None, declines.reasons
     assert found.results["auction"][0].to_list() == ["1NT", "Pass", "3NT", "Pass", "Pass", "Pass"]
 
 
@@ -161,10 +135,10 @@ def test_escape_lines_name_the_program() -> None:
     (_game(auction="1NT =1 Pass 3NT AP"), "note reference"),
     (_game(auction="1NT $12 Pass 3NT AP"), "NAG"),
 ])
-def test_what_the_careful_reader_remarks_on_is_declined(layout: str, why: str, reasons: Reasons) -> None:
+def test_what_the_careful_reader_remarks_on_is_declined(layout: str, why: str, declines: Declines) -> None:
     assert pbn.loads_columnar(layout, source="w.pbn") is None
-    assert any(why in reason for reason in reasons.reasons), reasons.reasons
-    assert reasons.failures == []
+    assert any(why in reason for reason in declines.reasons), declines.reasons
+    assert declines.failures == []
 
 
 # Every corpus and sample file ----------------------------------------------------------------------
@@ -174,12 +148,12 @@ def _files() -> list[Path]:
     return pbn_files() + sorted(SAMPLE.rglob("*.pbn"))
 
 
-def test_every_file_the_careful_reader_reads_cleanly_is_taken(reasons: Reasons) -> None:
+def test_every_file_the_careful_reader_reads_cleanly_is_taken(declines: Declines) -> None:
     clean, declined = 0, {}
     for path in _files():
         data = path.read_bytes()
         parsed = pbn.loads(data, source=path.name)
-        reasons.reasons.clear()
+        declines.reasons.clear()
         found = pbn.loads_columnar(data, source=path.name)
         if found is not None:
             assert_same(found, columnar_from_parsed(parsed))
@@ -190,8 +164,8 @@ def test_every_file_the_careful_reader_reads_cleanly_is_taken(reasons: Reasons) 
             continue
         clean += 1
         if found is None:
-            declined[path.name] = reasons.reasons[-1]
-    assert reasons.failures == []
+            declined[path.name] = declines.reasons[-1]
+    assert declines.failures == []
     assert sorted(declined) == sorted(STILL_DECLINED)
     assert all(STILL_DECLINED[name] in why for name, why in declined.items()), declined
     assert clean >= 30
