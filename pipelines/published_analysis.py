@@ -51,7 +51,10 @@ def analysis_differences(store: EventStore, position: int) -> pl.DataFrame:
     boards = published_deals(store, position)
     if boards.is_empty():
         return pl.DataFrame(schema=ANALYSIS_DIFF_SCHEMA)
-    keyed = boards.with_columns(key=pl.col("deal").map_elements(canonical_deal, return_dtype=pl.String))
+    # The cache's key of each distinct deal (a deal model's reading, as the site keys it), mapped
+    # onto the boards in one expression.
+    keys = {deal: canonical_deal(deal) for deal in boards["deal"].drop_nulls().unique().to_list()}
+    keyed = boards.with_columns(key=pl.col("deal").replace_strict(keys, default=None, return_dtype=pl.String))
     analyses = ensure_analysis(store, keyed["key"].drop_nulls().unique().to_list()).analyses
     rows: list[tuple[str, str, str, int, str, str | None, str]] = []
     # Display only: the few boards that publish an analysis, each checked number by number.
