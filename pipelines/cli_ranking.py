@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from pipelines.cli_common import console, errors, parse_time, store_path
 from pipelines.neutralise import for_terminal
 
 if TYPE_CHECKING:
@@ -37,15 +38,12 @@ def register(app: typer.Typer) -> None:
 
 
 def _store(path: Path | None) -> "EventStore":
-    from pipelines.cli import store_path
     from pipelines.store import EventStore
 
     return EventStore(store_path(path))
 
 
 def _time(text: str | None, what: str) -> datetime:
-    from pipelines.cli import parse_time
-
     if text is None:
         raise typer.BadParameter(f"{what} is required (an ISO time with its zone)")
     return parse_time(text)
@@ -56,16 +54,12 @@ def _now_or(text: str | None) -> datetime:
 
 
 def _fail(message: str, exc: Exception) -> typer.Exit:
-    from pipelines.cli import errors
-
     errors.print(f"[red]refused[/red] {for_terminal(message)}: {for_terminal(str(exc))}")
     return typer.Exit(1)
 
 
 def _show(frame: "pl.DataFrame", title: str | None = None) -> None:
     from rich.table import Table
-
-    from pipelines.cli import console
 
     table = Table(title=title)
     for column in frame.columns:
@@ -77,8 +71,6 @@ def _show(frame: "pl.DataFrame", title: str | None = None) -> None:
 
 
 def _say(text: str) -> None:
-    from pipelines.cli import console
-
     console.print(for_terminal(text))
 
 

@@ -19,7 +19,8 @@ HEAVY = ("polars", "duckdb", "pyarrow", "numpy", "pydantic", "orjson", "jinja2",
          "rich", "markdown_it", "pygments", "typer.rich_utils", "models", "parsers")
 """Top-level packages (or modules) that no help page needs."""
 
-LIGHT_PIPELINES = {"pipelines", "pipelines.cli", "pipelines.cli_ranking", "pipelines.neutralise"}
+LIGHT_PIPELINES = {"pipelines", "pipelines.cli", "pipelines.cli_common", "pipelines.cli_director",
+                   "pipelines.cli_ranking", "pipelines.neutralise"}
 """The only modules of ours that the help may load."""
 
 

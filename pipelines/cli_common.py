@@ -1,0 +1,130 @@
+"""What every `bridgeledger` command shares: the consoles, the store options and times read at the edge.
+
+Light to import: `bridgeledger --help` loads this module and typer, nothing heavier.
+"""
+
+import os
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from pipelines.store import EventStore
+
+
+class LazyConsole:
+    """A rich `Console` made when a command first prints: importing rich's console is a third of
+    what `bridgeledger --help` would otherwise load."""
+
+    def __init__(self, *, stderr: bool = False) -> None:
+        self._stderr = stderr
+        self._console: Console | None = None
+
+    @property
+    def console(self) -> "Console":
+        """The console itself (made now if it was not yet)."""
+        if self._console is None:
+            from rich.console import Console
+
+            self._console = Console(stderr=self._stderr, soft_wrap=True)
+        return self._console
+
+    def print(self, *objects: Any, **options: Any) -> None:
+        """`Console.print`."""
+        self.console.print(*objects, **options)
+
+
+console = LazyConsole()
+errors = LazyConsole(stderr=True)
+
+DEFAULT_STORE = "bridgeledger.duckdb"
+MAX_POSITION = 2**63 - 1
+"""The largest log position (DuckDB BIGINT)."""
+StoreOption = Annotated[
+    Path | None,
+    typer.Option("--store", help=f"DuckDB event store (default: $BRIDGELEDGER_STORE or {DEFAULT_STORE})"),
+]
+
+
+def shown(text: str) -> str:
+    """`pipelines.neutralise.for_terminal`, imported when first needed (it brings polars)."""
+    from pipelines.neutralise import for_terminal
+
+    return for_terminal(text)
+
+
+def store_path(store: Path | None) -> Path:
+    """The store file: --store, else $BRIDGELEDGER_STORE, else ./bridgeledger.duckdb."""
+    return store or Path(os.environ.get("BRIDGELEDGER_STORE", DEFAULT_STORE))
+
+
+def open_store(store: Path | None) -> "EventStore":
+    """The event store named by --store (or its defaults); pipelines.store is imported here, when used."""
+    from pipelines.store import EventStore
+
+    return EventStore(store_path(store))
+
+
+def parse_time(text: str) -> datetime:
+    """An ISO 8601 time that must carry its timezone (e.g. 2026-11-21T21:00+01:00), within the
+    years the log accepts (`models.events.check_moment`)."""
+    from models.events import check_moment
+
+    try:
+        moment = datetime.fromisoformat(text)
+    except ValueError as exc:
+        raise typer.BadParameter(f"{shown(text)!r} is not an ISO 8601 time, e.g. 2026-11-21T21:00+01:00") from exc
+    if moment.tzinfo is None:
+        raise typer.BadParameter(f"{shown(text)!r} has no timezone; add one, e.g. {shown(text)}+01:00 or "
+                                 f"{shown(text)}Z")
+    try:
+        return check_moment(moment)
+    except ValueError as exc:
+        raise typer.BadParameter(str(exc)) from exc
+
+
+def existing_store(store: Path | None) -> "EventStore":
+    """The store named by --store (see `store_path`), which must exist: commands that read it
+    never create an empty one."""
+    path = store_path(store)
+    if not path.exists():
+        errors.print(f"[red]error[/red] no event store at {shown(str(path))}; ingest a file first "
+                     "(or give --store)")
+        raise typer.Exit(1)
+    return open_store(path)
+
+
+def now_or(at: str | None) -> datetime:
+    """The time `--at` gives, else the wall clock: read here, at the edge."""
+    return parse_time(at) if at else datetime.now(UTC)
+
+
+EventOpt = Annotated[str, typer.Option("--event", help="Event id")]
+SessionOpt = Annotated[str, typer.Option("--session", help="Session id")]
+AtOpt = Annotated[str | None, typer.Option("--at", help="When (ISO time with zone; default now)")]
+
+
+def print_frame(frame: object, title: str | None) -> None:
+    """A frame as a table for a person to read (a few rows: names escaped, floats to 2 decimals)."""
+    import polars as pl
+    from rich.table import Table
+
+    assert isinstance(frame, pl.DataFrame)
+    table = Table(title=title)
+    for column in frame.columns:
+        table.add_column(shown(column))
+    for row in frame.iter_rows():  # display only: a few rows for a person to read
+        table.add_row(*("" if v is None else f"{v:.2f}" if isinstance(v, float) else shown(str(v)) for v in row))
+    console.print(table)
+
+
+def print_left_out(lines: list[str]) -> None:
+    """What a replay left out (events it could not use), one line each, on the error console."""
+    if lines:
+        errors.print(f"[yellow]{len(lines)} event(s) in the log cannot be used and were left out:[/yellow]")
+    for line in lines:
+        errors.print(f"  {shown(line)}")

@@ -1,0 +1,272 @@
+"""The director's commands: register, publish, correct, adjust, weighted, foul, approve-late, penalty
+and audit. Thin: each calls `pipelines.director` (or `pipelines.audit`) and prints what it recorded.
+
+Heavy modules are imported inside the commands, so that `bridgeledger --help` stays quick.
+"""
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+from pipelines.cli_common import (
+    AtOpt,
+    EventOpt,
+    SessionOpt,
+    StoreOption,
+    console,
+    errors,
+    existing_store,
+    now_or,
+    open_store,
+    parse_time,
+    print_frame,
+    print_left_out,
+    shown,
+)
+
+if TYPE_CHECKING:
+    from models.events import ArtificialAward, WeightedComponent
+
+
+def add_commands(app: typer.Typer) -> None:
+    """Add the director's commands to the `bridgeledger` app, in the order its help lists them."""
+    app.command()(register)
+    app.command()(publish)
+    app.command()(correct)
+    app.command()(adjust)
+    app.command()(weighted)
+    app.command()(foul)
+    app.command('approve-late')(approve_late)
+    app.command()(penalty)
+    app.command()(audit)
+
+
+def _director_call(action: Callable[[], int]) -> None:
+    from pipelines.director import DirectorError
+    from pipelines.store import StoreError
+
+    try:
+        position = action()
+    except (DirectorError, ValueError, StoreError) as exc:
+        errors.print(f"[red]refused[/red] {shown(str(exc))}; nothing was appended")
+        raise typer.Exit(1) from exc
+    console.print(f"recorded at log position {position}")
+
+
+
+
+
+
+def register(event: EventOpt,
+             name: Annotated[str, typer.Option(help="Tournament name")],
+             conditions: Annotated[Path, typer.Option(help="Conditions of contest (TOML)")],
+             organiser: Annotated[str | None, typer.Option(help="Tournament organiser")] = None,
+             at: AtOpt = None, store: StoreOption = None) -> None:
+    """Register a tournament with its conditions of contest (validated before anything is written)."""
+    from pydantic import ValidationError
+
+    from models.conditions import ConditionsOfContest
+    from pipelines.director import register_tournament
+
+    try:
+        rules = ConditionsOfContest.from_toml(conditions)
+    except (OSError, ValueError, ValidationError) as exc:
+        errors.print(f"[red]refused[/red] {shown(str(conditions))}: {shown(str(exc))}")
+        raise typer.Exit(1) from exc
+    _director_call(lambda: register_tournament(open_store(store), event, name, at=now_or(at),
+                                               conditions=rules, organiser=organiser))
+
+
+def publish(event: EventOpt, session: SessionOpt, at: AtOpt = None, store: StoreOption = None,
+            period: Annotated[float | None, typer.Option(help="Correction period in minutes (overrides "
+                                                          "the conditions of contest)")] = None) -> None:
+    """The official score is available: the Law 79C correction period opens."""
+    from pipelines.director import publish_scores
+
+    _director_call(lambda: publish_scores(open_store(store), event, session, at=now_or(at),
+                                          correction_period_minutes=period))
+
+
+def correct(
+    event: EventOpt, session: SessionOpt,
+    board: Annotated[int, typer.Option(help="Board number")],
+    table: Annotated[str, typer.Option(help="Table whose result is wrong")],
+    by: Annotated[str, typer.Option("--by", help="Who raised it")],
+    reason: Annotated[str, typer.Option(help="Why")],
+    correction_id: Annotated[str, typer.Option("--id", help="Id of this request")],
+    contract: Annotated[str | None, typer.Option(help="Corrected contract, e.g. 4SX or PASS")] = None,
+    declarer: Annotated[str | None, typer.Option(help="Corrected declarer")] = None,
+    tricks: Annotated[int | None, typer.Option(help="Corrected tricks won by declarer")] = None,
+    section: Annotated[str | None, typer.Option(help="Section (needed only if the table is ambiguous)")] = None,
+    at: AtOpt = None, store: StoreOption = None,
+) -> None:
+    """Request a score correction (applies inside the Law 79C period, or with a 79C2 approval)."""
+    from pipelines.director import TableRef, request_correction
+
+    ref = TableRef(event, session, board, table, section)
+    _director_call(lambda: request_correction(
+        open_store(store), ref, at=now_or(at), correction_id=correction_id, requested_by=by,
+        reason=reason, contract=contract, declarer=declarer, tricks=tricks))
+
+
+_AWARD_HELP = "average-plus (A+), average (A), average-minus (A-) or a percentage (IMPs in teams)"
+
+
+def adjust(
+    event: EventOpt, session: SessionOpt,
+    board: Annotated[int, typer.Option(help="Board number")],
+    table: Annotated[str, typer.Option(help="Table")],
+    ns: Annotated[str, typer.Option(help=f"NS award: {_AWARD_HELP}")],
+    ew: Annotated[str, typer.Option(help=f"EW award: {_AWARD_HELP}")],
+    director: Annotated[str, typer.Option(help="Director who ruled")],
+    reason: Annotated[str, typer.Option(help="Why")],
+    requested_at: Annotated[str, typer.Option("--requested-at", help="When the ruling was requested")],
+    section: Annotated[str | None, typer.Option(help="Section (needed only if the table is ambiguous)")] = None,
+    at: AtOpt = None, store: StoreOption = None,
+) -> None:
+    """A director's artificial adjusted score (Law 12C2), subject to the Law 92B period."""
+    from pipelines.director import TableRef, award_artificial
+
+    ref = TableRef(event, session, board, table, section)
+    _director_call(lambda: award_artificial(
+        open_store(store), ref, at=now_or(at), requested_at=parse_time(requested_at),
+        ns_award=_award(ns), ew_award=_award(ew), director=director, reason=reason))
+
+
+def weighted(
+    event: EventOpt, session: SessionOpt,
+    board: Annotated[int, typer.Option(help="Board number")],
+    table: Annotated[str, typer.Option(help="Table")],
+    ns: Annotated[list[str], typer.Option("--ns", help="An outcome for NS: CONTRACT:DECLARER:TRICKS:WEIGHT, "
+                                                       "e.g. 4S:N:10:0.6 (repeat the option)")],
+    director: Annotated[str, typer.Option(help="Director who ruled")],
+    reason: Annotated[str, typer.Option(help="Why")],
+    requested_at: Annotated[str, typer.Option("--requested-at", help="When the ruling was requested")],
+    ew: Annotated[list[str] | None, typer.Option("--ew", help="Outcomes for EW when they differ "
+                                                              "(a split score, Law 12C1(e))")] = None,
+    section: Annotated[str | None, typer.Option(help="Section (needed only if the table is ambiguous)")] = None,
+    at: AtOpt = None, store: StoreOption = None,
+) -> None:
+    """A weighted assigned score (Law 12C1(c)), subject to the Law 92B period."""
+    from pipelines.director import TableRef, award_weighted
+
+    ref = TableRef(event, session, board, table, section)
+    _director_call(lambda: award_weighted(
+        open_store(store), ref, at=now_or(at), requested_at=parse_time(requested_at),
+        ns_components=[_outcome(o) for o in ns], ew_components=[_outcome(o) for o in ew or []],
+        director=director, reason=reason))
+
+
+def _outcome(text: str) -> "WeightedComponent":
+    from pydantic import ValidationError
+
+    from models.events import WeightedComponent
+
+    parts = text.split(":")
+    if len(parts) != 4:
+        raise typer.BadParameter(f"{text!r}: an outcome is CONTRACT:DECLARER:TRICKS:WEIGHT, e.g. 4S:N:10:0.6")
+    contract, declarer, tricks, weight = parts
+    try:
+        return WeightedComponent(contract=contract.upper(), declarer=declarer.upper() or None,
+                                 tricks=int(tricks) if tricks else None, weight=float(weight))
+    except (ValueError, ValidationError) as exc:
+        raise typer.BadParameter(f"{text!r}: {exc}") from exc
+
+
+def foul(
+    event: EventOpt, session: SessionOpt,
+    board: Annotated[int, typer.Option(help="Board number")],
+    group: Annotated[list[str], typer.Option("--group", help="LABEL=TABLE,TABLE,... for each version played")],
+    reason: Annotated[str, typer.Option(help="What happened")],
+    section: Annotated[str, typer.Option(help="Section")] = "",
+    at: AtOpt = None, store: StoreOption = None,
+) -> None:
+    """Law 87: a fouled board, scored within each group of tables that played the same version."""
+    from pipelines.director import record_fouled_board
+
+    groups: dict[str, list[str]] = {}
+    for item in group:
+        label, sep, tables = item.partition("=")
+        if not sep or not label.strip() or not tables.strip():
+            raise typer.BadParameter(f"{item!r}: a group is LABEL=TABLE,TABLE,...")
+        groups[label.strip()] = [t.strip() for t in tables.split(",") if t.strip()]
+    _director_call(lambda: record_fouled_board(open_store(store), event, session, board,
+                                               at=now_or(at), groups=groups, reason=reason, section=section))
+
+
+def _award(text: str) -> "ArtificialAward":
+    from models.awards import parse_award
+
+    try:
+        return parse_award(text)
+    except ValueError as exc:
+        raise typer.BadParameter(str(exc)) from exc
+
+
+def approve_late(
+    correction_id: Annotated[str, typer.Option("--id", help="The correction request approved")],
+    organiser: Annotated[str, typer.Option(help="Who approves for the tournament organiser")],
+    director: Annotated[str, typer.Option(help="Director satisfied beyond reasonable doubt")],
+    statement: Annotated[str, typer.Option(help="The Law 79C2 statement")],
+    at: AtOpt = None, store: StoreOption = None,
+) -> None:
+    """Law 79C2: approve a correction raised after the correction period."""
+    from pipelines.director import approve_late_correction
+
+    _director_call(lambda: approve_late_correction(open_store(store), correction_id,
+                                                   at=now_or(at), organiser=organiser, director=director,
+                                                   statement=statement))
+
+
+def penalty(
+    event: EventOpt, session: SessionOpt,
+    contestant: Annotated[str, typer.Option(help="Penalised contestant id")],
+    amount: Annotated[float, typer.Option(help="Amount deducted")],
+    unit: Annotated[str, typer.Option(help="MP, %, IMP or VP")],
+    reason: Annotated[str, typer.Option(help="Why")],
+    law: Annotated[str | None, typer.Option(help="Law applied, e.g. 90B2")] = None,
+    direction: Annotated[str | None, typer.Option(help="NS or EW: the contestant's direction in a two-field "
+                                                       "session, where NS 1 and EW 1 are different pairs")] = None,
+    section: Annotated[str | None, typer.Option(help="Section (needed only if the id is in several)")] = None,
+    at: AtOpt = None, store: StoreOption = None,
+) -> None:
+    """A procedural or disciplinary penalty (Laws 90/91), in a unit the session is scored in."""
+    from pipelines.director import award_penalty
+
+    _director_call(lambda: award_penalty(open_store(store), event, session, contestant,
+                                         at=now_or(at), amount=amount, unit=unit, reason=reason, law=law,
+                                         section=section, direction=direction))
+
+
+def audit(event: EventOpt, session: SessionOpt,
+          out: Annotated[Path, typer.Option(help="Directory for the CSV and HTML report")] = Path("outputs"),
+          as_of: Annotated[str | None, typer.Option("--as-of", help="Audit as of this time")] = None,
+          store: StoreOption = None) -> None:
+    """Every correction and ruling of a session: before/after, who/when/why, applied or rejected."""
+    from models.events import session_stream
+    from pipelines.audit import recorded_times, write_audit
+    from pipelines.projections import score_store
+    from pipelines.store import StoreError, to_epoch_us
+    from pipelines.vetting import collecting
+
+    as_of_us = to_epoch_us(parse_time(as_of)) if as_of else None
+    event_store = existing_store(store)
+    try:
+        if event_store.stream_version(session_stream(event, session)) == 0:
+            errors.print(f"[red]error[/red] there is no session {shown(event)}/{shown(session)} in the log; "
+                         "nothing was written")
+            raise typer.Exit(1)
+        with collecting() as left_out:
+            edition = score_store(event_store, as_of_us=as_of_us, sessions=[(event, session)])
+        recorded = recorded_times(event_store)
+    except StoreError as exc:
+        errors.print(f"[red]error[/red] {shown(str(exc))}")
+        raise typer.Exit(1) from exc
+    print_left_out(left_out.lines())
+    report = write_audit(edition, event, session, out, recorded=recorded, left_out=left_out.events)
+    print_frame(report.rows.select("kind", "id", "board", "table_id", "raised_at", "recorded_at", "back_dated",
+                                    "decision", "rule"),
+                 "audit")
+    console.print(f"csv: {shown(str(report.csv_path))}\nhtml: {shown(str(report.html_path))}")
