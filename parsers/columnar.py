@@ -25,7 +25,8 @@ from pydantic import BaseModel
 from models.diagnostics import Diagnostic, errors_among
 from models.events import BoardDealt, Player, ResultRecorded
 from models.shape import REQUIRED, canonical_text, payload_fields, polars_dtype
-from parsers.arrow import series as arrow_series
+from parsers.arrow import arrow_type
+from parsers.arrow import frame as arrow_frame
 from parsers.records import (
     ArtificialRecord,
     BoardRecord,
@@ -59,9 +60,15 @@ RESULT_SCHEMA = frame_schema(ResultRecorded, {"ns_players": PLAYERS, "ew_players
 canonical JSON text, '{}' for none), and the players who sat each side."""
 
 
+_BOARD_ARROW = {name: arrow_type(dtype) for name, dtype in BOARD_SCHEMA.items()}
+_RESULT_ARROW = {name: arrow_type(dtype) for name, dtype in RESULT_SCHEMA.items()}
+
+
 def conformed(frame: pl.DataFrame, schema: pl.Schema, model: type[BaseModel]) -> pl.DataFrame:
     """`frame` as exactly `schema`'s columns; a payload field the reader does not fill (a field
     newer than the reader) is the field's default on every row."""
+    if frame.schema == schema:
+        return frame
     fields = payload_fields(model)
     return frame.select(
         (pl.col(name) if name in frame.columns else _default(fields[name].default)).cast(dtype).alias(name)
@@ -126,14 +133,12 @@ def board_frame(boards: tuple[BoardRecord, ...] | list[BoardRecord]) -> pl.DataF
         "deal": [b.deal.to_pbn() if b.deal else None for b in boards],
         "published": [encode_published(b.published) for b in boards],
     }
-    # A payload field the records do not carry is written as its default (`conformed`).
-    built = pl.DataFrame(columns, schema={name: BOARD_SCHEMA[name] for name in columns})
-    return conformed(built, BOARD_SCHEMA, BoardDealt)
+    return _complete(_typed(columns, _BOARD_ARROW), BOARD_SCHEMA, BoardDealt)
 
 
 def result_frame(results: tuple[ResultRecord, ...] | list[ResultRecord]) -> pl.DataFrame:
     """Traveller lines as a frame of `RESULT_SCHEMA`."""
-    columns = {
+    columns: dict[str, list[Any] | pa.Array] = {
         "record": [r.at.record for r in results],
         "line": [r.at.line for r in results],
         "section": [r.section for r in results],
@@ -147,15 +152,27 @@ def result_frame(results: tuple[ResultRecord, ...] | list[ResultRecord]) -> pl.D
         "declarer": [r.contract.declarer.value if r.contract.declarer else None for r in results],
         "tricks": [None if r.contract.is_passed_out else r.tricks for r in results],
         "lead": [str(r.lead) if r.lead else None for r in results],
+        "auction": [r.auction for r in results],
+        "play": [[str(card) for card in r.play] for r in results],
+        "published": [encode_published(r.published) for r in results],
+        "ns_players": _players([r.ns_players for r in results]),
+        "ew_players": _players([r.ew_players for r in results]),
     }
-    scalars = pl.DataFrame(columns, schema={name: RESULT_SCHEMA[name] for name in columns})
-    return scalars.with_columns(
-        auction=_strings([r.auction for r in results]),
-        play=_strings([[str(card) for card in r.play] for r in results]),
-        published=pl.Series([encode_published(r.published) for r in results], dtype=pl.String),
-        ns_players=_players([r.ns_players for r in results]),
-        ew_players=_players([r.ew_players for r in results]),
-    ).pipe(conformed, RESULT_SCHEMA, ResultRecorded)
+    return _complete(_typed(columns, _RESULT_ARROW), RESULT_SCHEMA, ResultRecorded)
+
+
+def _complete(frame: pl.DataFrame, schema: pl.Schema, model: type[BaseModel]) -> pl.DataFrame:
+    """`frame`, built in `schema`'s types, with any payload field the records do not carry
+    written as its default (`conformed`); the names alone tell, without comparing schemas."""
+    return frame if frame.columns == schema.names() else conformed(frame, schema, model)
+
+
+def _typed(columns: Mapping[str, Sequence[Any] | pa.Array], types: Mapping[str, pa.DataType]) -> pl.DataFrame:
+    """Python columns as one frame of `types` (Arrow builds each column in C)."""
+    return arrow_frame({
+        name: values if isinstance(values, pa.Array) else pa.array(values, type=types[name])
+        for name, values in columns.items()
+    })
 
 
 
@@ -163,21 +180,15 @@ def _offsets(rows: Sequence[Sequence[object]]) -> pa.Array:
     return pa.array(list(accumulate((len(row) for row in rows), initial=0)), type=pa.int64())
 
 
-def _strings(rows: Sequence[Sequence[str]]) -> pl.Series:
-    """A list-of-strings column, built from flat values and offsets (per-row Series are slow)."""
-    values = pa.array([value for row in rows for value in row], type=pa.large_string())
-    return arrow_series(pa.LargeListArray.from_arrays(_offsets(rows), values)).cast(pl.List(pl.String()))
-
-
-def _players(rows: Sequence[tuple[Player, ...]]) -> pl.Series:
-    """A list-of-players column (see `_strings`)."""
+def _players(rows: Sequence[tuple[Player, ...]]) -> pa.Array:
+    """A list-of-players column, built from flat values and offsets."""
     flat = [player for row in rows for player in row]
     values = pa.StructArray.from_arrays(
         [pa.array([p.name for p in flat], type=pa.large_string()),
          pa.array([p.federation_id for p in flat], type=pa.large_string())],
         names=["name", "federation_id"],
     )
-    return arrow_series(pa.LargeListArray.from_arrays(_offsets(rows), values)).cast(PLAYERS)
+    return pa.LargeListArray.from_arrays(_offsets(rows), values)
 
 
 def columnar_from_parsed(parsed: ParsedFile) -> ColumnarFile:

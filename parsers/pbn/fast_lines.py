@@ -174,15 +174,30 @@ def _trimmed(source: Source) -> Source:
     the careful reader reads past them (a line of nothing else comes out empty)."""
     data, start, end = source.data, source.start.copy(), source.end.copy()
     # A step at a time for all lines that still start (end) with a blank: runs of blanks are short.
+    # The few lines with a longer run are finished one by one, so a long run costs no more steps.
     lines = np.flatnonzero((end > start) & _is_blank(data[start]))
-    while lines.size:
+    for _ in range(_STEPS):
+        if not lines.size:
+            break
         start[lines] += 1
         lines = lines[(start[lines] < end[lines]) & _is_blank(data[start[lines]])]
+    for line in lines.tolist():
+        text = data[start[line]:end[line]].tobytes()
+        start[line] += len(text) - len(text.lstrip(b" \t"))
     lines = np.flatnonzero((end > start) & _is_blank(data[np.maximum(end - 1, 0)]))
-    while lines.size:
+    for _ in range(_STEPS):
+        if not lines.size:
+            break
         end[lines] -= 1
         lines = lines[(end[lines] > start[lines]) & _is_blank(data[end[lines] - 1])]
+    for line in lines.tolist():
+        text = data[start[line]:end[line]].tobytes()
+        end[line] -= len(text) - len(text.rstrip(b" \t"))
     return replace(source, start=start, end=end)
+
+
+_STEPS = 8
+"""Blanks trimmed from all lines at once before the lines still blank-edged are trimmed one by one."""
 
 
 def _is_blank(codes: ByteArray) -> BoolArray:
