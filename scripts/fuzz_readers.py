@@ -9,8 +9,10 @@ Every input goes through the careful reader (`parse_bytes`) and the path ingest 
 as frames; the careful reading is shared between the two), and every
 `--ingest-every`-th one through a real `ingest_bytes` into a scratch store.
 
-A failure is an exception escaping a reader, or a reader's catch-all diagnostic (the whole file lost
-at 0:0). Prints per reader: inputs, failures, the slowest input and its size.
+A failure is an exception escaping a reader, a reader's catch-all diagnostic (the whole file lost
+at 0:0), or an exception a fast path caught and logged before handing the file to the careful reader
+(no data is lost then, but it is a bug all the same). Prints per reader: inputs, failures, the
+slowest input and its size; `--keep DIR` keeps every failing input as a file to reproduce it with.
 
     nice -n 10 python scripts/fuzz_readers.py --inputs 1000000 --seed 16
 """
@@ -18,6 +20,7 @@ at 0:0). Prints per reader: inputs, failures, the slowest input and its size.
 from __future__ import annotations
 
 import argparse
+import logging
 import multiprocessing
 import random
 import sys
@@ -103,12 +106,31 @@ class Tally:
             self.slowest, self.slowest_size = seconds, size
 
 
+class Thrown(logging.Handler):
+    """The exceptions readers caught and logged (a fast path's own bugs: it logs them and declines)."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.ERROR)
+        self.caught: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if record.exc_info:
+            self.caught.append(f"{record.getMessage()}\n{self.format(record)}")
+
+
+THROWN = Thrown()
+
+
 def check(read: Callable[[], object]) -> str | None:
-    """None when `read()` returned without a catch-all diagnostic, else what went wrong."""
+    """None when `read()` returned without a catch-all diagnostic or a logged exception, else what
+    went wrong."""
+    THROWN.caught.clear()
     try:
         parsed = read()
     except Exception:  # the point of the run: count what escapes
         return traceback.format_exc(limit=3)
+    if THROWN.caught:
+        return f"caught and logged: {THROWN.caught[0][-1500:]}"
     diagnostics: tuple[Diagnostic, ...] = getattr(parsed, "diagnostics", ())
     lost = [d for d in diagnostics if d.code in CATCH_ALL_CODES]
     return f"catch-all: {lost[0]}" if lost else None
@@ -139,8 +161,9 @@ def read_both_ways(data: bytes, source: str) -> str | None:
 
 
 def run(inputs: int, seed: int, ingest_every: int, report_every: int, *, seconds: float,
-        seed_bytes: int) -> dict[str, Tally]:
+        seed_bytes: int, keep: Path | None = None) -> dict[str, Tally]:
     rng = random.Random(seed)
+    logging.getLogger().addHandler(THROWN)  # also keeps the tracebacks of caught bugs off stderr
     pool = seeds(seed_bytes)
     everything = [data for datas in pool.values() for data in datas]
     tallies = {name: Tally() for name in pool}
@@ -159,6 +182,9 @@ def run(inputs: int, seed: int, ingest_every: int, report_every: int, *, seconds
             tallies[name].record(time.perf_counter() - begun, len(data))
             if problem is not None:
                 tallies[name].failures += 1
+                if keep is not None:
+                    keep.mkdir(parents=True, exist_ok=True)
+                    (keep / f"{seed}-{number}-{name}{suffix}").write_bytes(data)
                 if len(tallies[name].examples) < 5:
                     tallies[name].examples.append(f"{data[:200]!r}\n{problem}")
             if ingest_every and number % ingest_every == 0:
@@ -197,9 +223,9 @@ def merged(parts: list[dict[str, Tally]]) -> dict[str, Tally]:
     return total
 
 
-def _job(args: tuple[int, int, int, int, float, int]) -> dict[str, Tally]:
-    inputs, seed, ingest_every, report_every, seconds, seed_bytes = args
-    return run(inputs, seed, ingest_every, report_every, seconds=seconds, seed_bytes=seed_bytes)
+def _job(args: tuple[int, int, int, int, float, int, Path | None]) -> dict[str, Tally]:
+    inputs, seed, ingest_every, report_every, seconds, seed_bytes, keep = args
+    return run(inputs, seed, ingest_every, report_every, seconds=seconds, seed_bytes=seed_bytes, keep=keep)
 
 
 def main() -> None:
@@ -211,10 +237,11 @@ def main() -> None:
     parser.add_argument("--report-every", type=int, default=10_000)
     parser.add_argument("--seconds", type=float, default=float("inf"), help="stop after this long")
     parser.add_argument("--seed-bytes", type=int, default=16_000, help="cut each seed file to this size")
+    parser.add_argument("--keep", type=Path, default=None, help="write every failing input into this folder")
     args = parser.parse_args()
     started = time.monotonic()
     shares = [args.inputs // args.jobs + (k < args.inputs % args.jobs) for k in range(args.jobs)]
-    work = [(share, args.seed + k, args.ingest_every, args.report_every, args.seconds, args.seed_bytes)
+    work = [(share, args.seed + k, args.ingest_every, args.report_every, args.seconds, args.seed_bytes, args.keep)
             for k, share in enumerate(shares)]
     if args.jobs == 1:
         tallies = _job(work[0])

@@ -238,19 +238,19 @@ def _block_starts(kind: Ints, content: Ints) -> Ints:
 
 
 def window(raw: Bytes, start: Ints, width: int) -> Bytes:
-    """(starts, width): `width` bytes of `raw` from each of `start` (in increasing order), 0 past its end.
+    """(starts, width): `width` bytes of `raw` from each of `start` (in any order), 0 past its end.
 
     Rows of a sliding window over the text: one copy of `width` bytes per start, where a table
     of byte indices costs ten times that.
     """
     rows = np.empty((start.size, width), dtype=np.uint8)
     # The starts near the end read from a copy of the last bytes with zeros after them.
-    near = int(np.searchsorted(start, raw.size - width, side="right"))
     base = max(raw.size - width, 0)
+    inside = start <= raw.size - width
     tail = np.concatenate([raw[base:], np.zeros(width, dtype=np.uint8)])
-    if near:
-        rows[:near] = sliding_window_view(raw, width)[start[:near]]
-    rows[near:] = sliding_window_view(tail, width)[start[near:] - base]
+    if inside.any():
+        rows[inside] = sliding_window_view(raw, width)[start[inside]]
+    rows[~inside] = sliding_window_view(tail, width)[start[~inside] - base]
     return rows
 
 

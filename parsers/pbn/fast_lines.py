@@ -286,9 +286,11 @@ def _uniform_tag_pairs(source: Source, start: IntArray, end: IntArray, body: int
     lengths = np.tile(name_length, games)
     opening = start + lengths + 2
     data = source.data
+    if not (opening < end - 2).all():  # a line too short for its name: no gathers past the text
+        return None
     # (Byte by byte: gathers from `data` are several times faster than from the unaligned views.)
     if not ((data[opening - 1] == ord(" ")) & (data[opening] == ord('"')) & (data[end - 2] == ord('"'))
-            & (data[end - 1] == ord("]")) & (opening < end - 2)).all():
+            & (data[end - 1] == ord("]"))).all():
         return None
     if np.count_nonzero(data[body:source.size] == ord('"')) != 2 * count:
         return None

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import re
 
+from parsers.numbers import whole_number
 from parsers.pbn.issues import WARNING, Issue, at_cell, at_value, lenient
 from parsers.pbn.results import Tags
 from parsers.pbn.tables import Table, cell_text
@@ -99,14 +100,14 @@ def optimum_result_tricks(table: Table, tag_index: int, issues: list[Issue]) -> 
     for row, start in table.rows():
         cells = dict(zip(names, (cell_text(cell).strip() for cell in row), strict=True))
         seat, strain = cells["Declarer"].upper(), _STRAINS.get(cells["Denomination"].upper())
-        tricks = cells["Result"]
-        if seat not in DD_SEATS or strain is None or not tricks.isdigit() or int(tricks) > 13:
-            problem, element = f"row {cells['Declarer']} {cells['Denomination']} {tricks}", start
+        tricks = whole_number(cells["Result"], high=13)
+        if seat not in DD_SEATS or strain is None or tricks is None:
+            problem, element = f"row {cells['Declarer']} {cells['Denomination']} {cells['Result']}", start
             break
         if (seat, strain) in found:
             problem, element = f"{seat} {strain} given twice", start
             break
-        found[seat, strain] = int(tricks)
+        found[seat, strain] = tricks
     if problem is None and len(found) != 20:
         problem = f"{len(found)} of the 20 declarer and strain rows"
     if problem is not None:

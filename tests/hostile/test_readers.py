@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import logging
 import re
 from pathlib import Path
 
+import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -51,12 +53,67 @@ def with_board(suffix: str, number: str) -> bytes:
     return changed.encode()
 
 
+class _Caught(logging.Handler):
+    """Exceptions a reader caught and logged (a fast path logs its own bugs and declines)."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.ERROR)
+        self.messages: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if record.exc_info:
+            self.messages.append(self.format(record))
+
+
 def assert_read_whole(data: bytes, source: str) -> None:
-    """Both reading paths return, and no diagnostic is a catch-all that lost the file."""
-    for read in (parse_bytes, read_columnar):
-        parsed = read(data, source)
-        lost = [d for d in parsed.diagnostics if d.code in CATCH_ALL]
-        assert not lost, lost
+    """Both reading paths return, no diagnostic is a catch-all that lost the file, and no reader
+    caught and logged an exception of its own."""
+    caught = _Caught()
+    logging.getLogger().addHandler(caught)
+    try:
+        for read in (parse_bytes, read_columnar):
+            parsed = read(data, source)
+            lost = [d for d in parsed.diagnostics if d.code in CATCH_ALL]
+            assert not lost, lost
+    finally:
+        logging.getLogger().removeHandler(caught)
+    assert not caught.messages, caught.messages[0]
+
+
+def test_a_pbn_cut_inside_a_long_tag_name_is_read_whole() -> None:
+    # The fast path's uniform-tags check gathered the byte after each name's ` "`: past the end of
+    # the text when the file stops inside a long name (found by the long fuzz run).
+    game = '[Event "e"]\n[Board "{}"]\n[Dealer "N"]\n'
+    table = '[OptimumResultTable "Declarer;Denomination\\2R;Result\\2R"]\nN S 9\n\n'
+    data = (game.format(1) + table + game.format(2) + "[Opt").encode()
+    assert_read_whole(data, "cut.pbn")
+    parsed = parse_bytes(data, "cut.pbn")
+    assert [b.board for b in parsed.boards] == [1]
+    assert [(d.line, d.column, d.code) for d in parsed.errors] == [(10, 1, "pbn.syntax.tag")]
+
+
+def test_an_optimum_result_table_with_unicode_digits_is_a_warning() -> None:
+    superscript_three = "\u00b3"
+    rows = "".join(f"{seat} {strain} {superscript_three if (seat, strain) == ('N', 'S') else '7'}\n"
+                   for seat in "NESW" for strain in ("S", "H", "D", "C", "NT"))
+    data = ('[Event "e"]\n[Board "1"]\n[Dealer "N"]\n[Vulnerable "None"]\n'
+            '[Deal "N:AKQJ.T98.765.432 T98.765.432.AKQJ 765.432.AKQJ.T98 432.AKQJ.T98.765"]\n'
+            '[OptimumResultTable "Declarer;Denomination\\2R;Result\\2R"]\n' + rows).encode()
+    assert_read_whole(data, "dd.pbn")
+    parsed = parse_bytes(data, "dd.pbn")
+    [warning] = [d for d in parsed.diagnostics if d.code == "pbn.table.optimum-result"]
+    assert (warning.line, warning.severity) == (7, "warning")
+    assert "row N S \u00b3" in warning.message
+    assert "dd_tricks" not in parsed.boards[0].published
+
+
+def test_the_lin_fast_path_windows_starts_in_any_order() -> None:
+    # Blocks without a player list put zeros among the names' starts (found by the long fuzz run).
+    from parsers.lin.fast_bytes import window
+
+    raw = np.frombuffer(b"abcdefghij", dtype=np.uint8)
+    rows = window(raw, np.array([8, 0, 9, 1]), 4)
+    assert [bytes(row) for row in rows] == [b"ij\0\0", b"abcd", b"j\0\0\0", b"bcde"]
 
 
 def test_one_number_grammar() -> None:
