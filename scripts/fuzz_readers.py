@@ -5,8 +5,9 @@ Each input is a seed file (sample data and the shared corpus) mutated by a seede
 flipped, spans cut, doubled or spliced from another seed, and hostile tokens inserted (Unicode
 digits, numbers of 10^30 or 5,000 digits, runs of `|`, rich markup, control bytes, line separators).
 Every input goes through the careful reader (`parse_bytes`) and the path ingest takes
-(`read_columnar`: the fast path where it vouches for the file, else the careful reader's records
-as frames; the careful reading is shared between the two), and every
+(`read_columnar`: the fast path where it vouches for the file, and then its frames must equal the
+careful reader's, else the careful reader's records as frames; the careful reading is shared
+between the two), and every
 `--ingest-every`-th one through a real `ingest_bytes` into a scratch store.
 
 A failure is an exception escaping a reader, a reader's catch-all diagnostic (the whole file lost
@@ -36,7 +37,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from models.diagnostics import Diagnostic  # noqa: E402
-from parsers.columnar import columnar_from_parsed  # noqa: E402
+from parsers.columnar import ColumnarFile, assert_same, columnar_from_parsed  # noqa: E402
 from parsers.records import ParsedFile  # noqa: E402
 from pipelines.ingest import IngestRejected, ingest_bytes, parse_bytes, reader_for  # noqa: E402
 from pipelines.store import EventStore  # noqa: E402
@@ -139,7 +140,8 @@ def check(read: Callable[[], object]) -> str | None:
 def read_both_ways(data: bytes, source: str) -> str | None:
     """What `read_columnar` (the ingest path) does, with the careful reading shared with the careful
     reader's own check: the careful reader, the fast path (where the format has one), and the
-    careful records as frames when the fast path declines. None, or the first thing that went wrong."""
+    careful records as frames when the fast path declines. When the fast path takes the file, its
+    frames must equal the careful records' (`assert_same`). None, or the first thing that went wrong."""
     read: dict[str, object] = {}
 
     def careful() -> ParsedFile:
@@ -157,7 +159,15 @@ def read_both_ways(data: bytes, source: str) -> str | None:
             return f"fast path: {problem}"
     parsed = read["parsed"]
     assert isinstance(parsed, ParsedFile)
-    return check(lambda: columnar_from_parsed(parsed)) if read.get("fast") is None else None
+    fast_file = read.get("fast")
+    if fast_file is None:
+        return check(lambda: columnar_from_parsed(parsed))
+    assert isinstance(fast_file, ColumnarFile)
+    try:
+        assert_same(fast_file, columnar_from_parsed(parsed))
+    except AssertionError as difference:
+        return f"the fast path and the careful reader differ: {difference}"
+    return None
 
 
 def run(inputs: int, seed: int, ingest_every: int, report_every: int, *, seconds: float,
@@ -253,8 +263,8 @@ def main() -> None:
           f"{time.monotonic() - started:.0f}s in all")
     for name, tally in tallies.items():
         reads = "ingests" if name == "ingest" else "inputs, each read by the careful reader and the ingest path"
-        print(f"{name}: {tally.inputs} {reads}, {tally.failures} uncaught/catch-all, "
-              f"slowest {tally.slowest:.3f}s on {tally.slowest_size} bytes")
+        print(f"{name}: {tally.inputs} {reads}, {tally.failures} failures (escaped, catch-all, caught bug, "
+              f"disagreement), slowest {tally.slowest:.3f}s on {tally.slowest_size} bytes")
         for example in tally.examples:
             print("  example:", example.replace("\n", "\n    "))
     if any(t.failures for t in tallies.values()):
