@@ -243,14 +243,16 @@ def window(raw: Bytes, start: Ints, width: int) -> Bytes:
     Rows of a sliding window over the text: one copy of `width` bytes per start, where a table
     of byte indices costs ten times that.
     """
-    rows = np.empty((start.size, width), dtype=np.uint8)
-    # The starts near the end read from a copy of the last bytes with zeros after them.
     base = max(raw.size - width, 0)
-    inside = start <= raw.size - width
-    tail = np.concatenate([raw[base:], np.zeros(width, dtype=np.uint8)])
-    if inside.any():
-        rows[inside] = sliding_window_view(raw, width)[start[inside]]
-    rows[~inside] = sliding_window_view(tail, width)[start[~inside] - base]
+    if raw.size >= width:
+        rows: Bytes = sliding_window_view(raw, width)[np.minimum(start, base)]
+    else:
+        rows = np.zeros((start.size, width), dtype=np.uint8)
+    # The starts near the end read from a copy of the last bytes with zeros after them.
+    near = np.flatnonzero(start > raw.size - width)
+    if near.size:
+        tail = np.concatenate([raw[base:], np.zeros(width, dtype=np.uint8)])
+        rows[near] = sliding_window_view(tail, width)[start[near] - base]
     return rows
 
 
