@@ -239,6 +239,9 @@ class PbnGame:
         """1-based line of each element (word or string) of a tag's section data."""
         cache: dict[int, list[int]] = self.__dict__.setdefault("_element_lines", {})
         found = cache.get(tag_index)
+        if found is None and tag_index >= len(self.layout.section_starts):
+            # A tag carried into this game by `##` inheritance: no section of it in this game's text.
+            found = cache[tag_index] = []
         if found is None:
             section = self.tags[tag_index][2]
             line, _ = self.locate(("offset", self.layout.section_starts[tag_index], 0))

@@ -92,6 +92,17 @@ def test_a_pbn_cut_inside_a_long_tag_name_is_read_whole() -> None:
     assert [(d.line, d.column, d.code) for d in parsed.errors] == [(10, 1, "pbn.syntax.tag")]
 
 
+def test_a_table_tag_carried_by_sticky_inheritance_is_read_whole() -> None:
+    # A `##` value carries a tag into later games that have no section of it: finding the lines of
+    # its (empty) table ran off the game's layout (found by the long fuzz run).
+    data = (b'[Event "e"]\n[Board "1"]\n[TotalScoreTable "##Rank;PairId"]\n\n'
+            b'[Event "e"]\n[Board "2"]\n')
+    assert_read_whole(data, "sticky.pbn")
+    parsed = parse_bytes(data, "sticky.pbn")
+    assert [d.code for d in parsed.errors] == []
+    assert parsed.contestants == ()
+
+
 def test_an_optimum_result_table_with_unicode_digits_is_a_warning() -> None:
     superscript_three = "\u00b3"
     rows = "".join(f"{seat} {strain} {superscript_three if (seat, strain) == ('N', 'S') else '7'}\n"
