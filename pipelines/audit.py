@@ -15,6 +15,7 @@ from jinja2 import Environment, select_autoescape
 
 from pipelines.neutralise import safe_file_name, spreadsheet_safe
 from pipelines.projections import ScoredEdition, score_results
+from pipelines.query_frames import frame_of
 from pipelines.store import EventStore
 
 _TABLE = ["event_id", "session_id", "section", "board", "table_id"]
@@ -77,9 +78,9 @@ def recorded_times(store: EventStore) -> pl.DataFrame:
     if not store.exists():
         return pl.DataFrame(schema=_RECORDED_SCHEMA)
     with store.reader() as con:
-        frame: pl.DataFrame = con.sql(
+        frame: pl.DataFrame = frame_of(con.sql(
             "SELECT position, epoch_us(recorded_at) AS recorded_us FROM events WHERE type IN"
-            " ('ScoreCorrectionRequested', 'ArtificialScoreAwarded', 'WeightedScoreAwarded')").pl()
+            " ('ScoreCorrectionRequested', 'ArtificialScoreAwarded', 'WeightedScoreAwarded')"))
     return frame.cast(_RECORDED_SCHEMA)  # type: ignore[arg-type]
 
 

@@ -34,6 +34,7 @@ import polars as pl
 
 from pipelines.neutralise import spreadsheet_safe
 from pipelines.projections import VIEWS_SQL, ScoredEdition, canonical_order, score_projection
+from pipelines.query_frames import ArrowStream, frame_of
 from pipelines.replay import Projection, SessionKey, log_clock, replay
 from pipelines.scoring.frames import BOARD_SCORES_SCHEMA, STANDINGS_SCHEMA, conform
 from pipelines.store import EventStore
@@ -156,12 +157,12 @@ def session_catalog(con: duckdb.DuckDBPyConnection, position: int,
         where = "starts_with(stream_id, 'session:')"
     else:  # a key range per tournament: DuckDB reads those streams, not the log's (see `stream_ranges`)
         where, params = stream_ranges(events, kinds=("session:",))
-    frame: pl.DataFrame = con.sql(
+    frame: pl.DataFrame = frame_of(con.sql(
         "WITH firsts AS (SELECT stream_id, min(position) AS first, count(*) AS events FROM events"
         f" WHERE position <= ? AND ({where}) GROUP BY stream_id)"
         " SELECT json_extract_string(e.payload, '$.event_id') AS event_id,"
         " json_extract_string(e.payload, '$.session_id') AS session_id, f.events"
-        " FROM firsts f JOIN events e ON e.position = f.first", params=[position, *params]).pl()
+        " FROM firsts f JOIN events e ON e.position = f.first", params=[position, *params]))
     if events is not None:  # a stream id can hold another event's id ("a/b" under "a"): its payload decides
         frame = frame.filter(pl.col("event_id").is_in(list(events)))
     return frame.sort("event_id", "session_id")
@@ -231,10 +232,9 @@ def _relabel(con: duckdb.DuckDBPyConnection, events: Sequence[str], position: in
         con.execute(f"UPDATE {_TABLES[name]} AS t SET status = s.status FROM {sessions} AS s"
                     " WHERE t.event_id = s.event_id AND t.session_id = s.session_id"
                     " AND t.event_id IN (SELECT unnest(?)) AND t.status IS DISTINCT FROM s.status", [list(events)])
-    relabelled: pl.DataFrame = con.sql(f"SELECT event_id, session_id FROM {sessions}"
-                                       " WHERE event_id IN (SELECT unnest(?)) ORDER BY event_id, session_id",
-                                       params=[list(events)]).pl()
-    return relabelled
+    return frame_of(con.sql(f"SELECT event_id, session_id FROM {sessions}"
+                            " WHERE event_id IN (SELECT unnest(?)) ORDER BY event_id, session_id",
+                            params=[list(events)]))
 
 
 # -- scoring -------------------------------------------------------------------------------------
@@ -319,7 +319,7 @@ def _replace_events(con: duckdb.DuckDBPyConnection, events: Sequence[str], score
 def _insert(con: duckdb.DuckDBPyConnection, table: str, frame: pl.DataFrame) -> None:
     if frame.is_empty():
         return
-    con.register("incoming_rows", frame)
+    con.register("incoming_rows", ArrowStream(frame))
     try:
         con.execute(f"INSERT INTO {table} SELECT * FROM incoming_rows")
     finally:
@@ -396,10 +396,10 @@ def read_table(store: EventStore, name: str, sessions: pl.DataFrame | None = Non
     schema = BOARD_SCHEMA if name == "board_scores" else STANDING_SCHEMA
     with store.reader() as con:
         if sessions is None:
-            rows = con.sql(f"SELECT * FROM {_TABLES[name]}").pl()
+            rows = frame_of(con.sql(f"SELECT * FROM {_TABLES[name]}"))
         else:  # rows are stored a tournament at a time: DuckDB skips the others' row groups
-            rows = con.sql(f"SELECT * FROM {_TABLES[name]} WHERE event_id IN (SELECT unnest(?))",
-                           params=[sessions["event_id"].unique().to_list()]).pl()
+            rows = frame_of(con.sql(f"SELECT * FROM {_TABLES[name]} WHERE event_id IN (SELECT unnest(?))",
+                                    params=[sessions["event_id"].unique().to_list()]))
             rows = rows.join(sessions.select("event_id", "session_id"), on=["event_id", "session_id"], how="semi")
     return conform(rows, schema)
 
@@ -411,18 +411,18 @@ def export_tables(store: EventStore, outdir: str | Path, *, batch_events: int = 
     out.mkdir(parents=True, exist_ok=True)
     paths = {"board_scores": out / "board_scores.csv", "standings": out / "standings.csv"}
     with store.reader() as con:
-        events = con.sql(f"SELECT event_id, count(*) AS events FROM {_TABLES['board_scores']}"
-                         " GROUP BY event_id").pl()
-        events = pl.concat([events, con.sql(f"SELECT DISTINCT event_id, 0::BIGINT AS events FROM "
-                                            f"{_TABLES['standings']}").pl()]).group_by("event_id").agg(
+        events = frame_of(con.sql(f"SELECT event_id, count(*) AS events FROM {_TABLES['board_scores']}"
+                                  " GROUP BY event_id"))
+        events = pl.concat([events, frame_of(con.sql(f"SELECT DISTINCT event_id, 0::BIGINT AS events FROM "
+                                                     f"{_TABLES['standings']}"))]).group_by("event_id").agg(
             pl.col("events").sum()).sort("event_id")
         batches = list(_batches(events.with_columns(session_id=pl.lit("")), batch_events)) or [
             pl.DataFrame(schema={"event_id": pl.String})]
         for name, schema in (("board_scores", BOARD_SCHEMA), ("standings", STANDING_SCHEMA)):
             with paths[name].open("wb") as sink:
                 for index, batch in enumerate(batches):
-                    rows = con.sql(f"SELECT * FROM {_TABLES[name]} WHERE event_id IN (SELECT unnest(?))",
-                                   params=[batch["event_id"].to_list()]).pl()
+                    rows = frame_of(con.sql(f"SELECT * FROM {_TABLES[name]} WHERE event_id IN (SELECT unnest(?))",
+                                            params=[batch["event_id"].to_list()]))
                     spreadsheet_safe(canonical_order(conform(rows, schema))).write_csv(
                         sink, float_precision=4, include_header=index == 0)
     return paths

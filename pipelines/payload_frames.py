@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass
+from itertools import count
 from typing import Any
 
 import duckdb
@@ -23,6 +24,7 @@ from pydantic import BaseModel
 from models.events import CURRENT_VERSIONS, EVENT_TYPES, session_stream
 from models.shape import Shape, json_transform_type, replayed_fields
 from models.upcasting import Upcasters
+from pipelines.query_frames import frame_of
 from pipelines.vetting import unreadable_time_sql, vetted
 
 SessionKey = tuple[str, str]
@@ -69,7 +71,10 @@ _INDEXED_STREAMS = 512
 class PayloadReader:
     """Reads one event type's payload fields into a frame, upcasting rows of older versions.
 
-    `frame` is the one point where stored payloads become replay's rows.
+    `frame` is the one point where stored payloads become replay's rows. Used as a context manager
+    over a scope of up to `_INDEXED_STREAMS` streams (a replay of some sessions), it reads the scope's
+    events from the log once, into a temporary table, and each event type from there: a replay asks
+    for a dozen types, and each read of the log costs a scan of the row groups its streams touch.
     """
 
     def __init__(self, con: duckdb.DuckDBPyConnection, position: int, upcasters: Upcasters,
@@ -80,9 +85,30 @@ class PayloadReader:
         self.as_of_us = as_of_us
         self.scope = scope
         self._first: int | None = None
+        self._staged: str | None = None
+
+    def __enter__(self) -> PayloadReader:
+        if self.scope is not None and 0 < len(self.scope.streams) <= _INDEXED_STREAMS:
+            staged = f"replay_scope_{next(_STAGED)}"
+            where, params = self._where()
+            self.con.execute(f"CREATE TEMP TABLE {staged} AS SELECT position, occurred_at, type, schema_version,"
+                             f" payload FROM events WHERE {where}", params)
+            self._staged = staged
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        if self._staged is not None:
+            self.con.execute(f"DROP TABLE IF EXISTS {self._staged}")
+            self._staged = None
+
+    def _source(self) -> tuple[str, str, list[Any]]:
+        """The table read, and the filter (after `type` and `schema_version`) with its parameters."""
+        if self._staged is not None:
+            return self._staged, "TRUE", []
+        return ("events", *self._where())
 
     def _where(self) -> tuple[str, list[Any]]:
-        """The filter (after `type` and `schema_version`) and its parameters."""
+        """The filter on the log (after `type` and `schema_version`) and its parameters."""
         params: list[Any] = [self.position, self.as_of_us]
         where = "position <= ? AND epoch_us(occurred_at) <= ?"
         if self.scope is not None:
@@ -108,7 +134,6 @@ class PayloadReader:
                 self._first = int(rows[0][0])
         return self._first
 
-
     def frame(self, event_type: str, model: type[BaseModel] | None = None) -> pl.DataFrame:
         """`position`, `occurred_us` and the replayed fields of `model` (default: the catalogue's
         model of `event_type`) of every such event in scope, in log order."""
@@ -119,9 +144,9 @@ class PayloadReader:
 
     def _read_frame(self, event_type: str, fields: Mapping[str, Shape]) -> pl.DataFrame:
         current = CURRENT_VERSIONS.get(event_type, 1)
-        where, params = self._where()
-        frame = fetch(self.con.sql(frame_sql(fields, f"schema_version = ? AND {where}"),
-                                   params=[event_type, current, *params]))
+        source, where, params = self._source()
+        frame = frame_of(self.con.sql(frame_sql(fields, f"schema_version = ? AND {where}", source=source),
+                                      params=[event_type, current, *params]))
         # DuckDB scans in insertion order, which is log order; sorting millions of wide rows in SQL
         # would cost far more than this check (and the sort it guards, should the order ever differ).
         if not frame["position"].is_sorted():
@@ -133,17 +158,22 @@ class PayloadReader:
 
     def _older(self, event_type: str, current: int, fields: Mapping[str, Shape]) -> pl.DataFrame | None:
         """Rows stored under an older version, upcast as one batch (None when there are none)."""
-        where, params = self._where()
+        source, where, params = self._source()
         versions = self.con.execute(
-            f"SELECT min(schema_version) FROM events WHERE type = ? AND schema_version < ? AND {where}",
+            f"SELECT min(schema_version) FROM {source} WHERE type = ? AND schema_version < ? AND {where}",
             [event_type, current, *params]).fetchall()[0][0]
         if versions is None:
             return None
         wanted = {**fields, **self.upcasters.old_fields(event_type, int(versions), current, fields)}
-        rows = fetch(self.con.sql(frame_sql(wanted, f"schema_version < ? AND {where}", with_version=True),
-                                  params=[event_type, current, *params]))
+        rows = frame_of(self.con.sql(
+            frame_sql(wanted, f"schema_version < ? AND {where}", with_version=True, source=source),
+            params=[event_type, current, *params]))
         upcast = self.upcasters.upcast_frame(event_type, rows, current)
         return upcast.select("position", "occurred_us", *fields)
+
+
+_STAGED = count(1)
+"""Numbers the temporary tables of scoped reads (a held connection may run several at once)."""
 
 
 def _with_defaults(frame: pl.DataFrame, model: type[BaseModel]) -> pl.DataFrame:
@@ -157,11 +187,12 @@ def _with_defaults(frame: pl.DataFrame, model: type[BaseModel]) -> pl.DataFrame:
     return frame.with_columns(**fills) if fills else frame
 
 
-def frame_sql(fields: Mapping[str, Shape], where: str, *, with_version: bool = False) -> str:
+def frame_sql(fields: Mapping[str, Shape], where: str, *, with_version: bool = False, source: str = "events") -> str:
     """One pass of DuckDB's JSON parser per row: `json_transform` into a struct, then columns.
 
     Field names and types come from the event models (never user input); `where` holds `?`
-    placeholders for the type and the filter values.
+    placeholders for the type and the filter values; `source` is `events` or a staged copy of
+    some of its rows (`PayloadReader`).
     """
     struct = ", ".join(f'"{name}": {json_transform_type(shape)}' for name, shape in fields.items())
     columns = ", ".join(
@@ -173,42 +204,6 @@ def frame_sql(fields: Mapping[str, Shape], where: str, *, with_version: bool = F
         f"SELECT position, occurred_us, {version}{columns} FROM ("
         f" SELECT position, epoch_us(occurred_at) AS occurred_us, schema_version,"
         f" json_transform(payload, '{{{struct}}}') AS p"
-        f" FROM events WHERE type = ? AND {where}"
+        f" FROM {source} WHERE type = ? AND {where}"
         ")"
     )
-
-
-_BATCH_ROWS = 1_000_000
-
-
-def fetch(relation: duckdb.DuckDBPyRelation) -> pl.DataFrame:
-    """A query's rows as a frame, converted batch by batch so that Arrow's copy of all of them
-    never sits beside polars' (at ten million results that is gigabytes)."""
-    reader = relation.to_arrow_reader(_BATCH_ROWS)
-    parts = [_as_frame(batch) for batch in reader]
-    if not parts:
-        return _as_frame(reader.schema.empty_table())
-    stacked = pl.concat(parts, rechunk=False)
-    del parts
-    return one_chunk(stacked)
-
-
-def _as_frame(arrow: Any) -> pl.DataFrame:
-    frame = pl.from_arrow(arrow)
-    assert isinstance(frame, pl.DataFrame)
-    return frame
-
-
-def one_chunk(frame: pl.DataFrame) -> pl.DataFrame:
-    """`frame` with every column in one chunk, rebuilt a column at a time.
-
-    Scoring gathers and filters millions of rows, at half the speed on chunked columns (and any
-    operation on misaligned chunks copies the whole frame). `DataFrame.rechunk` would hold the old
-    and the new copy of every column at once; column by column, each old one is freed as it goes.
-    """
-    for name in frame.columns:
-        if frame.get_column(name).n_chunks() > 1:
-            frame = frame.with_columns(frame.get_column(name).rechunk())
-    return frame
-
-

@@ -13,6 +13,7 @@ import polars as pl
 from models.contract import Contract
 from parsers.lin.values import format_rs, parse_rs
 from pipelines.projections import ScoredEdition
+from pipelines.query_frames import frame_of
 from pipelines.store import EventStore
 
 _TABLE = ["event_id", "session_id", "section", "board", "table_id"]
@@ -48,13 +49,13 @@ def published_values(store: EventStore, position: int) -> pl.DataFrame:
         f"TRY_CAST(payload->>'$.published.{key}' AS DOUBLE) AS {key}" for key in MEASURES
     )
     with store.reader() as con:
-        wide: pl.DataFrame = con.sql(
+        wide: pl.DataFrame = frame_of(con.sql(
             f"SELECT position, payload->>'$.event_id' AS event_id, payload->>'$.session_id' AS session_id,"
             f" payload->>'$.section' AS section, CAST(payload->>'$.board' AS BIGINT) AS board,"
             f" payload->>'$.table_id' AS table_id, {selects} FROM events"
             " WHERE type IN ('ResultRecorded', 'ArtificialScoreAwarded') AND position <= ? ORDER BY position",
             params=[position],
-        ).pl()
+        ))
     latest = wide.unique(_TABLE, keep="last", maintain_order=True).drop("position")
     return latest.unpivot(index=_TABLE, variable_name="measure", value_name="theirs").drop_nulls("theirs")
 
@@ -95,13 +96,13 @@ the way `rs` writes it (`4SWx-1`), null when we scored nothing for the table."""
 def published_results(store: EventStore, position: int) -> pl.DataFrame:
     """Each table's published result (LIN `rs`), the latest row per table."""
     with store.reader() as con:
-        rows: pl.DataFrame = con.sql(
+        rows: pl.DataFrame = frame_of(con.sql(
             "SELECT payload->>'$.event_id' AS event_id, payload->>'$.session_id' AS session_id,"
             " payload->>'$.section' AS section, CAST(payload->>'$.board' AS BIGINT) AS board,"
             " payload->>'$.table_id' AS table_id, payload->>'$.published.rs' AS theirs FROM events"
             " WHERE type = 'ResultRecorded' AND position <= ? ORDER BY position",
             params=[position],
-        ).pl()
+        ))
     return rows.unique(_TABLE, keep="last", maintain_order=True).drop_nulls("theirs")
 
 

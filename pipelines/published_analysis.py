@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import polars as pl
 
+from pipelines.query_frames import frame_of
 from pipelines.site.analysis import DoubleDummy, canonical_deal, ensure_analysis
 from pipelines.store import EventStore
 
@@ -33,7 +34,7 @@ ANALYSIS_DIFF_SCHEMA = {
 def published_deals(store: EventStore, position: int) -> pl.DataFrame:
     """Each board's published double-dummy tricks and par, with its deal, dealer and vulnerability."""
     with store.reader() as con:
-        rows: pl.DataFrame = con.sql(
+        rows: pl.DataFrame = frame_of(con.sql(
             "SELECT payload->>'$.event_id' AS event_id, payload->>'$.session_id' AS session_id,"
             " payload->>'$.section' AS section, CAST(payload->>'$.board' AS BIGINT) AS board,"
             " payload->>'$.dealer' AS dealer, payload->>'$.vulnerability' AS vulnerability,"
@@ -41,7 +42,7 @@ def published_deals(store: EventStore, position: int) -> pl.DataFrame:
             " TRY_CAST(payload->>'$.published.par_score_ns' AS DOUBLE) AS par_score_ns FROM events"
             " WHERE type = 'BoardDealt' AND position <= ? ORDER BY position",
             params=[position],
-        ).pl()
+        ))
     latest = rows.unique(_BOARD, keep="last", maintain_order=True)
     return latest.filter(pl.col("dd_tricks").is_not_null() | pl.col("par_score_ns").is_not_null())
 

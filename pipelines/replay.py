@@ -28,7 +28,8 @@ from pipelines.corrections import (
     session_windows,
 )
 from pipelines.keyed import keep_last_per_key, matching_rows
-from pipelines.payload_frames import PayloadReader, Scope, one_chunk
+from pipelines.payload_frames import PayloadReader, Scope
+from pipelines.query_frames import one_chunk
 from pipelines.scoring.frames import (
     PENALTIES_SCHEMA,
     RESULTS_SCHEMA,
@@ -92,9 +93,8 @@ def replay(store: EventStore, *, up_to: int | None = None, as_of_us: int | None 
     if not store.exists():
         return _empty_projection(position)
     scope = None if sessions is None else Scope.of(sessions)
-    with store.reader() as con:
-        clock = as_of_us if as_of_us is not None else log_clock(con, position)
-        read = PayloadReader(con, position, upcasters, clock, scope)
+    with store.reader() as con, _reader(con, position, upcasters, as_of_us, scope) as read:
+        clock = read.as_of_us
         # Every ruling is kept: which one stands for a table is decided with the others (a late,
         # rejected ruling must not erase the one before it), in `decide_rulings`.
         artificial = read.frame("ArtificialScoreAwarded")
@@ -147,8 +147,7 @@ def publication_windows(store: EventStore, *, as_of_us: int, up_to: int | None =
     """`Projection.windows` of a whole replay at `as_of_us`, from the publications and the
     tournaments' registrations alone (no result is read)."""
     position = store.head() if up_to is None else up_to
-    with store.reader() as con:
-        read = PayloadReader(con, position, upcasters, as_of_us)
+    with store.reader() as con, PayloadReader(con, position, upcasters, as_of_us) as read:
         published = read.frame("ScoresPublished")
         conditions = _conditions(read.frame("TournamentRegistered"))
     return session_windows(published, periods_frame(_periods(conditions)), as_of_us)
@@ -161,8 +160,8 @@ def correction_decisions(store: EventStore, *, as_of_us: int, up_to: int | None 
     publications, registrations, correction requests and approvals alone (no result is read);
     of `sessions` only when given (read from their streams, as `replay` reads them)."""
     position = store.head() if up_to is None else up_to
-    with store.reader() as con:
-        read = PayloadReader(con, position, upcasters, as_of_us, None if sessions is None else Scope.of(sessions))
+    scope = None if sessions is None else Scope.of(sessions)
+    with store.reader() as con, PayloadReader(con, position, upcasters, as_of_us, scope) as read:
         published = read.frame("ScoresPublished")
         conditions = _conditions(read.frame("TournamentRegistered"))
         requests = read.frame("ScoreCorrectionRequested")
@@ -209,11 +208,17 @@ def _with_table_seats(rulings: pl.DataFrame, replaced: pl.DataFrame) -> pl.DataF
 def _original_results(store: EventStore, position: int, as_of_us: int, upcasters: Upcasters,
                       scope: Scope | None = None) -> pl.DataFrame:
     """The results as recorded up to `position` and `as_of_us`, scored, without corrections or rulings."""
-    with store.reader() as con:
-        read = PayloadReader(con, position, upcasters, as_of_us, scope)
+    with store.reader() as con, PayloadReader(con, position, upcasters, as_of_us, scope) as read:
         results = _latest_per_table(read.frame("ResultRecorded"))
         boards = read.frame("BoardDealt")
     return conform(scored_results(results, boards), RESULTS_SCHEMA)
+
+
+def _reader(con: duckdb.DuckDBPyConnection, position: int, upcasters: Upcasters, as_of_us: int | None,
+            scope: Scope | None) -> PayloadReader:
+    """A reader of the log up to `position` as of `as_of_us` (default: the log's own clock there)."""
+    return PayloadReader(con, position, upcasters, as_of_us if as_of_us is not None else log_clock(con, position),
+                         scope)
 
 
 def log_clock(con: duckdb.DuckDBPyConnection, position: int) -> int:

@@ -26,17 +26,19 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from itertools import accumulate
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import duckdb
 import orjson
 import polars as pl
-import pyarrow as pa
 
 from models.events import CURRENT_VERSIONS, UPCASTERS
 from models.upcasting import MissingUpcaster, Upcasters
 from pipelines.anchor import Head, missing_heads, read_anchor, write_anchor
 from pipelines.payloads import encode_payload
+
+if TYPE_CHECKING:  # a command that only reads (the site, the audit) never imports pyarrow
+    import pyarrow as pa
 
 log = logging.getLogger(__name__)
 

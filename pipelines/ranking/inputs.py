@@ -26,6 +26,7 @@ from models.events import (
 )
 from models.shape import polars_columns
 from pipelines.live import stream_ranges
+from pipelines.query_frames import frame_of
 from pipelines.store import EventStore
 
 # Names are chosen here; their types are the event models' (`models.shape`).
@@ -133,12 +134,12 @@ def payload_frame(con: duckdb.DuckDBPyConnection, event_type: str, fields: dict[
     narrow, narrowing = scope.where() if scope is not None else ("", [])
     structure = orjson.dumps({name: _json_structure(dtype) for name, dtype in fields.items()}).decode()
     columns = ", ".join(f"p.{name} AS {name}" for name in fields)  # names are ours, never user input
-    frame: pl.DataFrame = con.sql(
+    frame: pl.DataFrame = frame_of(con.sql(
         f"SELECT position, occurred_us, {columns} FROM (SELECT position, epoch_us(occurred_at) AS occurred_us,"
         f" json_transform(payload, '{structure}') AS p FROM events"
         f" WHERE type = ? AND position <= ? AND epoch_us(occurred_at) <= ?{narrow})",
         params=[event_type, up_to, as_of_us, *narrowing],
-    ).pl()
+    ))
     if scope is not None and frame.height:  # a prefix may match another tournament ("a" under "ab")
         frame = frame.filter(pl.col("event_id").is_in(list(scope.events)))
     if not frame.height:

@@ -45,6 +45,7 @@ import polars as pl
 
 from pipelines.live import projection_state, session_catalog
 from pipelines.projections import score_store
+from pipelines.query_frames import frame_of
 from pipelines.replay import SessionKey, correction_decisions
 from pipelines.scoring.frames import STANDINGS_SCHEMA
 from pipelines.store import EventStore
@@ -193,12 +194,12 @@ def _stored_standings(con: duckdb.DuckDBPyConnection, changed: list[str], as_of_
     reaches the stored deadline)."""
     columns = ", ".join(f"s.{name}" for name in STANDINGS_COLUMNS if name != "status")
     only = "" if events is None else " AND s.event_id IN (SELECT unnest(?::VARCHAR[]))"
-    frame: pl.DataFrame = con.sql(
+    frame: pl.DataFrame = frame_of(con.sql(
         f"SELECT {columns}, CASE WHEN p.deadline_us IS NOT NULL AND ? >= p.deadline_us THEN 'final'"
         " ELSE 'provisional' END AS status"
         " FROM projection_standings s LEFT JOIN projection_sessions p USING (event_id, session_id)"
         f" WHERE s.event_id NOT IN (SELECT unnest(?::VARCHAR[])){only}",
-        params=[as_of_us, changed, *([] if events is None else [list(events)])]).pl()
+        params=[as_of_us, changed, *([] if events is None else [list(events)])]))
     return frame.cast(_SCHEMA)
 
 

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
+from pipelines.query_frames import frame_of
 from pipelines.site.labels import labels
 from pipelines.site.paths import RANKING_DIR, player_page
 from pipelines.site.plots import history_plot
@@ -97,9 +98,9 @@ def _published_points(store: EventStore, names: list[str]) -> pl.DataFrame:
         tables = {row[0] for row in con.sql("SELECT table_name FROM information_schema.tables").fetchall()}
         if "projection_ranking" not in tables:
             return empty
-        found = con.sql("SELECT edition, player_id, points FROM projection_ranking WHERE list_contains(?, edition)",
-                        params=[names]).pl()
-    return found.cast(dict(empty.schema)) if found.height else empty
+        found = frame_of(con.sql("SELECT edition, player_id, points FROM projection_ranking"
+                                 " WHERE list_contains(?, edition)", params=[names]))
+    return found.cast(empty.schema) if found.height else empty
 
 
 def ranking_files(source: RankingSource, language: str = "en") -> dict[str, bytes]:

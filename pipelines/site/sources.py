@@ -28,6 +28,7 @@ from functools import cached_property
 import polars as pl
 
 from pipelines.projections import ScoredEdition, score_store
+from pipelines.query_frames import frame_of
 from pipelines.replay import Projection, SessionKey, replay
 from pipelines.site.gather import EventInfo, events_of, of_event
 from pipelines.store import EventStore
@@ -181,9 +182,10 @@ def open_source(store: EventStore, *, code: str, edition: ScoredEdition | None =
         log.info("site: projections at %d, past %d: replaying the edition", refreshed.position, up_to)
         return FixedSource(store, score_store(store, up_to=up_to, sessions=_sessions_of(store, event_id, up_to)))
     with store.reader() as con:
-        sessions = con.sql("SELECT event_id, session_id, position, deadline_us, status FROM projection_sessions"
-                           + (" WHERE event_id = ?" if event_id is not None else ""),
-                           params=[event_id] if event_id is not None else None).pl()
+        sessions = frame_of(con.sql(
+            "SELECT event_id, session_id, position, deadline_us, status FROM projection_sessions"
+            + (" WHERE event_id = ?" if event_id is not None else ""),
+            params=[event_id] if event_id is not None else None))
     return LiveSource(store, refreshed.position, refreshed.clock_us, sessions, code, refreshed.replayed,
                       frozenset(refreshed.sessions.select("event_id", "session_id").iter_rows()))
 

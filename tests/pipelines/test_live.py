@@ -52,6 +52,19 @@ def test_a_session_replay_equals_the_whole_replay_of_that_session(two_sessions: 
     assert alone.as_of_us == whole.as_of_us  # the whole log's clock, not the session's
 
 
+def test_a_session_replay_reads_its_streams_once_and_leaves_no_staged_table(two_sessions: EventStore) -> None:
+    # The replay stages its scope's events in a temporary table (`PayloadReader`); on a held
+    # connection (the site's), a table left behind would pile up with every replay.
+    with two_sessions.session():
+        alone = replay(two_sessions, sessions=[(EVENT, "2")])
+        with two_sessions.reader() as con:
+            staged = con.execute("SELECT table_name FROM duckdb_tables() WHERE temporary").fetchall()
+    assert staged == []
+    assert alone.results.height == 338 and set(alone.results["session_id"]) == {"2"}
+    whole = replay(two_sessions).original_results.filter(pl.col("session_id") == "2")
+    assert_frame_equal(alone.original_results.sort("board", "table_id"), whole.sort("board", "table_id"))
+
+
 def test_refresh_rescores_only_the_touched_event_and_matches_a_full_replay(two_sessions: EventStore,
                                                                           tmp_path: Path) -> None:
     first = refresh(two_sessions)

@@ -148,3 +148,20 @@ def test_an_edition_of_the_past_is_replayed_exactly(club_store: EventStore, tmp_
     publish_site(str(club_store.path), position, str(tmp_path / "dag"))
     build_site(club_store, tmp_path / "dag-whole", edition=score_store(club_store, up_to=position))
     assert _files(tmp_path / "dag") == _files(tmp_path / "dag-whole")
+
+
+def test_a_site_rewritten_after_a_correction_loads_neither_pyarrow_nor_numpy(club_store: EventStore,
+                                                                              tmp_path: Path) -> None:
+    # Importing them costs about a quarter of a second of the director's wait after a correction:
+    # the read path builds its frames from DuckDB's rows (pipelines.query_frames). Counted by the
+    # modules a fresh `bridgeledger site` loads, not by time.
+    from tests.test_cli_imports import modules_after
+
+    site = tmp_path / "site"
+    build_site(club_store, site)
+    request_correction(club_store, TableRef(OTHER, "1", 2, "5", "A"), at=PLAYED + timedelta(hours=1),
+                       correction_id="other-1", requested_by="NS 5", reason="ten tricks", tricks=10)
+    text, loaded = modules_after("site", "--store", str(club_store.path), "--out", str(site), "--event", OTHER)
+    assert "1 rendered" in text
+    assert sorted(m for m in loaded if m.split(".")[0] in ("pyarrow", "numpy")) == []
+    assert {"pipelines.live", "pipelines.site.build", "polars", "duckdb"} <= set(loaded)  # the probe saw the build
