@@ -10,6 +10,7 @@ from zoneinfo import ZoneInfo
 
 from jinja2 import Environment, FileSystemBytecodeCache, PackageLoader, StrictUndefined, select_autoescape
 
+from pipelines.site import fragments
 from pipelines.site.gather import EventInfo, SessionInfo
 from pipelines.site.labels import labels
 
@@ -42,10 +43,12 @@ def environment() -> Environment:
     """The site's templates, autoescaped: every value from a file is text, never markup."""
     # Compiled templates are kept between processes (jinja's own per-user cache folder, checked by
     # the templates' source): compiling them took a tenth of a fresh site build's time.
-    return _Environment(loader=PackageLoader("pipelines.site", "templates"),
+    env = _Environment(loader=PackageLoader("pipelines.site", "templates"),
                        autoescape=select_autoescape(default=True, default_for_string=True),
                        undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True,
                        bytecode_cache=FileSystemBytecodeCache())
+    env.globals.update(suit=fragments.suit, contract=fragments.contract, who=fragments.who)
+    return env
 
 
 def render(template: str, **context: Any) -> bytes:
