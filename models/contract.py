@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from enum import StrEnum
+from functools import lru_cache
 from typing import Self
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
@@ -68,29 +69,35 @@ class Contract(BaseModel):
     @classmethod
     def parse(cls, text: str, declarer: str | Seat | None = None) -> Contract:
         """Read `4S`, `4SX`, `3NTXX`, `3N`, `2Dx`, `PASS`; the declarer is given separately."""
-        token = text.strip().upper().replace(" ", "")
-        if token in _PASS_SPELLINGS:
-            return cls.passed_out()
-        match = _CONTRACT.match(token)
-        if match is None:
-            raise ValueError(f"not a contract: {text!r} (expected e.g. 4S, 3NTX, 6HXX or PASS)")
-        level, strain_text, dbl_text = match.groups()
-        strain = {"N": Strain.NT, "NT": Strain.NT, "SA": Strain.NT}.get(strain_text) or Strain(strain_text)
-        doubling = {None: Doubling.NONE, "X": Doubling.X, "*": Doubling.X, "D": Doubling.X,
-                    "XX": Doubling.XX, "**": Doubling.XX, "R": Doubling.XX}[dbl_text]
         seat_text = "" if declarer is None else str(declarer).strip().upper()
-        if seat_text and seat_text not in ("N", "E", "S", "W"):
-            raise ValueError(f"declarer must be N, E, S or W, got {declarer!r}")
-        seat = Seat(seat_text) if seat_text else None
-        if seat is None:
-            raise ValueError(f"contract {text!r} needs a declarer (N, E, S or W)")
-        return cls(level=int(level), strain=strain, doubling=doubling, declarer=seat)
+        return _parsed(text, seat_text, repr(declarer))
 
     def __str__(self) -> str:
         if self.is_passed_out:
             return "PASS"
         assert self.strain is not None
         return f"{self.level}{self.strain.value}{self.doubling.value}"
+
+
+@lru_cache(maxsize=4096)
+def _parsed(text: str, seat_text: str, shown_declarer: str) -> Contract:
+    """`Contract.parse`, once per spelling: a file (or a session read back for its pages) repeats a
+    few dozen contracts thousands of times, and a contract is frozen, so one object serves them all."""
+    token = text.strip().upper().replace(" ", "")
+    if token in _PASS_SPELLINGS:
+        return Contract.passed_out()
+    match = _CONTRACT.match(token)
+    if match is None:
+        raise ValueError(f"not a contract: {text!r} (expected e.g. 4S, 3NTX, 6HXX or PASS)")
+    level, strain_text, dbl_text = match.groups()
+    strain = {"N": Strain.NT, "NT": Strain.NT, "SA": Strain.NT}.get(strain_text) or Strain(strain_text)
+    doubling = {None: Doubling.NONE, "X": Doubling.X, "*": Doubling.X, "D": Doubling.X,
+                "XX": Doubling.XX, "**": Doubling.XX, "R": Doubling.XX}[dbl_text]
+    if seat_text and seat_text not in ("N", "E", "S", "W"):
+        raise ValueError(f"declarer must be N, E, S or W, got {shown_declarer}")
+    if not seat_text:
+        raise ValueError(f"contract {text!r} needs a declarer (N, E, S or W)")
+    return Contract(level=int(level), strain=strain, doubling=doubling, declarer=Seat(seat_text))
 
 
 class TableResult(BaseModel):
