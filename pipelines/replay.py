@@ -64,14 +64,15 @@ class Projection:
     rulings: pl.DataFrame
     """Every director's ruling with its Law 92B window and decision."""
     reread_original: Callable[[], pl.DataFrame] = field(repr=False, compare=False)
-    """Reads the table results as recorded (before corrections and rulings) again from the log."""
+    """Gives the table results as recorded (before corrections and rulings), from the log or kept."""
 
     @cached_property
     def original_results(self) -> pl.DataFrame:
         """Table results before any correction (for before/after reports), scored by Law 77.
 
         Read again from the log on first use rather than kept: a replay that only scores (the
-        scheduled job, over millions of results) should not hold a second copy of them.
+        scheduled job, over millions of results) should not hold a second copy of them. A replay
+        of some sessions keeps its few recorded results and only scores them on first use.
         """
         return self.reread_original()
 
@@ -111,11 +112,18 @@ def replay(store: EventStore, *, up_to: int | None = None, as_of_us: int | None 
         windows = session_windows(published, periods_frame(_periods(conditions)), clock)
         corrections = decide_corrections(requests, windows, approvals)
         rulings = decide_rulings(_rulings(artificial, weighted), windows)
-        # The recorded results are passed on without a name here, so that the one copy of them
-        # can be let go while the standing results are built (see `_standing_results`).
-        table_results = _standing_results(
-            _latest_per_table(read.frame("ResultRecorded")), rulings.filter(pl.col("applied")),
-            corrections, boards, fouled)
+        if scope is None:
+            # The recorded results are passed on without a name here, so that the one copy of them
+            # can be let go while the standing results are built (see `_standing_results`).
+            table_results = _standing_results(
+                _latest_per_table(read.frame("ResultRecorded")), rulings.filter(pl.col("applied")),
+                corrections, boards, fouled)
+            original = partial(_original_results, store, position, clock, upcasters, scope)
+        else:  # some sessions' results are small: kept for the audit's "before", not read again
+            recorded = _latest_per_table(read.frame("ResultRecorded"))
+            table_results = _standing_results(recorded, rulings.filter(pl.col("applied")), corrections, boards,
+                                              fouled)
+            original = partial(_scored_original, recorded, boards)
     return Projection(
         position=position,
         as_of_us=clock,
@@ -127,7 +135,7 @@ def replay(store: EventStore, *, up_to: int | None = None, as_of_us: int | None 
         windows=windows,
         corrections=corrections,
         rulings=rulings,
-        reread_original=partial(_original_results, store, position, clock, upcasters, scope),
+        reread_original=original,
     )
 
 
@@ -211,7 +219,12 @@ def _original_results(store: EventStore, position: int, as_of_us: int, upcasters
     with store.reader() as con, PayloadReader(con, position, upcasters, as_of_us, scope) as read:
         results = _latest_per_table(read.frame("ResultRecorded"))
         boards = read.frame("BoardDealt")
-    return conform(scored_results(results, boards), RESULTS_SCHEMA)
+    return _scored_original(results, boards)
+
+
+def _scored_original(recorded: pl.DataFrame, boards: pl.DataFrame) -> pl.DataFrame:
+    """Each table's latest recorded result, scored by Law 77, as `RESULTS_SCHEMA`."""
+    return conform(scored_results(recorded, boards), RESULTS_SCHEMA)
 
 
 def _reader(con: duckdb.DuckDBPyConnection, position: int, upcasters: Upcasters, as_of_us: int | None,
