@@ -91,14 +91,14 @@ def refresh(store: EventStore, *, up_to: int | None = None, full: bool = False,
     with store.session(), store.writer() as con:
         ensure_tables(con)
         position = _head(con) if up_to is None else up_to
-        clock = log_clock(con, position)
         state = _state(con)
-        if full or state is None or log_clock(con, state[0]) != state[1] or not _tables_current(con):
+        clock = _clock_at(con, position, state)
+        if full or state is None or not _live(con, state) or not _tables_current(con):
             return _rebuild(store, con, position, clock, batch_events)
-        if position <= state[0]:  # already there (or past it: projections never go back)
-            return Refreshed(state[0], state[1], False, _NO_SESSIONS, 0)
-        touched = _touched_events(con, state[0], position)
-        due = sorted(set(_due_events(con, state[1], clock)) - set(touched))
+        if position <= state.position:  # already there (or past it: projections never go back)
+            return Refreshed(state.position, state.clock_us, False, _NO_SESSIONS, 0)
+        touched = _touched_events(con, state.position, position)
+        due = sorted(set(_due_events(con, state.clock_us, clock)) - set(touched))
         catalog = session_catalog(con, position, touched)
         if int(catalog["events"].sum()) > batch_events:  # most of the log: rebuild, batch by batch
             return _rebuild(store, con, position, clock, batch_events)
@@ -106,7 +106,7 @@ def refresh(store: EventStore, *, up_to: int | None = None, full: bool = False,
         with _transaction(con):
             _replace_events(con, touched, scored)
             relabelled = _relabel(con, due, position, clock)
-            _write_state(con, position, clock)
+            _write_state(con, position, clock, clock)
     log.info("projections at log position %d: %d session(s) rescored, %d relabelled", position, catalog.height,
              relabelled.height)
     return Refreshed(position, clock, False, catalog.select("event_id", "session_id"), scored.board_scores.height,
@@ -143,7 +143,7 @@ def write_edition(store: EventStore, edition: ScoredEdition) -> None:
             con.execute(f"CREATE OR REPLACE TABLE {_TABLES[name]} AS SELECT * FROM new_rows")
             con.unregister("new_rows")
         con.execute(VIEWS_SQL)
-        _write_state(con, edition.position, edition.as_of_us)
+        _write_state(con, edition.position, edition.as_of_us, log_clock(con, edition.position))
 
 
 def session_catalog(con: duckdb.DuckDBPyConnection, position: int,
@@ -292,7 +292,7 @@ def _rebuild(store: EventStore, con: duckdb.DuckDBPyConnection, position: int, c
             con.execute(f"DROP TABLE IF EXISTS {table}")
             con.execute(f"ALTER TABLE {staging[name]} RENAME TO {table}")
         con.execute(VIEWS_SQL)
-        _write_state(con, position, clock)
+        _write_state(con, position, clock, clock)
     log.info("projections rebuilt at log position %d: %d session(s)", position, catalog.height)
     return Refreshed(position, clock, True, catalog.select("event_id", "session_id"), rows)
 
@@ -331,7 +331,7 @@ def projection_state(con: duckdb.DuckDBPyConnection) -> tuple[int, int] | None:
     replay of the events at positions <= position that happened by clock gives. None when a reader
     cannot use them: never built, or written by a version with other columns."""
     state = _state(con)
-    return state if state is not None and _tables_current(con) else None
+    return (state.position, state.clock_us) if state is not None and _tables_current(con) else None
 
 
 def _tables_current(con: duckdb.DuckDBPyConnection) -> bool:
@@ -352,21 +352,53 @@ def _columns(con: duckdb.DuckDBPyConnection, tables: Sequence[str]) -> dict[str,
     return columns
 
 
-def _state(con: duckdb.DuckDBPyConnection) -> tuple[int, int] | None:
-    """(position, clock) the tables reflect; None when unknown (never refreshed, or written by a
-    version that kept no clock)."""
+@dataclass(frozen=True)
+class _State:
+    """What `projection_state` says of the tables."""
+
+    position: int
+    clock_us: int
+    """The clock the rows were scored at."""
+    log_clock_us: int | None
+    """The log's own clock at `position` (None: written by a version that did not keep it)."""
+
+
+def _state(con: duckdb.DuckDBPyConnection) -> _State | None:
+    """The position and clocks the tables reflect; None when unknown (never refreshed, or written
+    by a version that kept no clock)."""
     columns = {row[0] for row in con.execute(
         "SELECT column_name FROM duckdb_columns() WHERE table_name = 'projection_state'"
         " AND schema_name = 'main'").fetchall()}
     if not {"position", "clock_us"} <= columns:
         return None
-    rows = con.execute("SELECT position, clock_us FROM projection_state").fetchall()
-    return (int(rows[0][0]), int(rows[0][1])) if rows and rows[0][1] is not None else None
+    kept = "log_clock_us" if "log_clock_us" in columns else "NULL"
+    rows = con.execute(f"SELECT position, clock_us, {kept} FROM projection_state").fetchall()
+    if not rows or rows[0][1] is None:
+        return None
+    position, clock, log_clock_us = rows[0]
+    return _State(int(position), int(clock), None if log_clock_us is None else int(log_clock_us))
 
 
-def _write_state(con: duckdb.DuckDBPyConnection, position: int, clock: int) -> None:
-    con.execute("CREATE OR REPLACE TABLE projection_state AS SELECT ?::BIGINT AS position, ?::BIGINT AS clock_us",
-                [position, clock])
+def _live(con: duckdb.DuckDBPyConnection, state: _State) -> bool:
+    """Whether the tables were scored at the log's own clock (not an `--as-of` edition's)."""
+    own = state.log_clock_us if state.log_clock_us is not None else log_clock(con, state.position)
+    return own == state.clock_us
+
+
+def _clock_at(con: duckdb.DuckDBPyConnection, position: int, state: _State | None) -> int:
+    """The log's clock at `position`. From the tables' position on, the log only grew: the clock is
+    the kept one or a later event's, and only the events after the tables' position are read (the
+    whole log's times took tens of milliseconds to scan at ten million events)."""
+    if state is None or state.log_clock_us is None or position < state.position:
+        return log_clock(con, position)
+    later = con.execute("SELECT max(epoch_us(occurred_at)) FROM events WHERE position > ? AND position <= ?",
+                        [state.position, position]).fetchall()[0][0]
+    return state.log_clock_us if later is None else max(state.log_clock_us, int(later))
+
+
+def _write_state(con: duckdb.DuckDBPyConnection, position: int, clock: int, log_clock_us: int) -> None:
+    con.execute("CREATE OR REPLACE TABLE projection_state AS SELECT ?::BIGINT AS position, ?::BIGINT AS clock_us,"
+                " ?::BIGINT AS log_clock_us", [position, clock, log_clock_us])
 
 
 def _head(con: duckdb.DuckDBPyConnection) -> int:

@@ -190,3 +190,34 @@ def test_an_as_of_edition_written_to_the_views_is_rebuilt_not_continued(two_sess
 
     write_views(two_sessions, score_store(two_sessions, as_of_us=to_epoch_us(PLAYED)))
     assert refresh(two_sessions).full
+
+
+def test_the_log_clock_kept_with_the_tables_is_the_clock_a_scan_of_the_log_gives(two_sessions: EventStore) -> None:
+    from pipelines.replay import log_clock
+
+    refresh(two_sessions)
+    late = datetime(2026, 11, 22, 9, 30, tzinfo=UTC)  # after every event so far: the clock moves
+    request_correction(two_sessions, TableRef(EVENT, "2", 1, "4", "A"), at=late, correction_id="c-late",
+                       requested_by="NS 4", reason="nine tricks", tricks=9)
+    early = datetime(2026, 11, 21, 19, 0, tzinfo=UTC)  # recorded after it, happened before: the clock stays
+    request_correction(two_sessions, TableRef(EVENT, "2", 2, "4", "A"), at=early, correction_id="c-early",
+                       requested_by="NS 4", reason="ten tricks", tricks=10)
+    refreshed = refresh(two_sessions)
+    assert not refreshed.full and refreshed.clock_us == to_epoch_us(late)
+    with two_sessions.reader() as con:
+        kept = con.execute("SELECT position, clock_us, log_clock_us FROM projection_state").fetchall()
+        assert kept == [(refreshed.position, to_epoch_us(late), log_clock(con, refreshed.position))]
+
+
+def test_tables_whose_state_kept_no_log_clock_continue_and_keep_it(two_sessions: EventStore) -> None:
+    refresh(two_sessions)
+    with two_sessions.writer() as con:  # as the version before the kept log clock left them
+        con.execute("CREATE OR REPLACE TABLE projection_state AS SELECT position, clock_us FROM projection_state")
+    _second_session(two_sessions, at=PLAYED, session="3")
+    refreshed = refresh(two_sessions)
+    assert not refreshed.full and refreshed.sessions.height == 3
+    with two_sessions.reader() as con:
+        assert con.execute("SELECT clock_us = log_clock_us FROM projection_state").fetchall() == [(True,)]
+    whole = score_projection(replay(two_sessions))
+    assert_frame_equal(read_tables(two_sessions)[0].sort("session_id", "board", "table_id"),
+                       whole.board_scores.sort("session_id", "board", "table_id"), check_dtypes=False)
