@@ -11,6 +11,7 @@ types here are the ones the Arrow route gives (`tests/pipelines/test_query_frame
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass
 from typing import Any
 
@@ -49,7 +50,13 @@ def polars_type(duck_type: DuckDBPyType) -> pl.DataType | None:
 
 
 def frame_of(relation: duckdb.DuckDBPyRelation) -> pl.DataFrame:
-    """Every row of `relation` as a frame, in its order, with the types `.pl()` would give them."""
+    """Every row of `relation` as a frame, in its order, with the types `.pl()` would give them.
+
+    Once pyarrow is loaded (a large result needed it, or an ingest), its import is paid and every
+    result goes through Arrow: a result's rows are only tried while that import can still be saved.
+    """
+    if _arrow_loaded():
+        return _through_arrow(relation)
     types = [polars_type(t) for t in relation.types]
     if all(t is not None for t in types):
         rows = relation.limit(SMALL_ROWS + 1).fetchall()
@@ -57,6 +64,10 @@ def frame_of(relation: duckdb.DuckDBPyRelation) -> pl.DataFrame:
             schema = {name: t for name, t in zip(relation.columns, types, strict=True) if t is not None}
             return pl.DataFrame(rows, schema=schema, orient="row")
     return _through_arrow(relation)
+
+
+def _arrow_loaded() -> bool:
+    return "pyarrow" in sys.modules
 
 
 def _through_arrow(relation: duckdb.DuckDBPyRelation) -> pl.DataFrame:

@@ -10,6 +10,12 @@ from polars.testing import assert_frame_equal
 from pipelines import query_frames
 from pipelines.query_frames import ArrowStream, frame_of, polars_type
 
+
+@pytest.fixture(autouse=True)
+def arrow_not_loaded(monkeypatch: pytest.MonkeyPatch) -> None:
+    """As in a command that never loaded pyarrow (this test process has: `.pl()` loads it)."""
+    monkeypatch.setattr(query_frames, "_arrow_loaded", lambda: False)
+
 ROWS_SQL = """
 SELECT * FROM (VALUES
   ('a', 1::BIGINT, 2::INTEGER, 3::SMALLINT, 4::TINYINT, 5::UBIGINT, 1.5::DOUBLE, 0.25::FLOAT, true,
@@ -74,3 +80,16 @@ def test_a_registered_stream_inserts_the_rows_a_registered_frame_inserts() -> No
     assert con.sql("SELECT count(*) FROM b").fetchall() == [(3,)]
     assert_frame_equal(frame_of(con.sql("SELECT * FROM b")), frame_of(con.sql("SELECT * FROM a")))
     assert frame_of(con.sql("SELECT s FROM b"))["s"].to_list() == ["a", None, "<script>é\u200f"]
+
+
+def test_once_pyarrow_is_loaded_every_result_goes_through_arrow(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Its import is paid then: trying a large result's rows first would only cost a wasted read.
+    monkeypatch.setattr(query_frames, "_arrow_loaded", lambda: True)
+    monkeypatch.setattr(query_frames, "polars_type", lambda _t: pytest.fail("the rows were tried first"))
+    relation = duckdb.connect().sql(ROWS_SQL)
+    assert_frame_equal(frame_of(relation), relation.pl())
+
+
+def test_a_small_result_is_read_once_as_rows(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(query_frames, "_through_arrow", lambda _r: pytest.fail("went through Arrow"))
+    assert frame_of(duckdb.connect().sql("SELECT 1 AS a"))["a"].to_list() == [1]
