@@ -86,6 +86,8 @@ class PayloadReader:
         self.scope = scope
         self._first: int | None = None
         self._staged: str | None = None
+        self._oldest: dict[str, int] = {}
+        """Staged: each event type the scope holds, and the oldest schema version it is stored at."""
 
     def __enter__(self) -> PayloadReader:
         if self.scope is not None and 0 < len(self.scope.streams) <= _INDEXED_STREAMS:
@@ -94,6 +96,8 @@ class PayloadReader:
             self.con.execute(f"CREATE TEMP TABLE {staged} AS SELECT position, occurred_at, type, schema_version,"
                              f" payload FROM events WHERE {where}", params)
             self._staged = staged
+            self._oldest = dict(self.con.execute(
+                f"SELECT type, min(schema_version) FROM {staged} GROUP BY type").fetchall())
         return self
 
     def __exit__(self, *_: object) -> None:
@@ -145,8 +149,11 @@ class PayloadReader:
     def _read_frame(self, event_type: str, fields: Mapping[str, Shape]) -> pl.DataFrame:
         current = CURRENT_VERSIONS.get(event_type, 1)
         source, where, params = self._source()
-        frame = frame_of(self.con.sql(frame_sql(fields, f"schema_version = ? AND {where}", source=source),
-                                      params=[event_type, current, *params]))
+        relation = self.con.sql(frame_sql(fields, f"schema_version = ? AND {where}", source=source),
+                                params=[event_type, current, *params])
+        if self._staged is not None and event_type not in self._oldest:
+            relation = relation.limit(0)  # none in scope: only the frame's columns are wanted
+        frame = frame_of(relation)
         # DuckDB scans in insertion order, which is log order; sorting millions of wide rows in SQL
         # would cost far more than this check (and the sort it guards, should the order ever differ).
         if not frame["position"].is_sorted():
@@ -158,6 +165,8 @@ class PayloadReader:
 
     def _older(self, event_type: str, current: int, fields: Mapping[str, Shape]) -> pl.DataFrame | None:
         """Rows stored under an older version, upcast as one batch (None when there are none)."""
+        if self._staged is not None and self._oldest.get(event_type, current) >= current:
+            return None
         source, where, params = self._source()
         versions = self.con.execute(
             f"SELECT min(schema_version) FROM {source} WHERE type = ? AND schema_version < ? AND {where}",

@@ -98,6 +98,32 @@ def test_replay_of_old_rows_equals_replay_of_current_ones(current: EventStore, l
         sum(1 for e in current.read(types=["ResultRecorded"]) if e.payload["tricks"] is None)
 
 
+def test_a_replay_of_some_sessions_upcasts_their_old_rows_as_one_batch(current: EventStore, legacy: EventStore,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    # A replay of some sessions stages their events and reads each type from there, skipping the
+    # types the scope does not hold and the older-version reads of types stored only at the current one.
+    keys = list(replay(current).sessions.select("event_id", "session_id").iter_rows())
+    batches: list[tuple[str, int]] = []
+    step_frame = Upcaster.frame
+
+    def counted(self: Upcaster, rows: pl.DataFrame) -> pl.DataFrame:
+        batches.append((self.event_type, rows.height))
+        return step_frame(self, rows)
+
+    monkeypatch.setattr(Upcaster, "frame", counted)
+    old, new = replay(legacy, upcasters=V0_TO_V1, sessions=keys), replay(current, sessions=keys)
+    assert sorted(batches) == [("PenaltyAwarded", 1), ("ResultRecorded", 337)]
+    assert_frame_equal(old.results, new.results)
+    assert_frame_equal(old.penalties, new.penalties)
+    assert_frame_equal(old.rulings, new.rulings)
+    # Types the scope does not hold (no correction was requested): empty, with the columns and types
+    # a read of the log gives.
+    whole = replay(legacy, upcasters=V0_TO_V1)
+    assert old.corrections.is_empty() and old.windows.is_empty()
+    assert_frame_equal(old.corrections, whole.corrections)
+    assert_frame_equal(old.windows, whole.windows)
+
+
 def test_the_row_path_applies_the_same_declaration(current: EventStore, legacy: EventStore) -> None:
     """`EventStore.read` (one payload at a time) gives the current payloads back exactly."""
     old = legacy.read(types=["ResultRecorded", "PenaltyAwarded"], upcasters=V0_TO_V1)
