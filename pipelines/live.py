@@ -77,6 +77,9 @@ class Refreshed:
     replayed: Projection | None = None
     """An incremental refresh's replay of the sessions it rescored, for a caller that reads them next
     (the results site); None after a full rebuild or when nothing was rescored."""
+    written: tuple[pl.DataFrame, pl.DataFrame] | None = None
+    """With `replayed`: the board-score and standings rows written for those sessions, as the
+    tables now hold them (a caller that reads them next need not read them back)."""
 
 
 def refresh(store: EventStore, *, up_to: int | None = None, full: bool = False,
@@ -110,7 +113,7 @@ def refresh(store: EventStore, *, up_to: int | None = None, full: bool = False,
     log.info("projections at log position %d: %d session(s) rescored, %d relabelled", position, catalog.height,
              relabelled.height)
     return Refreshed(position, clock, False, catalog.select("event_id", "session_id"), scored.board_scores.height,
-                     relabelled, scored.projection)
+                     relabelled, scored.projection, (scored.board_scores, scored.standings))
 
 
 def ensure_tables(con: duckdb.DuckDBPyConnection) -> None:

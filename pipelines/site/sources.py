@@ -94,6 +94,8 @@ class LiveSource:
     replayed: Projection | None = None
     """The refresh's own replay of the sessions it rescored (at the same position and clock)."""
     replayed_sessions: frozenset[SessionKey] = frozenset()
+    written: tuple[pl.DataFrame, pl.DataFrame] | None = None
+    """The refresh's rows of `replayed_sessions` (board scores, standings), as the tables hold them."""
     _by_event: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
     _batch_of: dict[str, list[str]] = field(default_factory=dict)
     _loaded: dict[str, tuple[EventInfo, ScoredEdition] | None] = field(default_factory=dict)
@@ -141,9 +143,15 @@ class LiveSource:
         from pipelines.live import read_tables
 
         wanted = pl.DataFrame(keys, schema={"event_id": pl.String, "session_id": pl.String}, orient="row")
-        board_scores, standings = read_tables(self.store, wanted)
-        # The refresh that just rescored these events replayed them already; its replay holds the same rows.
-        projection = self.replayed if self.replayed is not None and set(keys) <= self.replayed_sessions \
+        # The refresh that just rescored these events replayed them already; its replay holds the same
+        # rows, and the rows it wrote are the tables' own.
+        refreshed = self.replayed is not None and set(keys) <= self.replayed_sessions
+        if refreshed and self.written is not None:
+            board_scores, standings = (rows.join(wanted, on=["event_id", "session_id"], how="semi")
+                                       for rows in self.written)
+        else:
+            board_scores, standings = read_tables(self.store, wanted)
+        projection = self.replayed if refreshed and self.replayed is not None \
             else replay(self.store, up_to=self.position, as_of_us=self.clock, sessions=keys)
         edition = ScoredEdition(self.position, self.clock, board_scores, standings, projection)
         for event_id in event_ids:
@@ -187,7 +195,8 @@ def open_source(store: EventStore, *, code: str, edition: ScoredEdition | None =
             + (" WHERE event_id = ?" if event_id is not None else ""),
             params=[event_id] if event_id is not None else None))
     return LiveSource(store, refreshed.position, refreshed.clock_us, sessions, code, refreshed.replayed,
-                      frozenset(refreshed.sessions.select("event_id", "session_id").iter_rows()))
+                      frozenset(refreshed.sessions.select("event_id", "session_id").iter_rows()),
+                      refreshed.written)
 
 
 def _sessions_of(store: EventStore, event_id: str | None, up_to: int | None) -> list[SessionKey] | None:

@@ -130,8 +130,12 @@ def test_a_build_reads_only_the_events_whose_sessions_changed(club_store: EventS
     replayed.clear()
     request_correction(club_store, TableRef(OTHER, "1", 3, "6", "A"), at=PLAYED + timedelta(hours=1),
                        correction_id="other-2", requested_by="NS 6", reason="nine tricks", tricks=9)
+    read_back: list[object] = []
+    real_read_tables = live.read_tables
+    monkeypatch.setattr(live, "read_tables", lambda *a: read_back.append(a) or real_read_tables(*a))
     report = build_site(club_store, site)
     assert replayed == [("refresh", [(OTHER, "1")])] and report.rendered == 1
+    assert read_back == []  # the rows the refresh wrote are the ones shown, not read back from the tables
     assert f"e-{OTHER}/s-1/board-A-3.html" in report.written
     _same_as_a_whole_replay(club_store, site, tmp_path, "whole-2")
 
