@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import hashlib
 import logging
-from collections.abc import Mapping
-from contextlib import AbstractContextManager, nullcontext
+from collections.abc import Callable, Mapping
+from contextlib import AbstractContextManager, ExitStack, nullcontext
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
@@ -76,6 +76,14 @@ def build_site(store: EventStore, outdir: str | Path, *, event_id: str | None = 
     then) the sessions shown are replayed and scored for the build; with `edition`, that edition is
     shown. See `pipelines.site.sources`.
     """
+    with ExitStack() as held:
+        if event_id is not None:  # one event: its reads share the refresh's connection too (opening one costs ~30 ms)
+            held.enter_context(_held(store))
+        return _build(store, outdir, event_id, edition, as_of_us, up_to, release=held.close)
+
+
+def _build(store: EventStore, outdir: str | Path, event_id: str | None, edition: ScoredEdition | None,
+           as_of_us: int | None, up_to: int | None, release: Callable[[], None]) -> SiteReport:
     with _held(store):  # one connection for the refresh, the catalog and the ranking's editions: each costs one
         source = open_source(store, code=_code_version().hex(), edition=edition, as_of_us=as_of_us, up_to=up_to,
                              event_id=event_id)
@@ -89,9 +97,10 @@ def build_site(store: EventStore, outdir: str | Path, *, event_id: str | None = 
                                                          eid, manifest)])
     rows: dict[str, dict[str, Any]] = {}
     for eid in chosen:
-        row = write_event(report, store, source, eid, manifest)
+        row = write_event(report, store, source, eid, manifest, release)
         if row is not None:
             rows[eid] = row
+    release()  # the ranking's pages are rendered holding no connection either
     if event_id is not None and not rows:
         raise ValueError(f"there is no scored event {event_id!r} in the log")
     if event_id is not None:  # the index also lists the events the folder already has pages for
@@ -112,11 +121,13 @@ def build_site(store: EventStore, outdir: str | Path, *, event_id: str | None = 
 
 
 def write_event(report: SiteReport, store: EventStore, source: Source, event_id: str,
-                manifest: dict[str, dict[str, object]]) -> dict[str, Any] | None:
+                manifest: dict[str, dict[str, object]],
+                release: Callable[[], None] = lambda: None) -> dict[str, Any] | None:
     """Write one event's pages and return its index row (None: the edition shows no session of it).
 
     When every session's stamp is the one its pages were built at (and the pages are there), the
-    event is not even read: its index row comes from the manifest.
+    event is not even read: its index row comes from the manifest. `release` lets go of a connection
+    the caller held for these reads, before the solving and rendering, which hold none.
     """
     folder = event_dir(event_id)
     stamps = source.stamps(event_id)
@@ -140,6 +151,7 @@ def write_event(report: SiteReport, store: EventStore, source: Source, event_id:
         audits = [session_audit(edition, data) for data in sessions]
         deals = [b.deal.to_pbn() for s in sessions for b in s.records.boards if b.deal]
         found = cached(store, [d for d in map(canonical_deal, deals) if d is not None])
+    release()
     analysis = ensure_analysis(store, deals, found=found)  # solving new deals (rare, slow) holds no connection
     report.analysis = _merged(report.analysis, analysis)
     for data, audit in zip(sessions, audits, strict=True):

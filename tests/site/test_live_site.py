@@ -169,3 +169,25 @@ def test_a_site_rewritten_after_a_correction_loads_neither_pyarrow_nor_numpy(clu
     assert "1 rendered" in text
     assert sorted(m for m in loaded if m.split(".")[0] in ("pyarrow", "numpy")) == []
     assert {"pipelines.live", "pipelines.site.build", "polars", "duckdb"} <= set(loaded)  # the probe saw the build
+
+
+def test_one_event_is_built_on_one_connection_released_before_rendering(club_store: EventStore, tmp_path: Path,
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    import pipelines.store as store_module
+
+    site = tmp_path / "site"
+    build_site(club_store, site, event_id=OTHER)
+    request_correction(club_store, TableRef(OTHER, "1", 2, "5", "A"), at=PLAYED + timedelta(hours=1),
+                       correction_id="other-1", requested_by="NS 5", reason="ten tricks", tricks=10)
+    opened: list[bool] = []
+    real_attach = store_module._attach
+    monkeypatch.setattr(store_module, "_attach", lambda path, read_only: opened.append(read_only)
+                        or real_attach(path, read_only))
+    held_while_rendering: list[bool] = []
+    real_write = build.write_session
+    monkeypatch.setattr(build, "write_session", lambda *a, **k: held_while_rendering.append(
+        club_store._lent() is not None) or real_write(*a, **k))
+    report = build_site(club_store, site, event_id=OTHER)
+    assert report.rendered == 1 and f"e-{OTHER}/s-1/board-A-2.html" in report.written
+    assert opened == [False]  # the refresh, the catalog and the event's reads: one connection
+    assert held_while_rendering == [False]  # let go before the rendering (another writer may go on)
