@@ -13,11 +13,14 @@ from __future__ import annotations
 
 import sys
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import duckdb
 import polars as pl
 from duckdb.sqltypes import DuckDBPyType
+
+if TYPE_CHECKING:
+    import pyarrow as pa
 
 SMALL_ROWS = 20_000
 """Up to this many rows a result is built from Python rows (about 10 ms per 2,500 rows of 24 columns)."""
@@ -114,3 +117,15 @@ class ArrowStream:
     def __arrow_c_stream__(self, requested_schema: object | None = None) -> object:
         """The frame's own Arrow C stream (the PyCapsule protocol)."""
         return self.frame.__arrow_c_stream__(requested_schema)
+
+
+def for_duckdb(frame: pl.DataFrame) -> pa.Table | ArrowStream:
+    """`frame` as `con.register` should take it to insert its rows.
+
+    Once pyarrow is loaded (an ingest's readers load it), it is an Arrow table with the classic string
+    layout, which DuckDB scans fastest. Until then, it is a bare Arrow stream. A director's command
+    appends a few events, and converting them would cost that command the import.
+    """
+    if _arrow_loaded():
+        return frame.to_arrow(compat_level=pl.CompatLevel.oldest())
+    return ArrowStream(frame)

@@ -36,8 +36,9 @@ from models.events import CURRENT_VERSIONS, UPCASTERS
 from models.upcasting import MissingUpcaster, Upcasters
 from pipelines.anchor import Head, missing_heads, read_anchor, write_anchor
 from pipelines.payloads import encode_payload
+from pipelines.query_frames import ArrowStream, for_duckdb
 
-if TYPE_CHECKING:  # a command that only reads (the site, the audit) never imports pyarrow
+if TYPE_CHECKING:  # a command that only reads, or appends a few events, never imports pyarrow
     import pyarrow as pa
 
 log = logging.getLogger(__name__)
@@ -356,8 +357,7 @@ class EventStore:
             for start in range(0, frame.height, step):
                 chunk = _with_hashes(frame.slice(start, step), prev_hash)
                 prev_hash = chunk["hash"][-1]
-                # Arrow's classic string layout is what DuckDB scans fastest.
-                rows = chunk.select(_COLUMNS).to_arrow(compat_level=pl.CompatLevel.oldest())
+                rows = for_duckdb(chunk.select(_COLUMNS))
                 if pending is not None:
                     pending.result()
                 pending = writer.submit(_insert, con, rows)
@@ -576,7 +576,7 @@ def _next_positions(con: duckdb.DuckDBPyConnection, count: int) -> pl.Series:
     return drawn["position"]
 
 
-def _insert(con: duckdb.DuckDBPyConnection, rows: pa.Table) -> None:
+def _insert(con: duckdb.DuckDBPyConnection, rows: pa.Table | ArrowStream) -> None:
     con.register("incoming_events", rows)
     try:
         con.execute("INSERT INTO events SELECT * FROM incoming_events")

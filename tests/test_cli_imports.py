@@ -90,3 +90,25 @@ def test_ingesting_a_file_the_fast_path_takes_loads_no_compute_kernels(tmp_path:
     assert "parsers.pbn.fast_records" in loaded
     needless = sorted(m for m in loaded if any(m == n or m.startswith(n + ".") for n in NOT_FOR_ONE_FILE))
     assert needless == []
+
+
+def test_a_correction_appends_without_loading_pyarrow(tmp_path: Path) -> None:
+    # A director's command appends a few events: they go into DuckDB as a bare Arrow stream, and the
+    # command does not pay for importing pyarrow and numpy. The event stored is the one asked for, on
+    # an intact hash chain.
+    from pipelines.ingest import ingest_file
+    from pipelines.store import EventStore
+    from tests.conftest import RECORDED_AT
+
+    store = EventStore(tmp_path / "s.duckdb")
+    ingest_file(store, REPO / "sample_data" / "club_championship_traveller.csv", recorded_at=RECORDED_AT)
+    said, loaded = modules_after("correct", "--event", "club-championship-2026", "--session", "1", "--board", "2",
+                                 "--table", "3", "--tricks", "9", "--id", "c-1", "--by", "NS 3",
+                                 "--reason", "nine tricks", "--at", "2026-11-21T20:10Z", "--store", str(store.path))
+    assert "recorded at log position" in said
+    assert sorted(m for m in loaded if m.split(".")[0] in ("pyarrow", "numpy")) == []
+    assert "pipelines.store" in loaded
+    stored = store.read(types=["ScoreCorrectionRequested"])
+    assert [(e.payload["correction_id"], e.payload["tricks"], e.stream_version > 1) for e in stored] == \
+        [("c-1", 9, True)]
+    assert store.verify().ok
