@@ -416,8 +416,11 @@ register_ranking_commands(app)  # players, rank, statement
 
 
 def main() -> None:
-    """Entry point for `python -m pipelines.cli`."""
-    app()
+    """Entry point of the `bridgeledger` command and of `python -m pipelines.cli`: the command,
+    then the process's end without the interpreter's teardown (see `pipelines.cli_exit`)."""
+    from pipelines.cli_exit import run_then_exit
+
+    run_then_exit(app)
 
 
 if __name__ == "__main__":
