@@ -54,8 +54,10 @@ def call(work: Callable[[], T]) -> T:
     else fails at once."""
     from airflow.sdk.exceptions import AirflowFailException
 
+    from pipelines.collector import pace_for_a_job
     from pipelines.store import StoreBusy
 
+    pace_for_a_job()  # the task's process runs this one job
     try:
         return work()
     except StoreBusy:

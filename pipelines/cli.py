@@ -417,9 +417,12 @@ register_ranking_commands(app)  # players, rank, statement
 
 def main() -> None:
     """Entry point of the `bridgeledger` command and of `python -m pipelines.cli`: the command,
-    then the process's end without the interpreter's teardown (see `pipelines.cli_exit`)."""
+    then the process's end without the interpreter's teardown (see `pipelines.cli_exit`), with the
+    cycle collector paced for one job (`pipelines.collector`)."""
     from pipelines.cli_exit import run_then_exit
+    from pipelines.collector import pace_for_a_job
 
+    pace_for_a_job()
     run_then_exit(app)
 
 

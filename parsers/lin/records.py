@@ -3,7 +3,7 @@
 The block's tokens are looked at in bulk (`dict(zip(...))` for the single-valued keys, one list
 comprehension each for the `mb` and `pc` runs) rather than dispatching on every token; play is
 checked with bit masks (`parsers.bridge.play.replay_masks`); records are assembled without re-validation
-(`parsers.construct.instance`). Per-token pydantic work was what made a first version slow.
+(pydantic's `model_construct`). Per-token pydantic work was what made a first version slow.
 """
 
 from __future__ import annotations
@@ -19,7 +19,6 @@ from models.events import Player
 from parsers.bridge.auction import summarise_auction
 from parsers.bridge.calls import CALL_SPELLINGS, normalise_call
 from parsers.bridge.play import claim_fits, replay_masks
-from parsers.construct import instance
 from parsers.lin.lexer import Reporter, Tokens
 from parsers.lin.values import CARD_CODES, CARDS, ParsedDeal, parse_md, parse_rs, parse_vulnerability
 from parsers.numbers import whole_number
@@ -115,10 +114,10 @@ class _Block:
         for message in parsed.warnings:
             self.report(_WARNING, "lin.md.irregular", message, key="md")
         number = self._board_number()
-        at = instance(Position, {"record": self.ctx.index, "line": self._line()})
-        outcome.board = instance(BoardRecord, {
-            "board": number, "section": "", "dealer": parsed.dealer, "vulnerability": self._vulnerability(),
-            "deal": None if parsed.errors else parsed.deal(), "published": {}, "at": at})
+        at = Position.model_construct(record=self.ctx.index, line=self._line())
+        outcome.board = BoardRecord.model_construct(
+            board=number, section="", dealer=parsed.dealer, vulnerability=self._vulnerability(),
+            deal=None if parsed.errors else parsed.deal(), published={}, at=at)
         if outcome.result_expected and not parsed.errors:
             outcome.result = self._result(number, parsed, at)
         return outcome
@@ -331,13 +330,13 @@ class _Block:
         published = dict(self.ctx.published)
         if self.ctx.rs and self.ctx.rs.strip():
             published["rs"] = self.ctx.rs.strip()
-        return instance(ResultRecord, {
-            "board": number, "section": "", "table_id": self.ctx.table_id, "round": None, "room": self.ctx.room,
-            "ns_id": self.ctx.ns_id or self._pair_id(2, 0, "NS"),
-            "ew_id": self.ctx.ew_id or self._pair_id(3, 1, "EW"),
-            "contract": contract, "tricks": tricks, "lead": CARDS[codes[0]] if codes else None,
-            "auction": tuple(calls), "play": tuple(map(CARDS.__getitem__, codes)),
-            "ns_players": ns_players, "ew_players": ew_players, "published": published, "at": at})
+        return ResultRecord.model_construct(
+            board=number, section="", table_id=self.ctx.table_id, round=None, room=self.ctx.room,
+            ns_id=self.ctx.ns_id or self._pair_id(2, 0, "NS"),
+            ew_id=self.ctx.ew_id or self._pair_id(3, 1, "EW"),
+            contract=contract, tricks=tricks, lead=CARDS[codes[0]] if codes else None,
+            auction=tuple(calls), play=tuple(map(CARDS.__getitem__, codes)),
+            ns_players=ns_players, ew_players=ew_players, published=published, at=at)
 
     def _pair_id(self, first: int, second: int, side: str) -> str:
         """The pair by its players; a pair with no name is a pair of its own, said where it sits."""

@@ -14,7 +14,6 @@ from typing import NamedTuple
 
 from models.board import Vulnerability
 from models.cards import Deal, Seat
-from parsers.construct import instance
 from parsers.numbers import whole_number
 from parsers.pbn.games import PbnGame
 from parsers.pbn.issues import ERROR, INFO, WARNING, Anchor, Issue, at_tag, at_value, lenient, note
@@ -106,7 +105,7 @@ class Builder:
         if not trusted:
             self.last_board = None
             return out._replace(quarantined=_expected_records(game, tags)), issues
-        at = instance(Position, {"record": game.index, "line": game.line})
+        at = Position.model_construct(record=game.index, line=game.line)
         if board is not None:
             self._add_board(game, tags, board, at, out, issues)
         if "ScoreTable" in tags.where:
@@ -246,9 +245,9 @@ class Builder:
         key = (board.number, board.section)
         if self._is_new_board(board, tags, issues):
             self.deal_published[key] = published
-            out.boards.append(instance(BoardRecord, {
-                "board": board.number, "section": board.section, "dealer": board.dealer,
-                "vulnerability": board.vulnerability, "deal": board.deal, "published": published, "at": at}))
+            out.boards.append(BoardRecord.model_construct(
+                board=board.number, section=board.section, dealer=board.dealer,
+                vulnerability=board.vulnerability, deal=board.deal, published=published, at=at))
         elif published and published != self.deal_published.get(key):
             issues.append(Issue(
                 "pbn.double-dummy.differs", f"Board {board.number}'s double-dummy tricks or par differ from "
@@ -325,14 +324,14 @@ class Builder:
                                   at_tag(tags.first_of("Table", "Contract", "Auction")), whole_number(round_text))
         self._note_id(ns_id, board.section, at, team)
         self._note_id(ew_id, board.section, at, team)
-        out.results.append(instance(ResultRecord, {
-            "board": board.number, "section": board.section, "table_id": table_id,
-            "round": whole_number(round_text), "room": room, "ns_id": ns_id,
-            "ew_id": ew_id, "contract": contract, "tricks": tricks,
-            "lead": CARD_MODELS[played[0]] if played else None, "auction": auction,
-            "play": tuple(map(CARD_MODELS.__getitem__, played)),
-            "ns_players": players(tags, "North", "South"), "ew_players": players(tags, "East", "West"),
-            "published": published_scores(tags, contract, issues), "at": at}))
+        out.results.append(ResultRecord.model_construct(
+            board=board.number, section=board.section, table_id=table_id,
+            round=whole_number(round_text), room=room, ns_id=ns_id,
+            ew_id=ew_id, contract=contract, tricks=tricks,
+            lead=CARD_MODELS[played[0]] if played else None, auction=auction,
+            play=tuple(map(CARD_MODELS.__getitem__, played)),
+            ns_players=players(tags, "North", "South"), ew_players=players(tags, "East", "West"),
+            published=published_scores(tags, contract, issues), at=at))
         return out
 
     def _score_table(self, game: PbnGame, tags: Tags, board: _Board | None, out: GameRecords,

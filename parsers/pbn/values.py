@@ -18,7 +18,6 @@ from pydantic import ValidationError
 from models.board import Vulnerability
 from models.cards import RANKS, Deal, Hand, Seat
 from models.contract import Contract, Doubling, Strain
-from parsers.construct import instance
 from parsers.numbers import whole_number
 
 SEATS: dict[str, Seat] = {s.value: s for s in Seat} | {s.value.lower(): s for s in Seat}
@@ -376,10 +375,10 @@ def _deal_problem(hands: Hands) -> tuple[str, str]:
 def deal_model(hands: Hands) -> Deal:
     """A Deal built from checked hands without re-running pydantic validation (it is costly)."""
     north, east, south, west = hands
-    return instance(Deal, {"north": _hand(north), "east": _hand(east), "south": _hand(south), "west": _hand(west)})
+    return Deal.model_construct(north=_hand(north), east=_hand(east), south=_hand(south), west=_hand(west))
 
 
 def _hand(hand: Holding | None) -> Hand | None:
     if hand is None:
         return None
-    return instance(Hand, {"spades": hand[0], "hearts": hand[1], "diamonds": hand[2], "clubs": hand[3]})
+    return Hand.model_construct(spades=hand[0], hearts=hand[1], diamonds=hand[2], clubs=hand[3])
