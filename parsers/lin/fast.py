@@ -33,8 +33,9 @@ import pyarrow as pa
 
 from models.events import BoardDealt, ResultRecorded
 from parsers.arrow import series
+from parsers.bridge.auction_arrays import CALL_NAMES, Contracts, read_auctions
 from parsers.columnar import BOARD_SCHEMA, PLAYERS, RESULT_SCHEMA, ColumnarFile, conformed, encode_published
-from parsers.lin.fast_auction import CALL_NAMES, SPELLING_WIDTH, Contracts, call_numbers, read_auctions
+from parsers.lin.fast_auction import SPELLING_WIDTH, call_numbers
 from parsers.lin.fast_blocks import Blocks, read_blocks
 from parsers.lin.fast_bytes import (
     Bytes,

@@ -25,6 +25,8 @@ import pyarrow as pa
 from numpy.lib.stride_tricks import sliding_window_view
 
 from parsers.arrow import series
+from parsers.declined import Declined as Declined
+from parsers.declined import require as require
 
 Ints = npt.NDArray[np.integer[Any]]
 """An integer array: card, seat and call numbers are int8, positions int64."""
@@ -34,17 +36,6 @@ Bytes = npt.NDArray[np.uint8]
 """A byte array (text)."""
 
 
-class Declined(Exception):
-    """The fast path does not vouch for this file (the message says which check failed).
-
-    Not an error: the careful reader takes the file and reports whatever is wrong with it.
-    """
-
-
-def require(condition: bool | np.bool_, reason: str) -> None:
-    """Decline the file unless `condition` holds."""
-    if not condition:
-        raise Declined(reason)
 
 
 KEYS: tuple[str, ...] = ("pn", "st", "md", "rh", "ah", "sv", "mb", "an", "pg", "pc", "mc", "qx", "vg", "rs", "pw",

@@ -1,20 +1,22 @@
-"""Fast path: every auction of a file checked at once, one call position at a time for all games.
+"""Fast path: every auction of a file checked at once.
 
-Legality is the careful reader's (`bridge._Bidding`): a bid must outrank the last bid, a double
-needs an undoubled bid of the other side, a redouble a double of one's own side's bid; the auction
-ends after three passes following a bid (four passes: passed out) and nothing may follow. An
-auction must be complete and end in the contract and declarer of the Contract and Declarer tags.
-Only calls spelled the standard way are taken (`Pass`, `X`, `XX`, `1C`..`7NT`, a final `AP`, `-`
-padding up to the dealer); lower case, `*`, `+` and incomplete auctions are left to the careful reader.
+The rules are the bridge engine's, over arrays (`parsers.bridge.auction_arrays`, shared with the LIN
+fast path): a bid must outrank the last bid, a double needs an undoubled bid of the other side, a
+redouble a double of one's own side's bid; the auction ends after three passes following a bid
+(four passes: passed out) and nothing may follow. Here PBN's own spellings are read: only calls
+spelled the standard way are taken (`Pass`, `X`, `XX`, `1C`..`7NT`, a final `AP`, `-` padding up to
+the dealer); lower case, `*`, `+` and incomplete auctions are left to the careful reader. An auction
+must be complete and end in the contract and declarer of the Contract and Declarer tags.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 import numpy as np
 import polars as pl
 
+from parsers.bridge.auction_arrays import PASS_CALL, Contracts, Ints
+from parsers.bridge.auction_arrays import read_auctions as check_auctions
+from parsers.bridge.calls import BIDS, DOUBLE, PASS, REDOUBLE
 from parsers.pbn.fast_bytes import (
     MASKS,
     BoolArray,
@@ -31,16 +33,16 @@ from parsers.pbn.fast_bytes import (
 from parsers.pbn.fast_deals import seat_codes
 from parsers.pbn.fast_lines import rows_of
 
-STRAINS = ("C", "D", "H", "S", "NT")
-BIDS = tuple(f"{level}{strain}" for level in range(1, 8) for strain in STRAINS)
-CALLS = ("Pass", "X", "XX", *BIDS, "AP", "-")
+CALLS = (PASS, DOUBLE, REDOUBLE, *BIDS, "AP", "-")
 """Tokens taken, by code: 0 Pass, 1 X, 2 XX, 3.. the bids in rank order, then AP and -."""
-PASS, DOUBLE, REDOUBLE, FIRST_BID = 0, 1, 2, 3
+PASS_CODE, FIRST_BID = 0, 3
 ALL_PASS, DASH = len(CALLS) - 2, len(CALLS) - 1
 NONE = -1
 _CALL_WORDS = Vocabulary(CALLS, words=1)
 _LONGEST_CALL = max(len(call) for call in CALLS)
-CONTRACTS = ("Pass", *(bid + doubling for bid in BIDS for doubling in ("", "X", "XX")))
+_CALL_NUMBER = np.array([PASS_CALL, PASS_CALL + 1, PASS_CALL + 2, *range(len(BIDS))], dtype=np.int8)
+"""PBN code of a call -> its number in the bridge engine's arrays (`auction_arrays.CALL_NAMES`)."""
+CONTRACTS = (PASS, *(bid + doubling for bid in BIDS for doubling in ("", "X", "XX")))
 """Contract tags taken (`fast_records` checks them), by code: 0 Pass, then 1 + 3 * bid rank + doubling."""
 
 
@@ -53,20 +55,63 @@ def read_auctions(games: pl.DataFrame, tokens: Tokens, source: Source) -> pl.Dat
     if (codes < 0).any():
         raise Declined("an auction token that is not a call spelled the standard way")
     rows = rows_of(games["record"].to_numpy(), tokens.record, "an auction")
-    table = _table(games.height, rows, codes)
-    # The last token of each auction: the next place holds none.
-    last = np.append(table[1:] < 0, np.ones((1, games.height), dtype=bool), axis=0)
-    state = _Auctions(games.height)
-    for column, is_last in zip(table, last, strict=True):
-        state.add(column, is_last)
-    if (~state.finished & ~state.all_pass).any():
-        raise Declined("an auction that is not complete")
+    call = codes < ALL_PASS
+    dash, all_pass = codes == DASH, codes == ALL_PASS
+    if (dash & (_calls_before(rows, call) > 0)).any():
+        raise Declined("'-' after a call")
+    if (all_pass & ~_last_of_row(rows)).any():
+        raise Declined("'AP' before the last token")
+    passes = _passes_for_all_pass(games.height, rows[call], codes[call], rows[all_pass])
     dealer = seat_codes(games["Dealer"])
-    if ((seat_codes(games["Auction"]) + state.dashes) % 4 != dealer).any():
+    dashes = np.bincount(rows[dash], minlength=games.height)
+    if ((seat_codes(games["Auction"]) + dashes) % 4 != dealer).any():
         raise Declined("an auction whose first call is not the dealer's")
-    _check_contract(games, state, dealer)
-    passes = np.where(state.all_pass, np.where(state.best < 0, 4, 3) - state.run, 0)
+    contracts = check_auctions(_call_table(games.height, rows[call], codes[call], passes), dealer)
+    if (contracts.calls == 0).any():
+        raise Declined("an auction that is not complete")
+    _check_contract(games, contracts)
     return games.select("record").with_columns(auction=_call_lists(rows, codes, passes))
+
+
+def _calls_before(rows: IntArray, call: BoolArray) -> IntArray:
+    """For each token (sorted by game), the calls (not `-` or `AP`) before it in its game."""
+    counted: IntArray = np.cumsum(call, dtype=np.int64) - call  # before it in the file
+    starts = run_starts(rows)
+    return counted - np.repeat(counted[starts], np.diff(np.append(starts, rows.size)))
+
+
+def _last_of_row(rows: IntArray) -> BoolArray:
+    """Whether each token is the last of its game's auction."""
+    return np.append(rows[1:] != rows[:-1], True) if rows.size else np.zeros(0, dtype=bool)
+
+
+def _passes_for_all_pass(games: int, rows: IntArray, codes: IntArray, all_pass_rows: IntArray) -> IntArray:
+    """The passes each game's `AP` stands for: those that end its auction after its calls (three after
+    a bid, four in all without one); 0 without `AP`. An `AP` after the end is a call too many."""
+    bid = codes >= FIRST_BID
+    calls = np.bincount(rows, minlength=games)
+    bids = np.bincount(rows[bid], minlength=games)
+    last_other = np.full(games, -1, dtype=np.int64)  # place of the last call that is not a pass
+    other = codes != PASS_CODE
+    np.maximum.at(last_other, rows[other], _positions(rows)[other])
+    run = calls - 1 - last_other
+    wanted = np.where(bids > 0, 3, 4) - run
+    has = np.zeros(games, dtype=bool)
+    has[all_pass_rows] = True
+    if (has & (wanted <= 0)).any():
+        raise Declined("a call after the end of the auction")
+    return np.where(has, wanted, 0)
+
+
+def _call_table(games: int, rows: IntArray, codes: IntArray, passes: IntArray) -> Ints:
+    """Each game's calls as the engine's call numbers, dealer first, then its `AP` passes; -1 after."""
+    calls = np.bincount(rows, minlength=games)
+    width = int((calls + passes).max(initial=0))
+    table = np.full((games, max(width, 1)), -1, dtype=np.int8)
+    table[rows, _positions(rows)] = _CALL_NUMBER[codes]
+    added = np.repeat(np.arange(games), passes)
+    table[added, calls[added] + _positions(added)] = PASS_CALL
+    return table
 
 
 def _call_words(source: Source, tokens: Tokens) -> WordArray:
@@ -85,97 +130,23 @@ def _positions(rows: IntArray) -> IntArray:
     return np.arange(rows.size) - np.repeat(starts, np.diff(np.append(starts, rows.size)))
 
 
-def _table(games: int, rows: IntArray, codes: IntArray) -> IntArray:
-    """Call codes by place in the auction, then game: shape (longest auction, games), -1 after the
-    end of a game's tokens (each place is a contiguous row: the replay works on one at a time)."""
-    position = _positions(rows)
-    table = np.full((int(position.max(initial=0)) + 1, games), NONE, dtype=np.int64)
-    table[position, rows] = codes
-    return table
-
-
 def _call_lists(rows: IntArray, codes: IntArray, passes: IntArray) -> pl.Series:
     """Each game's calls (its tokens less `-` and `AP`) and then `passes` passes, as a list column."""
     calls = codes < ALL_PASS
     rows, codes = rows[calls], codes[calls]
     length = np.bincount(rows, minlength=passes.size) + passes
     offsets = np.concatenate(([0], np.cumsum(length)))
-    flat = np.full(int(offsets[-1]), PASS, dtype=np.int64)  # the passes for `AP` stay
+    flat = np.full(int(offsets[-1]), PASS_CODE, dtype=np.int64)  # the passes for `AP` stay
     flat[offsets[rows] + _positions(rows)] = codes
     return list_column(named(flat, CALLS), offsets)
 
 
-@dataclass
-class _Auctions:
-    """The running state of every auction, advanced one call position at a time (`bridge._Bidding`)."""
-
-    games: int
-    calls: IntArray = field(init=False)
-    """Calls so far (dashes and AP not counted); the parity of a call's number is its side."""
-    dashes: IntArray = field(init=False)
-    best: IntArray = field(init=False)
-    """Rank of the last bid (bids only go up), NONE before the first."""
-    last_bid: IntArray = field(init=False)
-    """Number of the call that made the last bid."""
-    doubling: IntArray = field(init=False)
-    """The last call other than a pass: a bid's code (undoubled), DOUBLE or REDOUBLE; NONE at first."""
-    run: IntArray = field(init=False)
-    """Passes in a row."""
-    first_namer: IntArray = field(init=False)
-    """For each side and strain, the number of the first call naming it (declarer is the first)."""
-    finished: BoolArray = field(init=False)
-    all_pass: BoolArray = field(init=False)
-
-    def __post_init__(self) -> None:
-        zeros = np.zeros(self.games, dtype=np.int64)
-        self.calls, self.dashes, self.run = zeros.copy(), zeros.copy(), zeros.copy()
-        self.best, self.last_bid, self.doubling = zeros - 1, zeros - 1, zeros - 1
-        self.first_namer = np.full((self.games, 2, len(STRAINS)), NONE, dtype=np.int64)
-        self.finished, self.all_pass = np.zeros(self.games, dtype=bool), np.zeros(self.games, dtype=bool)
-
-    def add(self, code: IntArray, last: BoolArray) -> None:
-        """The next token of every game (NONE where its auction has no more tokens)."""
-        dash, all_pass = code == DASH, code == ALL_PASS
-        call = (code >= 0) & ~dash & ~all_pass
-        if (dash & (self.calls > 0)).any():
-            raise Declined("'-' after a call")
-        if (all_pass & ~last).any():
-            raise Declined("'AP' before the last token")
-        if ((call | all_pass) & self.finished).any():
-            raise Declined("a call after the end of the auction")
-        self._check(code, call)
-        self.dashes += dash
-        self.all_pass |= all_pass
-        bid, passed = call & (code >= FIRST_BID), call & (code == PASS)
-        rank = code - FIRST_BID
-        games = np.flatnonzero(bid)  # (`& 1` is `% 2` on these counts, and much faster)
-        named = self.first_namer[games, self.calls[games] & 1, rank[games] % len(STRAINS)]
-        self.first_namer[games, self.calls[games] & 1, rank[games] % len(STRAINS)] = np.where(
-            named < 0, self.calls[games], named)
-        self.best = np.where(bid, rank, self.best)
-        self.last_bid = np.where(bid, self.calls, self.last_bid)
-        self.doubling = np.where(call & ~passed, code, self.doubling)
-        self.run = np.where(passed, self.run + 1, np.where(call, 0, self.run))
-        self.calls += call
-        self.finished |= (self.run >= 4) | ((self.best >= 0) & (self.run >= 3))
-
-    def _check(self, code: IntArray, call: BoolArray) -> None:
-        distance = self.calls - self.last_bid  # odd: the last bid was the other side's
-        insufficient = call & (code >= FIRST_BID) & (code - FIRST_BID <= self.best)
-        bad_double = call & (code == DOUBLE) & ~((self.doubling >= FIRST_BID) & ((distance & 1) == 1))
-        bad_redouble = call & (code == REDOUBLE) & ~((self.doubling == DOUBLE) & ((distance & 1) == 0))
-        if (insufficient | bad_double | bad_redouble).any():
-            raise Declined("an insufficient bid, or a double or redouble that is not allowed")
-
-
-def _check_contract(games: pl.DataFrame, state: _Auctions, dealer: IntArray) -> None:
+def _check_contract(games: pl.DataFrame, contracts: Contracts) -> None:
     """The auction ends in the Contract and Declarer the tags give."""
-    doubling = np.where(state.doubling == DOUBLE, 1, np.where(state.doubling == REDOUBLE, 2, 0))
-    said = np.where(state.best < 0, 0, 1 + 3 * state.best + doubling)  # the code in CONTRACTS
+    said = np.where(contracts.bid < 0, 0, 1 + 3 * contracts.bid + contracts.doubling)  # the code in CONTRACTS
     written = games["Contract"].cast(pl.Enum(CONTRACTS), strict=False).to_physical().fill_null(-1).to_numpy()
     if (said != written).any():
         raise Declined("an auction that does not end in the Contract tag")
-    bidders = np.flatnonzero(state.best >= 0)
-    first = state.first_namer[bidders, state.last_bid[bidders] & 1, state.best[bidders] % len(STRAINS)]
-    if ((dealer[bidders] + first) % 4 != seat_codes(games["Declarer"].gather(bidders))).any():
+    bidders = np.flatnonzero(contracts.bid >= 0)
+    if (contracts.declarer[bidders] != seat_codes(games["Declarer"].gather(bidders))).any():
         raise Declined("an auction whose declarer is not the Declarer tag")

@@ -20,6 +20,7 @@ import polars as pl
 import pyarrow as pa
 
 from parsers.arrow import series as arrow_series
+from parsers.declined import Declined as Declined
 
 IntArray = npt.NDArray[np.int64]
 BoolArray = npt.NDArray[np.bool_]
@@ -36,10 +37,6 @@ _OFFSET_LIMIT = 1 << 31
 MASKS = np.array([(1 << (8 * count)) - 1 for count in range(9)], dtype=np.uint64)
 """Byte count (0-8) -> mask keeping that many low (first) bytes of a little-endian word."""
 _MIX = np.uint64(0x9E3779B97F4A7C15)
-
-
-class Declined(Exception):
-    """The fast path does not vouch for this file; the message says why."""
 
 
 @dataclass(frozen=True)
