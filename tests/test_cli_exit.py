@@ -96,3 +96,17 @@ def test_a_failing_command_keeps_its_code() -> None:
 @pytest.mark.parametrize(("code", "expected"), [(None, 0), (0, 0), (2, 2), (256 + 5, 5), ("message", 1)])
 def test_exit_code_is_pythons_own(code: object, expected: int) -> None:
     assert exit_code(SystemExit(code)) == expected
+
+
+def test_importing_the_command_line_registers_no_exit_handler_but_loggings() -> None:
+    # The end-of-process handler is registered when the command starts, so one registered earlier,
+    # while the command line's modules are imported, would run after it: never. Only logging's is
+    # (and `run_then_exit` shuts logging down itself); this fails the day an import adds another.
+    probe = ("import atexit, logging\n"
+             "before = atexit._ncallbacks()\n"
+             "import pipelines.cli\n"
+             "print(before, atexit._ncallbacks())\n")
+    run = subprocess.run([sys.executable, "-c", probe], cwd=REPO, capture_output=True, text=True, check=True)
+    before, after = map(int, run.stdout.split())
+    assert before == 1  # logging's own, registered when logging is imported
+    assert after == before, "a module imported by pipelines.cli registers an exit handler that would be skipped"
