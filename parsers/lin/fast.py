@@ -34,6 +34,7 @@ import pyarrow as pa
 from models.events import BoardDealt, ResultRecorded
 from parsers.arrow import series
 from parsers.bridge.auction_arrays import CALL_NAMES, Contracts, read_auctions
+from parsers.bridge.play_arrays import CARD_NAMES
 from parsers.columnar import BOARD_SCHEMA, PLAYERS, RESULT_SCHEMA, ColumnarFile, conformed, encode_published
 from parsers.lin.fast_auction import SPELLING_WIDTH, call_numbers
 from parsers.lin.fast_blocks import Blocks, read_blocks
@@ -51,7 +52,7 @@ from parsers.lin.fast_bytes import (
     tokens,
     vulnerabilities,
 )
-from parsers.lin.fast_deals import CARD_NAMES, MD_WIDTH, SEATS, card_numbers, pbn_deals, read_deals
+from parsers.lin.fast_deals import MD_WIDTH, SEATS, card_numbers, pbn_deals, read_deals
 from parsers.lin.fast_play import declarer_tricks, replay, trump_suits
 from parsers.lin.fast_text import require_harmless, without_line_ends
 from parsers.lin.lexer import _MOJIBAKE

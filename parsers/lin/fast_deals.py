@@ -20,8 +20,6 @@ from parsers.lin.fast_bytes import Bytes, Ints, lookup, require, translation
 
 SEATS: tuple[str, ...] = ("N", "E", "S", "W")
 """Seat letters by seat number."""
-CARD_NAMES: tuple[str, ...] = tuple(suit + rank for suit in "SHDC" for rank in RANKS)
-"""Card codes (`SA`, `HT`) by card number."""
 
 
 # "10" is a ten: its '1' counts as the T and its '0' as nothing (the grammar lets '1' and '0' stand

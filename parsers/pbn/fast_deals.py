@@ -18,9 +18,6 @@ from models.cards import RANKS
 from parsers.pbn.fast_bytes import Declined, IntArray, WordArray, row_strings
 
 SEATS = "NESW"
-SUITS = "SHDC"
-CARD_NAMES = tuple(suit + rank for suit in SUITS for rank in RANKS)
-"""The 52 cards; a card's code is its index here: 13 * suit + rank (suits SHDC, ranks A down to 2)."""
 ALL_CARDS = np.uint64((1 << 52) - 1)
 _WIDTH = 2 + 4 * 16 + 3
 _HAND_STARTS = (2, 19, 36, 53)

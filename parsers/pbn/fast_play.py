@@ -1,48 +1,39 @@
-"""Fast path: every play of a file replayed at once, one trick at a time for all games together.
+"""Fast path: every play of a file read from its trick lines and replayed at once.
 
-PBN writes each trick as a line in fixed seat order from the Play tag's seat, so who led a trick
-is known only once the trick before it is won; a loop over the 13 tricks advances every game by
-one trick. Checked as the careful reader's strict mode does (`bridge.read_play` with the hands):
-each card is held by the seat whose column it is in and is played once, suit is followed while
-the suit led is still held, and the Result leaves room for the tricks the play already shows.
-Also required here: the opening leader sits left of declarer, the play is whole tricks (with an
-optional final `*`), cards are written the standard way (`SA`, `HT`), and there is a Result unless
-all 13 tricks are given.
-
-Cards are small integers (int8 codes, `fast_deals.CARD_NAMES`) in a (game, trick, column) table,
-and sets of cards are 52-bit masks: what a column played, what its seat was dealt, what it still
-holds before each trick.
+PBN writes each trick as a line in fixed seat order from the Play tag's seat, which is the shape
+`parsers.bridge.play_arrays` replays (column 0 is the opening leader). Checked as the careful
+reader's strict mode does (`bridge.read_play` with the hands): each card is held by the seat whose
+column it is in and is played once, suit is followed while the suit led is still held, and the
+Result leaves room for the tricks the play already shows. Also required here: the opening leader
+sits left of declarer, the play is whole tricks (with an optional final `*`), cards are written the
+standard way (`SA`, `HT`), and there is a Result unless all 13 tricks are given.
 """
 
 from __future__ import annotations
 
 import numpy as np
-import numpy.typing as npt
 import polars as pl
 
+from parsers.bridge.play_arrays import CARD_NAMES, Cards, played_order, replay
 from parsers.pbn.fast_auction import CONTRACTS
 from parsers.pbn.fast_bytes import (
     Declined,
     IntArray,
     Lines,
     Source,
-    WordArray,
     list_column,
     named,
     string_series,
     tokens,
 )
-from parsers.pbn.fast_deals import CARD_NAMES, Deals, seat_codes
+from parsers.pbn.fast_deals import Deals, seat_codes
 from parsers.pbn.fast_lines import index_in, rows_of
-
-Cards = npt.NDArray[np.int8]
-"""Card codes (0-51), -1 where there is no card; 52 (`_STAR`) for a `*` token."""
 
 _CONTRACT_ENUM = pl.Enum(CONTRACTS)
 _TRUMP_OF_CONTRACT = np.array([4] + ["SHDCN".index(contract[1]) for contract in CONTRACTS[1:]], dtype=np.int64)
-"""Contract code (`fast_auction.CONTRACTS`) -> trump suit code (SHDC: 0-3; 4 for notrump, which no
-card's suit equals)."""
+"""Contract code (`fast_auction.CONTRACTS`) -> trump suit number (SHDC: 0-3; 4 for notrump)."""
 _STAR = 52
+"""A `*` token, among the card numbers of `_card_table`'s tokens."""
 _CODE = np.full(1 << 16, -1, dtype=np.int8)
 """First byte + 256 * second byte of a two-character token (`Source.pairs`) -> card code; -1 when
 it is not a card."""
@@ -54,14 +45,11 @@ _BYTE_5, _SPACE_5 = np.uint64(0xFF << 40), np.uint64(0x20 << 40)
 """Byte 5 of a word, and a space there: the third space of a trick line in its bytes 3-10."""
 _BYTE_4, _SPACE_4 = np.uint64(0xFF << 32), np.uint64(0x20 << 32)
 """Byte 4 of a word, and a space there: the third space of a trick line in its bytes 4-11."""
-_SUIT_CARDS = np.array([((1 << 13) - 1) << (13 * suit) for suit in range(4)] + [0], dtype=np.uint64)
-"""Suit -> the mask of its 13 cards; none for suit -1 (no card, so no suit led)."""
 _TRICK_LINE = 11
 """`SA H2 HK D4`: a trick written the export way."""
 _BLOCK = 13 * (_TRICK_LINE + 1)
 """A whole play written the export way: 13 trick lines and their line feeds."""
 _LINE_STEPS = (_TRICK_LINE + 1) * np.arange(13)
-_COLUMNS = np.arange(4, dtype=np.uint8)[:, None]
 
 
 def read_plays(games: pl.DataFrame, lines: Lines, source: Source, deals: Deals) -> pl.DataFrame:
@@ -79,10 +67,10 @@ def read_plays(games: pl.DataFrame, lines: Lines, source: Source, deals: Deals) 
     seats = (leader[:, None] + np.arange(4)[None, :]) & 3
     dealt = np.take_along_axis(deals.hands[_deal_rows(games, deals)], seats, axis=1)
     contract = games["Contract"].cast(_CONTRACT_ENUM, strict=False).to_physical().to_numpy()
-    leading, won = _replay(table, tricks, leader, declarer, _TRUMP_OF_CONTRACT[contract], dealt)
-    played = _in_played_order(table, leading)
+    play = replay(table, dealt, _TRUMP_OF_CONTRACT[contract])
+    played = played_order(table, play.leaders)
     return pl.DataFrame({"record": games["record"], "play": _card_lists(played, count),
-                         "tricks": _check_result(games["tricks"], tricks, won),
+                         "tricks": _check_result(games["tricks"], tricks, play.won),
                          "lead": string_series(named(played[:, 0], CARD_NAMES))})
 
 
@@ -188,62 +176,6 @@ def _deal_rows(games: pl.DataFrame, deals: Deals) -> IntArray:
     return rows
 
 
-def _replay(table: Cards, tricks: IntArray, leader: IntArray, declarer: IntArray, trump: IntArray,
-            dealt: WordArray) -> tuple[IntArray, IntArray]:
-    """The column that leads each trick (games, 13) and declarer's tricks; `Declined` if a card is
-    played that its column's seat does not hold then (never dealt it, or played before) or off suit
-    while the seat still holds the suit led (as the careful reader checks revokes).
-
-    A card's strength does not depend on the order of play, only on the suit led: trumps beat the
-    suit led, which beats the rest, and within a suit the rank decides. Each card's key is
-    4 * strength + its column, so the largest key of a trick names the winner's column. Tables are
-    turned to (trick, column, game) so that each step works on whole rows; what each column's seat
-    still holds is a 52-bit mask, less each trick's cards."""
-    by_trick = np.ascontiguousarray(table.transpose(1, 2, 0))  # (trick, column, game)
-    suits = by_trick // 13  # -1 where there is no card
-    rank = by_trick - 13 * suits  # 0 = ace
-    # Strength 13 - rank, +32 for a trump (+16 for the suit led, added per trick), times 4: one byte.
-    key = ((13 - rank).astype(np.uint8) << 2) + _COLUMNS + ((suits == trump.astype(np.int8)).astype(np.uint8) << 7)
-    # Each card's bit; no card (-1, as uint64 a shift far beyond 63) shifts the bit out: 0.
-    bits = np.left_shift(np.uint64(1), by_trick.astype(np.uint64))
-    games = table.shape[0]
-    at = np.arange(games)
-    held = np.ascontiguousarray(dealt.T)  # (column, game)
-    columns = np.zeros((13, games), dtype=np.int64)
-    column, won = np.zeros(games, dtype=np.int64), np.zeros(games, dtype=np.int64)
-    declarer_side = (declarer - leader) & 1  # the parity of declarer's and dummy's columns
-    complete = bool((tricks == 13).all())  # (then every trick counts)
-    not_held = np.zeros((4, games), dtype=np.uint64)
-    revoked = np.zeros((4, games), dtype=bool)
-    # (In the loop: no `np.where`, several times slower than arithmetic on these rows.)
-    for trick in range(int(tricks.max(initial=0))):
-        columns[trick] = column
-        led = suits[trick].ravel()[column * games + at]  # the suit of the card in the leader's column
-        following = suits[trick] == led
-        # The largest key's last two bits are the winner's column (`& 3` is `% 4`, and much faster).
-        column = ((key[trick] + (following.view(np.uint8) << 6)).max(axis=0) & 3).astype(np.int64)
-        taken = (column & 1) == declarer_side
-        won += taken if complete else taken & (trick < tricks)
-        # Toggling a trick's cards out of the holdings puts back in any card that was not held.
-        np.bitwise_xor(held, bits[trick], out=held)
-        not_held |= bits[trick] & held
-        # Off suit while holding the suit led (this trick's card, of another suit, does not change
-        # that). Where the game has no more tricks no suit was led (-1), whose mask is empty.
-        revoked |= ((held & np.take(_SUIT_CARDS, led)) != 0) & ~following
-    if not_held.any():
-        _explain_not_held(bits, dealt)
-    if revoked.any():
-        raise Declined("a revoke: a card of another suit while the suit led was still held")
-    return np.ascontiguousarray(columns.T), won
-
-
-def _explain_not_held(bits: WordArray, dealt: WordArray) -> None:
-    """Say why a card was played that its seat did not hold: not dealt it, or played before."""
-    if (np.bitwise_or.reduce(bits, axis=0).T & ~dealt).any():
-        raise Declined("a card played by a seat that was not dealt it")
-    raise Declined("a card played twice")
-
-
 def _check_result(result: pl.Series, tricks: IntArray, won: IntArray) -> pl.Series:
     """Declarer's tricks: the Result, which cannot be fewer than declarer has already won nor leave
     the defence fewer than it has; without a Result, the tricks won in a complete play."""
@@ -255,18 +187,6 @@ def _check_result(result: pl.Series, tricks: IntArray, won: IntArray) -> pl.Seri
     if ((taken < won) | (13 - taken < tricks - won)).any():
         raise Declined("a Result that the play contradicts")
     return pl.Series(taken.astype(np.int64))
-
-
-def _in_played_order(table: Cards, first: IntArray) -> Cards:
-    """Each trick's cards from its leader's column (`first`) round the table, shape (games, 52).
-
-    A trick's four one-byte codes are one 32-bit word, so this is a rotation of each word by
-    8 * `first` bits (the word written twice side by side, then shifted)."""
-    words = np.ascontiguousarray(table).view("<u4").reshape(first.shape).astype(np.uint64)  # column 0 lowest
-    doubled = words | (words << np.uint64(32))
-    rotated = (doubled >> (np.uint64(8) * first.astype(np.uint64))).astype("<u4")
-    played: Cards = rotated.view(np.int8).reshape(-1, 52)
-    return played
 
 
 def _card_lists(played: Cards, count: IntArray) -> pl.Series:
