@@ -50,6 +50,12 @@ class Reader:
     """The careful reader."""
     loads_columnar: LoadsColumnar | None = None
     """The vectorised fast path, for the formats that have one."""
+    columnar_from: int = 0
+    """The smallest file (in bytes) the fast path is tried on. Below it the careful reader and its
+    records turned into frames are faster: the fast path costs 15-35 ms whatever the file's size
+    (some sixty small polars steps), as much as the careful reading of 30-60 KB
+    (`benchmarks/reader_crossover.py`). A club's session file, or one board of a BBO tournament,
+    is read carefully; a championship's, or a season's, by the fast path."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,11 +118,11 @@ def _lin_dumps(parsed: ParsedFile) -> str:
 
 # The CSV reader builds a record per row (20 MB took 31 s and 2.2 GB); the others read a
 # 10,000-board file of a few megabytes in well under a second, and no session's file comes near
-# these sizes.
+# these sizes. Where each fast path starts: measured by `benchmarks/reader_crossover.py`.
 READERS: Mapping[str, Reader] = MappingProxyType({reader.suffix: reader for reader in (
     Reader("csv", ".csv", 16 << 20, _csv_loads),
-    Reader("pbn", ".pbn", 64 << 20, _pbn_loads, _pbn_columnar),
-    Reader("lin", ".lin", 64 << 20, _lin_loads, _lin_columnar),
+    Reader("pbn", ".pbn", 64 << 20, _pbn_loads, _pbn_columnar, columnar_from=64 << 10),
+    Reader("lin", ".lin", 64 << 20, _lin_loads, _lin_columnar, columnar_from=32 << 10),
     Reader("usebio", ".xml", 64 << 20, _usebio_loads),
 )})
 """File extension -> its reader."""

@@ -135,11 +135,14 @@ def _too_large(source: str, size: int, reader: Reader) -> ParsedFile:
 
 
 def read_columnar(data: bytes, source: str, *, strict: bool = False) -> ColumnarFile:
-    """Read a file into frames: the reader's vectorised fast path when it vouches for the file,
-    else the careful reader's records (with their positioned diagnostics) turned into frames."""
+    """Read a file into frames: the reader's vectorised fast path when the file is large enough for
+    it to be the faster (`Reader.columnar_from`) and it vouches for the file, else the careful
+    reader's records (with their positioned diagnostics) turned into frames. Both give the same
+    frames for a file the fast path takes."""
     reader = reader_for(source)
-    if reader is not None and reader.loads_columnar is not None and len(data) <= reader.max_bytes:
-        read = reader.loads_columnar(data, source=source, strict=strict)
+    fast = reader.loads_columnar if reader is not None else None
+    if reader is not None and fast is not None and reader.columnar_from <= len(data) <= reader.max_bytes:
+        read = fast(data, source=source, strict=strict)
         if read is not None:
             capped = summarised(read.diagnostics)
             return read if capped is read.diagnostics else dataclasses.replace(read, diagnostics=capped)

@@ -83,7 +83,7 @@ def test_ingesting_a_file_the_fast_path_takes_loads_no_compute_kernels(tmp_path:
     from parsers.pbn.fast import loads_columnar
 
     path = tmp_path / "wild.pbn"
-    path.write_text(text(20, 3), encoding="utf-8")
+    path.write_text(text(150, 3), encoding="utf-8")  # (above `Reader.columnar_from`: a smaller file is read carefully)
     assert loads_columnar(path.read_bytes(), source=path.name) is not None  # the fast path takes it
     said, loaded = modules_after("ingest", str(path), "--store", str(tmp_path / "s.duckdb"))
     assert "events appended" in said and "0 record(s) quarantined" in said
