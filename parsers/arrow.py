@@ -10,12 +10,18 @@ without it.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 from typing import Any
 
+import numpy as np
+import numpy.typing as npt
 import polars as pl
 import pyarrow as pa
 from polars.datatypes import DataTypeClass
+
+INLINE = 12
+"""The longest text (in UTF-8 bytes) an Arrow string view holds itself, with no data buffer."""
 
 
 class _Stream:
@@ -63,3 +69,29 @@ def arrow_type(dtype: pl.DataType | DataTypeClass) -> pa.DataType:
     scalars: dict[Any, pa.DataType] = {
         pl.String: pa.large_string(), pl.Int64: pa.int64(), pl.Float64: pa.float64(), pl.Boolean: pa.bool_()}
     return scalars[dtype if isinstance(dtype, type) else type(dtype)]
+
+
+def named(codes: npt.NDArray[np.integer[Any]], names: tuple[str, ...],
+          valid: npt.NDArray[np.bool_] | None = None) -> pa.Array:
+    """The names of `codes` (indices into `names`, each at most `INLINE` bytes) as an Arrow string
+    array, null where not `valid` (the code there may be anything).
+
+    A short name's view is the name itself, so this is one gather of 16-byte rows (`np.take` along
+    the rows: fancy indexing is several times slower on rows)."""
+    picked = codes if valid is None else np.where(valid, codes, 0)
+    found = np.take(_name_views(names), picked.astype(np.intp), axis=0)
+    bitmap = None if valid is None else pa.py_buffer(np.packbits(valid, bitorder="little"))
+    return pa.Array.from_buffers(pa.string_view(), codes.size, [bitmap, pa.py_buffer(found)])
+
+
+@functools.cache
+def _name_views(names: tuple[str, ...]) -> npt.NDArray[np.uint64]:
+    """The Arrow string view of each name, the name inline in it: its length, then its bytes."""
+    table = np.zeros((len(names), 16), dtype=np.uint8)
+    for row, name in enumerate(names):
+        encoded = name.encode("utf-8")
+        if len(encoded) > INLINE:
+            raise ValueError(f"{name!r} is too long to sit in its view")
+        table[row, 0] = len(encoded)
+        table[row, 4:4 + len(encoded)] = np.frombuffer(encoded, dtype=np.uint8)
+    return table.view("<u8")

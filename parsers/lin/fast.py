@@ -32,14 +32,13 @@ import polars as pl
 import pyarrow as pa
 
 from models.events import BoardDealt, ResultRecorded
-from parsers.arrow import series
+from parsers.arrow import named, series
 from parsers.bridge.auction_arrays import CALL_NAMES, Contracts, read_auctions
 from parsers.bridge.play_arrays import CARD_NAMES
 from parsers.columnar import BOARD_SCHEMA, PLAYERS, RESULT_SCHEMA, ColumnarFile, conformed, encode_published
 from parsers.lin.fast_auction import SPELLING_WIDTH, call_numbers
 from parsers.lin.fast_blocks import Blocks, read_blocks
 from parsers.lin.fast_bytes import (
-    Bytes,
     Declined,
     Ints,
     Names,
@@ -47,8 +46,6 @@ from parsers.lin.fast_bytes import (
     by_board,
     per_board,
     require,
-    short_views,
-    texts,
     tokens,
     vulnerabilities,
 )
@@ -152,7 +149,7 @@ def _lines(toks: Tokens, blocks: Blocks) -> pl.DataFrame:
         pl.Series("record", every, dtype=pl.Int64), pl.Series("line", blocks.line, dtype=pl.Int64),
         pl.Series("board", blocks.number, dtype=pl.Int64), vulnerabilities(toks),
         *(series(blocks.names.of(every, (k,))).alias(seat) for k, seat in enumerate(_PN_SEATS)),
-        series(texts(np.maximum(blocks.room, 0), _ROOM_VIEWS, team)).alias("room"), blocks.rs,
+        series(named(np.maximum(blocks.room, 0), _ROOMS, team)).alias("room"), blocks.rs,
     ])
 
 
@@ -262,13 +259,11 @@ def _board_frame(lines: pl.DataFrame, dealer: Ints, deal: pl.Series) -> pl.DataF
     return conformed(frame, BOARD_SCHEMA, BoardDealt)
 
 
-_CALL_VIEWS, _CARD_VIEWS = short_views(CALL_NAMES), short_views(CARD_NAMES)
-_CONTRACT_VIEWS = short_views(tuple(_CONTRACTS[code] for code in range(-1, 105)))  # contract code + 1
-_SEAT_VIEWS = short_views(SEATS)
-_ROOM_VIEWS = short_views(("open", "closed"))
+_CONTRACT_NAMES = tuple(_CONTRACTS[code] for code in range(-1, 105))  # contract code + 1
+_ROOMS = ("open", "closed")
 
 
-def _lists(values: _Values, rows: Ints, views: Bytes) -> pl.Series:
+def _lists(values: _Values, rows: Ints, names: tuple[str, ...]) -> pl.Series:
     """The picked rows' values as a list column of their texts.
 
     The rows left out must have no values (so that the values are those of the rows, in order).
@@ -276,7 +271,7 @@ def _lists(values: _Values, rows: Ints, views: Bytes) -> pl.Series:
     offsets = np.zeros(rows.size + 1, dtype=np.int64)
     np.cumsum(values.count[rows], out=offsets[1:])
     require(int(offsets[-1]) == values.flat.size, "values on a board without a result")
-    return series(pa.LargeListArray.from_arrays(pa.array(offsets), texts(values.flat, views)))
+    return series(pa.LargeListArray.from_arrays(pa.array(offsets), named(values.flat, names)))
 
 
 def _pairs(people: Names, first: int, second: int, rows: Ints) -> pl.Series:
@@ -316,13 +311,13 @@ def _result_frame(lines: pl.DataFrame, blocks: Blocks, contracts: Contracts, tak
         pl.lit(None, dtype=pl.Int64).alias("round"), pl.col("room").cast(pl.String),
         pl.when(team).then(ns_team).otherwise(_side_id("north", "south", "NS")).alias("ns_id"),
         pl.when(team).then(ew_team).otherwise(_side_id("east", "west", "EW")).alias("ew_id"),
-        series(texts(np.where(contract, 3 * contracts.bid[rows] + contracts.doubling[rows] + 1, 0), _CONTRACT_VIEWS))
+        series(named(np.where(contract, 3 * contracts.bid[rows] + contracts.doubling[rows] + 1, 0), _CONTRACT_NAMES))
         .alias("contract"),
-        series(texts(contracts.declarer[rows], _SEAT_VIEWS, contract)).alias("declarer"),
+        series(named(contracts.declarer[rows], SEATS, contract)).alias("declarer"),
         series(pa.array(taken[rows], type=pa.int64(), mask=taken[rows] < 0)).alias("tricks"),
-        series(texts(lead, _CARD_VIEWS, lead >= 0)).alias("lead"),
-        _lists(calls, rows, _CALL_VIEWS).alias("auction"),
-        _lists(cards, rows, _CARD_VIEWS).alias("play"),
+        series(named(lead, CARD_NAMES, lead >= 0)).alias("lead"),
+        _lists(calls, rows, CALL_NAMES).alias("auction"),
+        _lists(cards, rows, CARD_NAMES).alias("play"),
         published.alias("published"),
         _pairs(people, _NORTH, _SOUTH, rows).alias("ns_players"),
         _pairs(people, _EAST, _WEST, rows).alias("ew_players"),

@@ -24,7 +24,7 @@ import polars as pl
 import pyarrow as pa
 from numpy.lib.stride_tricks import sliding_window_view
 
-from parsers.arrow import series
+from parsers.arrow import INLINE, named, series
 from parsers.declined import Declined as Declined
 from parsers.declined import require as require
 
@@ -277,8 +277,7 @@ class Names:
                                      [None, pa.py_buffer(views), pa.py_buffer(self.text)])
 
 
-_INLINE = 12  # a string view holds a text of up to 12 bytes itself
-_PREFIXES = np.tri(_INLINE + 1, _INLINE, -1, dtype=np.uint8)  # row n: n ones, then zeros
+_PREFIXES = np.tri(INLINE + 1, INLINE, -1, dtype=np.uint8)  # row n: n ones, then zeros
 
 
 def string_views(data: Bytes, start: Ints, length: Ints) -> pa.Array:
@@ -299,33 +298,12 @@ def views(data: Bytes, start: Ints, length: Ints) -> Ints:
     views = np.zeros((start.size, 4), dtype=np.int32)
     views[:, 0] = length
     # (Masks from a table: comparing with a 12-wide row is slow, numpy's inner loops being 12 long.)
-    views.view(np.uint8)[:, 4:] = window(data, start, _INLINE) * np.take(
-        _PREFIXES, np.minimum(length, _INLINE), axis=0)
-    long = np.flatnonzero(length > _INLINE)
+    views.view(np.uint8)[:, 4:] = window(data, start, INLINE) * np.take(
+        _PREFIXES, np.minimum(length, INLINE), axis=0)
+    long = np.flatnonzero(length > INLINE)
     views[long, 2] = 0
     views[long, 3] = start[long]
     return views
-
-
-def short_views(names: tuple[str, ...]) -> Bytes:
-    """The Arrow string view of each of `names` (each at most 12 bytes, so held inline), 16 bytes a row."""
-    out = np.zeros((len(names), 16), dtype=np.uint8)
-    for row, name in zip(out, names, strict=True):
-        data = name.encode()
-        row[:4] = np.frombuffer(np.array(len(data), dtype="<i4").tobytes(), dtype=np.uint8)
-        row[4:4 + len(data)] = np.frombuffer(data, dtype=np.uint8)
-    return out
-
-
-def texts(codes: Ints, views: Bytes, valid: Bools | None = None) -> pa.Array:
-    """Codes as an Arrow string array of the names whose `short_views` are `views`, null where not `valid`.
-
-    Views of short names are the names themselves, so this is one gather (`np.take` along the
-    rows: fancy indexing `views[codes]` is ~10x slower on rows of bytes).
-    """
-    picked = np.take(views, codes if valid is None else np.where(valid, codes, 0), axis=0)
-    bitmap = None if valid is None else pa.py_buffer(np.packbits(valid, bitorder="little"))
-    return pa.Array.from_buffers(pa.string_view(), codes.size, [bitmap, pa.py_buffer(picked)])
 
 
 def per_board(toks: Tokens, picked: Ints) -> Ints:
@@ -349,13 +327,10 @@ def by_board(counts: Ints, values: Ints, width: int) -> Ints:
     return out.reshape(boards, width)
 
 
-_VULNERABILITY_VIEWS = short_views(_VULNERABILITIES)
-
-
 def vulnerabilities(toks: Tokens) -> pl.Series:
     """Each board's vulnerability as `Vulnerability` values (`sv`); null where the board does not say."""
     sv = toks.of("sv")
     letters = _VULNERABILITY_OF[toks.raw[toks.key_end[sv] + 1]]
     require(bool((toks.length[sv] == 1).all() and (letters >= 0).all()), "a vulnerability that is none")
     codes = by_board(per_board(toks, sv), letters, width=1)[:, 0]
-    return series(texts(codes, _VULNERABILITY_VIEWS, codes >= 0)).alias("vulnerability")
+    return series(named(codes, _VULNERABILITIES, codes >= 0)).alias("vulnerability")

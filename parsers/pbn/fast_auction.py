@@ -14,6 +14,7 @@ from __future__ import annotations
 import numpy as np
 import polars as pl
 
+from parsers.arrow import named
 from parsers.bridge.auction_arrays import PASS_CALL, Contracts, Ints
 from parsers.bridge.auction_arrays import read_auctions as check_auctions
 from parsers.bridge.calls import BIDS, DOUBLE, PASS, REDOUBLE
@@ -27,7 +28,6 @@ from parsers.pbn.fast_bytes import (
     Vocabulary,
     WordArray,
     list_column,
-    named,
     run_starts,
 )
 from parsers.pbn.fast_deals import seat_codes

@@ -2,14 +2,13 @@
 
 Every stage of the fast path reads the UTF-8 bytes of the file, never Python strings: `Source` holds
 them with the position of every line, unaligned views to read 2 or 8 bytes at any position in one
-gather, and `string_column`/`named`/`list_column` turn positions and codes into polars String
+gather, and `string_column`/`list_column` (and `parsers.arrow.named`) turn positions and codes into polars String
 columns through Arrow string views (16 bytes a string, pointing into the text or holding the string
 itself), so no string is built or copied one at a time.
 """
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -19,6 +18,7 @@ import numpy.typing as npt
 import polars as pl
 import pyarrow as pa
 
+from parsers.arrow import INLINE
 from parsers.arrow import series as arrow_series
 from parsers.declined import Declined as Declined
 
@@ -31,8 +31,6 @@ Codes = npt.NDArray[np.integer[Any]]
 
 PADDING = 16
 """Bytes after the text (a line feed, then zeros) so that 8-byte reads near its end stay in the buffer."""
-INLINE = 12
-"""Strings up to this many bytes sit in their Arrow view; longer ones point into a data buffer."""
 _OFFSET_LIMIT = 1 << 31
 MASKS = np.array([(1 << (8 * count)) - 1 for count in range(9)], dtype=np.uint64)
 """Byte count (0-8) -> mask keeping that many low (first) bytes of a little-endian word."""
@@ -216,25 +214,6 @@ def row_strings(rows: ByteArray) -> pl.Series:
 def view_column(found: WordArray, source: Source | None, valid: BoolArray | None = None) -> pl.Series:
     """A String column from Arrow string views pointing into `source` (null where not `valid`)."""
     return string_series(_arrow_views(found, valid, None if source is None else source.data))
-
-
-def named(codes: Codes, names: tuple[str, ...]) -> pa.Array:
-    """The names of `codes` (indices into `names`, each at most `INLINE` bytes) as an Arrow string array."""
-    found = np.take(_name_views(names), codes.astype(np.intp), axis=0)  # (much faster than indexing rows)
-    return _arrow_views(found, None, None)
-
-
-@functools.cache
-def _name_views(names: tuple[str, ...]) -> WordArray:
-    """The Arrow string view of each name, the name inline in it."""
-    table = np.zeros((len(names), 16), dtype=np.uint8)
-    for row, name in enumerate(names):
-        encoded = name.encode("utf-8")
-        if len(encoded) > INLINE:
-            raise ValueError(f"{name!r} is too long to sit in its view")
-        table[row, 0] = len(encoded)
-        table[row, 4:4 + len(encoded)] = np.frombuffer(encoded, dtype=np.uint8)
-    return table.view("<u8")
 
 
 def list_column(values: pa.Array, offsets: IntArray) -> pl.Series:

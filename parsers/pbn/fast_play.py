@@ -14,6 +14,7 @@ from __future__ import annotations
 import numpy as np
 import polars as pl
 
+from parsers.arrow import named
 from parsers.bridge.play_arrays import CARD_NAMES, Cards, played_order, replay
 from parsers.pbn.fast_auction import CONTRACTS
 from parsers.pbn.fast_bytes import (
@@ -22,7 +23,6 @@ from parsers.pbn.fast_bytes import (
     Lines,
     Source,
     list_column,
-    named,
     string_series,
     tokens,
 )

@@ -21,6 +21,7 @@ import parsers.pbn as pbn
 from benchmarks.boards import SEATS, Board, boards, to_pbn
 from models.cards import Seat
 from models.diagnostics import Severity
+from parsers.arrow import named
 from parsers.bridge.cards import trick_winner
 from parsers.columnar import ColumnarFile, assert_same, columnar_from_parsed
 from parsers.pbn.fast_bytes import (
@@ -28,7 +29,6 @@ from parsers.pbn.fast_bytes import (
     Source,
     Vocabulary,
     list_column,
-    named,
     string_column,
     tokens,
     view_column,
