@@ -120,7 +120,7 @@ def _in_process(fmt: str, path: Path, runs: int) -> None:
     from pipelines.ingest import read_columnar
 
     data = path.read_bytes()
-    ours = _best(runs, lambda: read_columnar(data, path.name))
+    ours = best_seconds(runs, lambda: read_columnar(data, path.name))
     from endplay.parsers import lin, pbn
 
     peer_module = pbn if fmt == "pbn" else lin
@@ -129,12 +129,13 @@ def _in_process(fmt: str, path: Path, runs: int) -> None:
         with path.open(encoding="utf-8") as handle:
             peer_module.load(handle)
 
-    theirs = _best(runs, peer)
+    theirs = best_seconds(runs, peer)
     print(f"  in process, warm, best of {runs}: our reader {ours:.2f} s, endplay's parse {theirs:.2f} s "
           f"({theirs / ours:.1f}x)")
 
 
-def _best(runs: int, work: Callable[[], object]) -> float:
+def best_seconds(runs: int, work: Callable[[], object]) -> float:
+    """The least time of `runs` runs of `work`, after one untimed run (in process, warm)."""
     work()
     times = []
     for _ in range(runs):

@@ -3,7 +3,7 @@
 For PBN and LIN files of 1 to 1,024 boards from the second generators (`benchmarks.wild_pbn`,
 `benchmarks.wild_lin`), prints the careful reader's time with its records turned into frames, the
 fast path's time, and which of the two `pipelines.ingest.read_columnar` now uses. In process and
-warm, best of five: the figure compared is the reading alone, which is all the choice changes (a
+warm, best of five after one untimed run: the figure compared is the reading alone, which is all the choice changes (a
 command's start-up is the same either way).
 
     .venv/bin/python -m benchmarks.reader_crossover [--seed 3] [--runs 5]
@@ -13,23 +13,13 @@ from __future__ import annotations
 
 import argparse
 import logging
-import time
-from collections.abc import Callable
 
 from benchmarks import wild_lin, wild_pbn
+from benchmarks.ingest_vs_endplay import best_seconds
 from parsers.columnar import columnar_from_parsed
 from parsers.formats import READERS, Reader
 
 SIZES = (1, 4, 16, 32, 64, 128, 256, 1024)
-
-
-def _best(run: Callable[[], object], runs: int) -> float:
-    times = []
-    for _ in range(runs):
-        started = time.perf_counter()
-        run()
-        times.append(time.perf_counter() - started)
-    return min(times)
 
 
 def _line(reader: Reader, boards: int, data: bytes, runs: int) -> str:
@@ -37,8 +27,8 @@ def _line(reader: Reader, boards: int, data: bytes, runs: int) -> str:
     fast_path = reader.loads_columnar
     assert fast_path is not None
     source = f"w{reader.suffix}"
-    careful = _best(lambda: columnar_from_parsed(reader.loads(data, source=source)), runs)
-    fast = _best(lambda: fast_path(data, source=source), runs)
+    careful = best_seconds(runs, lambda: columnar_from_parsed(reader.loads(data, source=source)))
+    fast = best_seconds(runs, lambda: fast_path(data, source=source))
     taken = fast_path(data, source=source) is not None
     chosen = "fast path" if taken and len(data) >= reader.columnar_from else "careful"
     return (f"  {boards:5d} boards {len(data):9,d} bytes: careful + frames {careful * 1000:7.1f} ms, "
