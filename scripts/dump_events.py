@@ -8,7 +8,9 @@ names each file whose events changed.
 
 Three modes, each its own output file:
 
-- `ingest`: what `bridgeledger ingest FILE` appends (the fast path where it vouches for the file);
+- `ingest`: what `bridgeledger ingest FILE` appends, with the fast path tried on every file (the
+  command leaves files under `Reader.columnar_from` to the careful reader, which gives the same
+  events; here the fast path is checked on every file it vouches for);
 - `careful`: the same with the vectorised fast path switched off, so every file goes through the
   careful reader (`parse_bytes`) and `columnar_from_parsed`;
 - `strict`: `ingest --strict`.
@@ -57,6 +59,19 @@ def careful_only() -> Callable[..., Any]:
     return read
 
 
+def fast_at_every_size() -> Callable[[str], Any]:
+    """`reader_for` with each fast path tried whatever the file's size."""
+    import dataclasses
+
+    chosen = ingest.reader_for
+
+    def reader_for(name: str) -> Any:
+        reader = chosen(name)
+        return None if reader is None else dataclasses.replace(reader, columnar_from=0)
+
+    return reader_for
+
+
 def dump_file(path: Path, label: str, strict: bool, store_path: Path) -> Iterator[dict[str, Any]]:
     """The JSON lines of one file ingested alone into a fresh store at `store_path`."""
     store = EventStore(store_path)
@@ -75,9 +90,11 @@ def dump_file(path: Path, label: str, strict: bool, store_path: Path) -> Iterato
 
 def dump(mode: str, files: list[Path], out: Path) -> None:
     """Write `out/<mode>.jsonl` for `files`."""
-    original = ingest.read_columnar
+    original, original_reader_for = ingest.read_columnar, ingest.reader_for
     if mode == "careful":
         ingest.read_columnar = careful_only()
+    if mode == "ingest":
+        ingest.reader_for = fast_at_every_size()
     try:
         with tempfile.TemporaryDirectory() as scratch, (out / f"{mode}.jsonl").open("w") as sink:
             for index, path in enumerate(files):
@@ -86,7 +103,7 @@ def dump(mode: str, files: list[Path], out: Path) -> None:
                 for line in dump_file(path, label, mode == "strict", Path(scratch) / f"{index}.duckdb"):
                     sink.write(json.dumps(line, sort_keys=True, ensure_ascii=False) + "\n")
     finally:
-        ingest.read_columnar = original
+        ingest.read_columnar, ingest.reader_for = original, original_reader_for
 
 
 def compare(out: Path, oracle: Path) -> int:
