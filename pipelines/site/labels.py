@@ -25,6 +25,7 @@ ENGLISH: dict[str, str] = {
     "artificial adjusted score (Law 12C2)", "weighted_note": "weighted score (Law 12C1(c))",
     "corrected_note": "corrected after publication (see the audit)", "passed": "Passed out",
     "log_position": "Scored from the event log up to this session's latest fact, position",
+    "scored_with_session": "Scored with the session: its page names the log position",
     "as_of": "as of", "no_events": "No events yet.",
     "running_plot": "Running percentage through the session", "distribution_plot": "Scores on this board",
     "datum": "Datum", "tie": "tied", "method": "Scoring", "sitting": "Sat", "none": "None", "both": "All",

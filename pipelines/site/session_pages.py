@@ -73,13 +73,19 @@ def _shared(data: SessionData, words: Mapping[str, str]) -> Row:
             "contestant_label": words["team"] if team else words["pair"]}
 
 
-def _base(shared: Row, title: str, extra_crumb: str | None = None) -> Row:
-    """What base.html needs, for a page of this session."""
+def _base(shared: Row, title: str, extra_crumb: str | None = None, *, position: bool = False) -> Row:
+    """What base.html needs, for a page of this session.
+
+    Only the session's own page and its audit name the log position the session was scored at
+    (`position`): a traveller or score card points to the session page for it. Every correction
+    moves that position, and a page that showed it would be rendered and rewritten after any
+    correction of any board, its own content the same."""
     crumbs = list(shared["crumbs"])
     if extra_crumb:
         crumbs.append({"text": extra_crumb, "href": ""})
+    session = shared["session"] if position else {k: v for k, v in shared["session"].items() if k != "position"}
     return {"lang": shared["lang"], "t": shared["words"], "root": ROOT, "crumbs": crumbs, "title": title,
-            "event": shared["event"], "session": shared["session"], "unit": shared["unit"],
+            "event": shared["event"], "session": session, "unit": shared["unit"],
             "contestant_label": shared["contestant_label"]}
 
 
@@ -89,7 +95,7 @@ def _session_page(data: SessionData, names: Names, keys: list[tuple[str, int]], 
     for group in groups:
         group["direction_label"] = direction_label(group["direction"], words)
     matches = match_rows(data, names)
-    context = _base(shared, f"{data.event.name} · {session_name(data.info, words)}")
+    context = _base(shared, f"{data.event.name} · {session_name(data.info, words)}", position=True)
     context["crumbs"] = [shared["crumbs"][0], {"text": session_name(data.info, words), "href": ""}]
     return render("session.html", **context, groups=groups, matches=matches,
                   vp_table=vp_table(matches) if matches else None,
@@ -160,7 +166,7 @@ def _downloads(data: SessionData) -> dict[str, bytes]:
 
 def _audit_files(audit: pl.DataFrame, shared: Row) -> dict[str, bytes]:
     words = shared["words"]
-    context = _base(shared, words["audit"], words["audit"])
+    context = _base(shared, words["audit"], words["audit"], position=True)
     return {
         "audit.csv": neutralised(audit).write_csv(float_precision=2).encode(),
         "audit.html": render("audit.html", **context, columns=AUDIT_COLUMNS, rows=audit.to_dicts()),

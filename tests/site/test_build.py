@@ -107,6 +107,14 @@ def test_a_rebuild_renders_only_the_pages_whose_inputs_changed(two_sessions: Eve
     assert f"e-{EVENT}/s-2/plots/board-A-3.svg" in report.written
     assert f"e-{EVENT}/s-2/plots/board-A-5.svg" in report.written
     assert f"e-{EVENT}/s-2/plots/board-A-4.svg" not in report.written
+    # Travellers of other boards are the same bytes: only the session's own page and its audit name
+    # the log position, which the correction moved; a traveller points to the session page for it.
+    assert f"e-{EVENT}/s-2/board-A-3.html" in report.written
+    assert f"e-{EVENT}/s-2/board-A-4.html" not in report.written
+    position = str(report_position(site / f"e-{EVENT}/s-2/index.html"))
+    assert position == str(two_sessions.head())
+    footer = (site / f"e-{EVENT}/s-2/board-A-4.html").read_text().split("<footer>")[1]
+    assert footer.startswith('<a href="index.html">') and not any(c.isdigit() for c in footer)
     monkeypatch.setattr(session_pages, "distribution_plot", original)
     build_site(two_sessions, tmp_path / "fresh")  # from nothing: every page rendered
     kept, fresh = _files(site), _files(tmp_path / "fresh")
@@ -258,3 +266,9 @@ def test_language_and_time_zone_come_from_the_conditions(sample_site: SampleSite
     assert '<time datetime="2026-11-22T05:30+09:00">2026-11-22 05:30 JST</time>' in page  # 21:30 CET
     with pytest.raises(ValueError, match="unknown time zone"):
         ConditionsOfContest.model_validate({"timezone": "Mars/Olympus"})
+
+
+def report_position(page: Path) -> int:
+    """The log position a session page's footer names."""
+    footer = page.read_text().split("<footer>")[1].split("</footer>")[0]
+    return int(footer.rsplit(" ", 1)[1])
