@@ -94,8 +94,10 @@ def audit_rows(edition: ScoredEdition, event_id: str, session_id: str,
     """
     projection = edition.projection
     in_session = (pl.col("event_id") == event_id) & (pl.col("session_id") == session_id)
-    before_scores, _ = score_results(projection, _rulings_only(projection.original_results, projection))
-    before = _table_view(projection.original_results.filter(in_session), before_scores, "before")
+    # A session's board scores are its own tables' alone, so only its results are scored again.
+    original = projection.original_results.filter(in_session)
+    before_scores, _ = score_results(projection, _rulings_only(original, projection).filter(in_session))
+    before = _table_view(original, before_scores, "before")
     after = _table_view(edition.projection.results.filter(in_session), edition.board_scores, "after")
     corrections = _correction_rows(projection.corrections.filter(in_session)) \
         if projection.corrections.height else None
