@@ -60,8 +60,10 @@ def contested_tables(store: EventStore, stream: str, source: str, results: pl.Da
     inside = mine.with_columns(_arts=pl.col("artificial").sum().over(_KEYS), _n=pl.len().over(_KEYS)).filter(
         pl.struct(_KEYS).is_first_distinct().not_())
     # Of a table's claims the one that stands is named: an artificial score stands over a result.
-    held = claimed_tables(store, stream).sort("artificial", maintain_order=True).unique(_KEYS, keep="last")
-    across = mine.join(held, on=_KEYS, how="inner", suffix="_held")
+    held = claimed_tables(store, stream).sort("artificial", maintain_order=True).unique(
+        _KEYS, keep="last", maintain_order=True)
+    # In the file's order: which claims are named, and in what order, is part of the logged event.
+    across = mine.join(held, on=_KEYS, how="inner", suffix="_held", maintain_order="left")
     names = _file_names(store, across["sha256"].unique().to_list()) if across.height else {}
     found = [_warning(source, row["line"], f"board {row['board']}{_section(row['section'])} table "
                       f"{row['table_id']!r} already has {_kind(row['artificial_held'])} from "

@@ -7,6 +7,8 @@ result from the standings exactly as two results do.
 
 from __future__ import annotations
 
+import pytest
+
 from pipelines.claims import replaced_results
 from pipelines.ingest import IngestReport, ingest_bytes
 from pipelines.projections import score_store
@@ -75,3 +77,27 @@ def test_a_directors_ruling_is_not_a_claim(store: EventStore) -> None:
     again = _ingest(store, "again.csv", "e,1,2,A,1,1,1,4S,N,10")
     assert again.contested == 0
     assert replaced_results(store, store.head()) == 0
+
+
+def test_claims_are_listed_in_file_order_the_same_every_time(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """A re-sent traveller claims every table again: the first twenty claims in the file's order are
+    named (the rest counted), and the diagnostics, part of the logged event, are the same bytes each
+    time the same files are ingested (the join that finds them once returned its rows in any order)."""
+
+    def traveller(tricks: int) -> list[str]:
+        return [f"e,1,{board},A,{table},{table},{table},4S,N,{tricks}"
+                for board in range(1, 21) for table in range(1, 21)]
+
+    rows = traveller(10)
+    payloads = []
+    for attempt in range(3):
+        store = EventStore(tmp_path_factory.mktemp(f"claims{attempt}") / "log.duckdb")
+        _ingest(store, "first.csv", *rows)
+        again = _ingest(store, "again.csv", *traveller(9))
+        assert again.contested == len(rows)
+        listed = _claims(again)
+        assert [line for line, _ in listed] == [*range(2, 22), 0]
+        assert listed[0][1].startswith("board 1 (section A) table '1' already has a result from first.csv")
+        assert listed[-1][1].startswith(f"... and {len(rows) - 20} more")
+        payloads.append([e.payload for e in store.read(types=["SourceFileIngested"])])
+    assert payloads[0] == payloads[1] == payloads[2]
