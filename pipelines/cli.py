@@ -64,8 +64,7 @@ def ingest(
     at: Annotated[str | None, typer.Option(help="When the results happened (ISO time with zone)")] = None,
 ) -> None:
     """Append each file's facts to the event log, one transaction per file."""
-    from pipelines.ingest import IngestOptions, IngestRejected, ingest_file
-    from pipelines.store import StoreError
+    from pipelines.ingest import IngestOptions, IngestRejected, ingest_files
 
     event_store = open_store(store)
     now = datetime.now(UTC)
@@ -73,15 +72,15 @@ def ingest(
                             occurred_at=parse_time(at) if at else None)
     failed = 0
     with _progress(len(paths)) as advance:
-        for path in paths:
-            try:
-                _print_ingest(ingest_file(event_store, path, recorded_at=now, options=options))
-            except IngestRejected as exc:
+        for path, outcome in ingest_files(event_store, paths, recorded_at=now, options=options):
+            if isinstance(outcome, IngestRejected):
                 failed += 1
-                errors.print(f"[red]rejected[/red] {shown(str(exc))}")
-            except (OSError, StoreError) as exc:
+                errors.print(f"[red]rejected[/red] {shown(str(outcome))}")
+            elif isinstance(outcome, Exception):
                 failed += 1
-                errors.print(f"[red]error[/red] {shown(str(path))}: {shown(str(exc))}")
+                errors.print(f"[red]error[/red] {shown(str(path))}: {shown(str(outcome))}")
+            else:
+                _print_ingest(outcome)
             advance()
     if failed:
         raise typer.Exit(1)

@@ -266,6 +266,11 @@ class EventStore:
                 self._held = None
                 del _SESSIONS[key]
 
+    def _has_events(self, con: duckdb.DuckDBPyConnection) -> bool:
+        """Whether the log's table exists. A session's connection was opened by `writer`, which
+        creates it; asking the catalog cost a few milliseconds a call, three calls a file ingested."""
+        return con is self._lent() or _has_events_table(con)
+
     def _lent(self) -> duckdb.DuckDBPyConnection | None:
         """The session connection this store lends: its own, or one this thread holds on the same file."""
         if self._held is not None:
@@ -376,7 +381,7 @@ class EventStore:
         if not self.exists():
             return 0
         with self.reader() as con:
-            if not _has_events_table(con):
+            if not self._has_events(con):
                 return 0
             rows = con.execute("SELECT coalesce(max(position), 0) FROM events").fetchall()
             return int(rows[0][0])
@@ -386,7 +391,7 @@ class EventStore:
         if not self.exists():
             return None
         with self.reader() as con:
-            if not _has_events_table(con):
+            if not self._has_events(con):
                 return None
             rows = con.execute("SELECT position, hash FROM events ORDER BY position DESC LIMIT 1").fetchall()
         return Head(int(rows[0][0]), str(rows[0][1])) if rows else None
@@ -396,7 +401,7 @@ class EventStore:
         if not self.exists():
             return 0
         with self.reader() as con:
-            if not _has_events_table(con):
+            if not self._has_events(con):
                 return 0
             return _current_versions(con, [stream_id]).get(stream_id, 0)
 
@@ -409,7 +414,7 @@ class EventStore:
             return []
         query, params = _select_events(types, up_to, stream_id)
         with self.reader() as con:
-            if not _has_events_table(con):
+            if not self._has_events(con):
                 return []
             rows = con.execute(query, params).fetchall()
         events = []
@@ -432,7 +437,7 @@ class EventStore:
             raise StoreMissing(f"no event store at {self.path}")
         anchor = read_anchor(self.path)
         with self.reader() as con:
-            if not _has_events_table(con):
+            if not self._has_events(con):
                 if anchor is not None:
                     return VerifyReport(0, anchor.position, _shorter(anchor, "the anchor file", "has no events table"))
                 return VerifyReport(0, None, None)
@@ -645,12 +650,20 @@ def _has_events_table(con: duckdb.DuckDBPyConnection) -> bool:
 def _current_versions(con: duckdb.DuckDBPyConnection, stream_ids: Sequence[str]) -> dict[str, int]:
     if not stream_ids:
         return {}
-    rows = con.execute(
-        "SELECT stream_id, max(stream_version) FROM events WHERE stream_id IN (SELECT unnest(?))"
-        " GROUP BY stream_id",
-        [list(stream_ids)],
-    ).fetchall()
+    if len(stream_ids) <= _LISTED_STREAMS:
+        # Listed as literals, the streams are a filter DuckDB checks against each row group's
+        # min/max; a list parameter is joined, a scan of the whole column (3-16 ms, not 1-4, on
+        # ten million events).
+        where, params = f"stream_id IN ({', '.join('?' for _ in stream_ids)})", list[object](stream_ids)
+    else:
+        where, params = "stream_id IN (SELECT unnest(?))", [list(stream_ids)]
+    rows = con.execute(f"SELECT stream_id, max(stream_version) FROM events WHERE {where} GROUP BY stream_id",
+                       params).fetchall()
     return {stream: int(version) for stream, version in rows}
+
+
+_LISTED_STREAMS = 64
+"""Up to this many streams, `_current_versions` lists them in its query; beyond, it joins a list."""
 
 
 def _select_events(types: Sequence[str] | None, up_to: int | None,

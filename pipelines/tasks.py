@@ -7,10 +7,10 @@ ingesting a file twice is a no-op, and scoring reads a fixed log position, never
 from __future__ import annotations
 
 import logging
+from contextlib import closing
 from datetime import UTC, datetime
-from pathlib import Path
 
-from pipelines.ingest import IngestOptions, ingest_file
+from pipelines.ingest import IngestOptions, ingest_files
 from pipelines.live import export_tables, refresh
 from pipelines.store import EventStore, StoreError
 
@@ -21,12 +21,17 @@ STORE_POOL = "bridgeledger_store"
 
 
 def ingest_paths(store_path: str, paths: list[str], *, strict: bool = False) -> int:
-    """Ingest each file (one transaction each); return the log position after the last append."""
+    """Ingest each file (one transaction each); return the log position after the last append.
+    A file refused or unreadable fails the task, after the files before it are in."""
     store = EventStore(store_path)
     recorded_at = datetime.now(UTC)  # the edge: when the files reached us
-    for path in sorted(paths):
-        report = ingest_file(store, Path(path), recorded_at=recorded_at, options=IngestOptions(strict=strict))
-        log.info("%s: %d events (already ingested: %s)", path, report.events, report.already_ingested)
+    # Closed before a failure propagates: the connection the files share is let go of at once.
+    with closing(ingest_files(store, sorted(paths), recorded_at=recorded_at,
+                              options=IngestOptions(strict=strict))) as outcomes:
+        for path, outcome in outcomes:
+            if isinstance(outcome, Exception):
+                raise outcome
+            log.info("%s: %d events (already ingested: %s)", path, outcome.events, outcome.already_ingested)
     return store.head()
 
 

@@ -1,0 +1,130 @@
+"""Many files in one call (`pipelines.ingest.ingest_files`): one connection shared while it is short.
+
+BBO sends a tournament as hundreds of one-board files; opening and closing the store for each cost
+a third of its ingest. The files share one connection until the hold time runs out, each still in
+its own transaction, and each file's outcome is its own.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+import pipelines.store as store_module
+from pipelines.ingest import IngestOptions, IngestRejected, IngestReport, ingest_file, ingest_files
+from pipelines.store import EventStore, StoreBusy
+from tests.conftest import RECORDED_AT
+
+HEADER = "event,session,board,section,table,ns,ew,contract,declarer,result\n"
+
+
+def _travellers(folder: Path, count: int) -> list[Path]:
+    """`count` one-board CSV files of one session, each a different table."""
+    paths = []
+    for table in range(1, count + 1):
+        path = folder / f"t{table:02d}.csv"
+        path.write_text(HEADER + f"e,1,1,A,{table},{table},{table + 50},4S,N,{8 + table % 4}\n")
+        paths.append(path)
+    return paths
+
+
+class _Ticks:
+    """A clock that moves one second each time it is read."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        self.now += 1.0
+        return self.now
+
+
+@pytest.fixture
+def opens(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[bool]]:
+    """Every connection opened to a store file (True when read-only)."""
+    opened: list[bool] = []
+    attach = store_module._attach
+
+    def counting(path: Path, read_only: bool) -> object:
+        opened.append(read_only)
+        return attach(path, read_only)
+
+    monkeypatch.setattr(store_module, "_attach", counting)
+    yield opened
+
+
+def test_files_share_one_connection_and_give_the_events_of_one_call_each(
+        tmp_path: Path, opens: list[bool]) -> None:
+    paths = _travellers(tmp_path, 8)
+    shared = EventStore(tmp_path / "shared.duckdb")
+    outcomes = list(ingest_files(shared, paths, recorded_at=RECORDED_AT))
+    assert len(opens) == 1 and opens == [False]
+    assert [path for path, _ in outcomes] == paths
+    reports = [outcome for _, outcome in outcomes]
+    assert all(isinstance(r, IngestReport) and not r.already_ingested for r in reports)
+    alone = EventStore(tmp_path / "alone.duckdb")
+    for path in paths:
+        ingest_file(alone, path, recorded_at=RECORDED_AT)
+    assert _events(shared) == _events(alone)
+    assert len(_events(shared)) == shared.head() == sum(r.events for r in reports if isinstance(r, IngestReport))
+    assert shared.verify().first_bad_position is None
+
+
+def test_the_connection_is_let_go_when_the_hold_time_runs_out(tmp_path: Path, opens: list[bool]) -> None:
+    paths = _travellers(tmp_path, 5)
+    store = EventStore(tmp_path / "log.duckdb")
+    # The clock reads once when the connection opens and once after each file, one second a read:
+    # held for two seconds, a connection takes two files (5 files: 3 connections).
+    outcomes = list(ingest_files(store, paths, recorded_at=RECORDED_AT, hold_seconds=2.0, clock=_Ticks()))
+    assert len(opens) == 3
+    assert [type(outcome) for _, outcome in outcomes] == [IngestReport] * 5
+    assert store.head() == sum(outcome.events for _, outcome in outcomes if isinstance(outcome, IngestReport))
+
+
+def test_a_refused_file_does_not_stop_the_others(tmp_path: Path) -> None:
+    good = _travellers(tmp_path, 2)
+    broken = tmp_path / "broken.csv"
+    broken.write_text(HEADER + "e,1,1,A,9,9,59,4S,N,eleven\n")
+    missing = tmp_path / "missing.csv"
+    store = EventStore(tmp_path / "log.duckdb")
+    outcomes = dict(ingest_files(store, [good[0], broken, missing, good[1]], recorded_at=RECORDED_AT,
+                                 options=IngestOptions(strict=True)))
+    assert isinstance(outcomes[broken], IngestRejected)
+    assert isinstance(outcomes[missing], FileNotFoundError)
+    assert all(isinstance(outcomes[path], IngestReport) for path in good)
+    sources = {e.payload["name"] for e in store.read(types=["SourceFileIngested"])}
+    assert sources == {"t01.csv", "t02.csv"}
+
+
+def test_a_busy_store_is_reported_for_each_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    paths = _travellers(tmp_path, 3)
+    store = EventStore(tmp_path / "log.duckdb", busy_timeout=0.1)
+
+    def busy(path: Path, read_only: bool) -> object:
+        raise StoreBusy(f"{path} is busy")
+
+    monkeypatch.setattr(store_module, "_attach", busy)
+    outcomes = list(ingest_files(store, paths, recorded_at=RECORDED_AT))
+    assert [path for path, _ in outcomes] == paths
+    assert all(isinstance(outcome, StoreBusy) for _, outcome in outcomes)
+
+
+def test_a_caller_that_stops_early_lets_go_of_the_connection(tmp_path: Path) -> None:
+    paths = _travellers(tmp_path, 3)
+    store = EventStore(tmp_path / "log.duckdb")
+    outcomes = ingest_files(store, paths, recorded_at=RECORDED_AT)
+    next(outcomes)
+    outcomes.close()
+    other = EventStore(tmp_path / "log.duckdb", busy_timeout=0.5)  # the write lock is free again
+    with other.writer() as con:
+        names = [row[0] for row in con.execute("SELECT payload->>'$.name' FROM events"
+                                               " WHERE type = 'SourceFileIngested'").fetchall()]
+    assert names == ["t01.csv"]
+
+
+def _events(store: EventStore) -> list[tuple[object, ...]]:
+    with store.reader() as con:
+        return con.execute("SELECT position, stream_id, stream_version, type, payload::VARCHAR FROM events"
+                           " ORDER BY position").fetchall()
