@@ -76,7 +76,8 @@ def decide_corrections(corrections: pl.DataFrame, windows: pl.DataFrame,
                                 director=pl.col("director"), statement=pl.col("statement")).unique(
         "correction_id", keep="first", maintain_order=True)
     framed = corrections.join(windows.select(*_SESSION, "published_us", "deadline_us"), on=_SESSION,
-                              how="left").join(approved, on="correction_id", how="left")
+                              how="left", maintain_order="left").join(approved, on="correction_id", how="left",
+                                                                      maintain_order="left")
     # Raised before the official score was available (whether or not it has been published since):
     # an ordinary fix, which Law 79C does not govern.
     unpublished = pl.col("published_us").is_null() | (pl.col("occurred_us") < pl.col("published_us"))
@@ -97,7 +98,7 @@ def decide_corrections(corrections: pl.DataFrame, windows: pl.DataFrame,
 def decide_rulings(rulings: pl.DataFrame, windows: pl.DataFrame) -> pl.DataFrame:
     """Director's rulings with their Law 92B window and whether they stand."""
     framed = rulings.join(windows.select(*_SESSION, "published_us", "appeal_deadline_us"), on=_SESSION,
-                          how="left")
+                          how="left", maintain_order="left")
     no_request_time = pl.col("requested_us").is_null()
     unpublished = pl.col("published_us").is_null() | (pl.col("requested_us") < pl.col("published_us"))
     inside = pl.col("requested_us") < pl.col("appeal_deadline_us")

@@ -427,7 +427,8 @@ def read_tables(store: EventStore, sessions: pl.DataFrame | None = None) -> tupl
 
 
 def read_table(store: EventStore, name: str, sessions: pl.DataFrame | None = None) -> pl.DataFrame:
-    """`board_scores` or `standings` from the projection tables (of `sessions` only, when given)."""
+    """`board_scores` or `standings` from the projection tables (of `sessions` only, when given), in
+    the published order (`canonical_order`)."""
     schema = BOARD_SCHEMA if name == "board_scores" else STANDING_SCHEMA
     with store.reader() as con:
         if sessions is None:
@@ -436,7 +437,9 @@ def read_table(store: EventStore, name: str, sessions: pl.DataFrame | None = Non
             rows = frame_of(con.sql(f"SELECT * FROM {_TABLES[name]} WHERE event_id IN (SELECT unnest(?))",
                                     params=[sessions["event_id"].unique().to_list()]))
             rows = rows.join(sessions.select("event_id", "session_id"), on=["event_id", "session_id"], how="semi")
-    return conform(rows, schema)
+    # DuckDB returns the rows of a table spanning several row groups in any order (a refresh
+    # deletes and inserts a tournament's rows): sorted, the same rows are the same frame.
+    return canonical_order(conform(rows, schema))
 
 
 def export_tables(store: EventStore, outdir: str | Path, *, batch_events: int = BATCH_EVENTS) -> dict[str, Path]:

@@ -136,15 +136,19 @@ def _present_players(sessions: pl.DataFrame, players: pl.DataFrame) -> pl.DataFr
     by_event = sessions.join(matched.filter(pl.col("_reg_session") == "").drop("_reg_session"), on=keys)
     direction_fits = (pl.col("_reg_direction").is_null() | (pl.col("direction") == "ALL")
                       | (pl.col("_reg_direction") == pl.col("direction")))
-    present = pl.concat([by_session, by_event], how="diagonal").filter(direction_fits)
+    present = pl.concat([by_session.with_columns(_by_event=pl.lit(False)),
+                         by_event.with_columns(_by_event=pl.lit(True))], how="diagonal").filter(direction_fits)
     once = [*UNIT_KEYS, "session_id", "contestant_id", "player_name"]
     # A player registered twice for one contestant (by session and for the event, or a file sent
     # again) is rare: when no two rows share a key hash, no two share the key, and the frame is
     # what `unique` would return, without sorting out a million string keys to find that.
     hashes = key_hash(present, once)
     if hashes.n_unique() < hashes.len():
-        return present.unique(once, keep="first", maintain_order=True)
-    return present
+        # The joins above give their rows in any order: the row kept is chosen by value (a session's
+        # registration before the event's, then by ids), the same in every run.
+        chosen = present.sort([*once, "_by_event", "original_id", "player_id"], nulls_last=True, maintain_order=True)
+        return chosen.unique(once, keep="first", maintain_order=True).drop("_by_event")
+    return present.drop("_by_event")
 
 
 def _team_share(rules: RuleSet) -> pl.Expr:

@@ -123,8 +123,9 @@ def weighted_rows(weighted: pl.DataFrame, boards: pl.DataFrame) -> pl.DataFrame:
         return weighted
     frame = with_vulnerability(weighted, boards).with_row_index("_w")
     scored = [_component_scores(frame, side) for side in ("ns_components", "ew_components")]
-    return frame.drop("ns_components", "ew_components").join(scored[0], on="_w", how="left").join(
-        scored[1], on="_w", how="left").drop("_w")
+    return frame.drop("ns_components", "ew_components").join(
+        scored[0], on="_w", how="left", maintain_order="left").join(
+        scored[1], on="_w", how="left", maintain_order="left").drop("_w")
 
 
 def _component_scores(frame: pl.DataFrame, side: str) -> pl.DataFrame:

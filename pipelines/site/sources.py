@@ -27,7 +27,7 @@ from functools import cached_property
 
 import polars as pl
 
-from pipelines.projections import ScoredEdition, score_store
+from pipelines.projections import ScoredEdition, canonical_order, score_store
 from pipelines.query_frames import frame_of
 from pipelines.replay import Projection, SessionKey, replay
 from pipelines.site.gather import EventInfo, events_of, of_event
@@ -146,8 +146,8 @@ class LiveSource:
         # The refresh that just rescored these events replayed them already; its replay holds the same
         # rows, and the rows it wrote are the tables' own.
         refreshed = self.replayed is not None and set(keys) <= self.replayed_sessions
-        if refreshed and self.written is not None:
-            board_scores, standings = (rows.join(wanted, on=["event_id", "session_id"], how="semi")
+        if refreshed and self.written is not None:  # in the order `read_tables` gives: the digests see it
+            board_scores, standings = (canonical_order(rows.join(wanted, on=["event_id", "session_id"], how="semi"))
                                        for rows in self.written)
         else:
             board_scores, standings = read_tables(self.store, wanted)

@@ -122,3 +122,20 @@ def test_a_member_below_the_share_gets_a_pro_rata_award_or_nothing() -> None:
     awarded = player_awards(unit_awards(units, inputs, strict), units, players, frame, strict)
     shares = dict(awarded.filter(pl.col("contestant_id") == "T1").select("player_id", "share").iter_rows())
     assert shares["p1"] == 1.0 and shares["p5"] == 0.0
+
+
+def test_a_player_registered_twice_keeps_the_same_row_whatever_order_the_rows_come_in() -> None:
+    # p1 sent again for T1's first session under another id: one row is kept per player and
+    # session, chosen by value (the ids), not by the order the joins happened to give.
+    units, inputs, players, frame = team_world(LINEUPS)
+    again = players.filter((pl.col("session_id") == "s1") & (pl.col("player_name") == "p1")).with_columns(
+        original_id=pl.lit("p1-again"), player_id=pl.lit("p1-again"))
+    rules = load_rules("wbf")
+    shown = []
+    for order in (pl.concat([players, again]), pl.concat([again, players]), pl.concat([players, again]).reverse()):
+        awarded = player_awards(unit_awards(units, inputs, rules), units, order, frame, rules)
+        shown.append(awarded.sort(pl.all()).rows())
+    assert shown[0] == shown[1] == shown[2]
+    t1 = {row[0] for row in pl.DataFrame(shown[0], schema=awarded.schema, orient="row").filter(
+        pl.col("contestant_id") == "T1").select("player_id").rows()}
+    assert t1 == {"p1", "p2", "p3", "p4", "p5", "p6"}
