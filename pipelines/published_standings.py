@@ -71,7 +71,8 @@ def standing_differences(store: EventStore, edition: ScoredEdition) -> pl.DataFr
     return rows.filter(pl.col("differs")).select(
         *_KEY[:3], pl.coalesce(pl.col("direction"), pl.col("theirs_direction")).alias("direction"),
         "contestant_id", "measure", "ours", "theirs",
-    ).select(list(STANDING_DIFF_SCHEMA)).sort([*_KEY, "measure"])
+    ).select(list(STANDING_DIFF_SCHEMA)).sort([*_KEY, "measure", "direction", "ours", "theirs"],
+                                                 nulls_last=True)  # on every column: one order
 
 
 def _numbers(joined: pl.DataFrame) -> pl.DataFrame:

@@ -85,7 +85,7 @@ def _reasons(old: RankingEdition, new: RankingEdition, rules_changed: str | None
     frame = pl.DataFrame(rows, schema={"player_id": pl.String, "reason": pl.String, "points_change": pl.Float64,
                                        "detail": pl.String}, orient="row")
     # An award worth nothing in both editions (a place past the curve) moves nobody.
-    return frame.filter(pl.col("points_change") != 0).sort("player_id", "reason", "detail")
+    return frame.filter(pl.col("points_change") != 0).sort("player_id", "reason", "detail", "points_change")
 
 
 def _units(edition: RankingEdition) -> set[tuple[object, ...]]:
