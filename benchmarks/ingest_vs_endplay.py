@@ -11,6 +11,10 @@ The in-process figures (our vectorised reader and endplay's parse, called in thi
 warm-up) are printed beside them: the difference between the two rows is start-up and imports.
 
     .venv/bin/python -m benchmarks.ingest_vs_endplay --format pbn --boards 50000 --generator wild
+
+With `--files N` the boards are N files given to one `bridgeledger ingest` (a BBO tournament comes
+as hundreds of one-board files), and the peer parses them all in one process.
+    .venv/bin/python -m benchmarks.ingest_vs_endplay --format lin --boards 200 --files 200
 """
 
 from __future__ import annotations
@@ -29,8 +33,8 @@ from pathlib import Path
 TARGETS = {"pbn": 15.0, "lin": 20.0}
 """Issue #17: whole-process ratio to endplay's parse that the command must reach."""
 
-_PEER = "import sys\nfrom endplay.parsers import {fmt}\nwith open(sys.argv[1], encoding='utf-8') as f:\n" \
-        "    print(len({fmt}.load(f)))\n"
+_PEER = "import sys\nfrom endplay.parsers import {fmt}\nboards = 0\nfor name in sys.argv[1:]:\n" \
+        "    with open(name, encoding='utf-8') as f:\n        boards += len({fmt}.load(f))\nprint(boards)\n"
 
 
 @dataclass(frozen=True)
@@ -79,33 +83,55 @@ def main() -> None:
     parser.add_argument("--generator", choices=["wild", "simple"], default="wild")
     parser.add_argument("--runs", type=int, default=3, help="timed fresh processes of each side")
     parser.add_argument("--skip-in-process", action="store_true", help="leave out the in-process figures")
+    parser.add_argument("--files", type=int, default=1,
+                        help="split the boards into this many files, all given to one command (a BBO tournament "
+                             "comes as hundreds of one-board files); the peer reads them in one process")
     args = parser.parse_args()
     env = {key: value for key, value in os.environ.items() if key != "PYTHONDONTWRITEBYTECODE"}
     command = str(Path(sys.executable).with_name("bridgeledger"))
     with tempfile.TemporaryDirectory() as tmp:
-        path = Path(tmp) / f"bench.{args.format}"
-        path.write_text(generator(args.format, args.generator)(args.boards, args.seed), encoding="utf-8")
-        peer = [sys.executable, "-c", _PEER.format(fmt=args.format), str(path)]
+        paths = _write_files(Path(tmp), args)
+        peer = [sys.executable, "-c", _PEER.format(fmt=args.format), *map(str, paths)]
         ours: list[Run] = []
         theirs: list[Run] = []
         for run in range(args.runs + 1):  # run 0 is the untimed warm-up of both sides
             store = Path(tmp) / f"store{run}.duckdb"
-            mine, said = timed([command, "ingest", str(path), "--store", str(store)], env)
+            mine, said = timed([command, "ingest", *map(str, paths), "--store", str(store)], env)
             peers, counted = timed(peer, env)
             if run:
                 ours.append(mine)
                 theirs.append(peers)
-        print(f"{args.format.upper()} file: {args.boards:,} boards from the {args.generator} generator, "
-              f"{path.stat().st_size / 1e6:.1f} MB; endplay read {counted.strip()} boards")
-        print(f"  bridgeledger ingest said: {said.strip()}")
+        size = sum(p.stat().st_size for p in paths)
+        shape = "file" if len(paths) == 1 else f"{len(paths):,} files"
+        print(f"{args.format.upper()} {shape}: {args.boards:,} boards from the {args.generator} generator, "
+              f"{size / 1e6:.1f} MB; endplay read {counted.strip()} boards")
+        said_lines = said.strip().splitlines()
+        print(f"  bridgeledger ingest said: {said_lines[0] if said_lines else ''}"
+              + (f" ... ({len(said_lines)} lines)" if len(said_lines) > 1 else ""))
         _report("bridgeledger ingest (fresh process)", ours, args.boards)
         _report(f"endplay {args.format}.load (fresh process)", theirs, args.boards)
         ratio = statistics.median(r.wall for r in theirs) / statistics.median(r.wall for r in ours)
         target = TARGETS[args.format]
-        print(f"  whole process, median wall: {ratio:.1f}x endplay (target >= {target:g}x: "
-              f"{'yes' if ratio >= target else 'no'}); load average {os.getloadavg()[0]:.1f}")
-        if not args.skip_in_process:
-            _in_process(args.format, path, args.runs)
+        verdict = f" (target >= {target:g}x: {'yes' if ratio >= target else 'no'})" if len(paths) == 1 else ""
+        print(f"  whole process, median wall: {ratio:.2f}x endplay{verdict}; load average {os.getloadavg()[0]:.1f}")
+        if not args.skip_in_process and len(paths) == 1:
+            _in_process(args.format, paths[0], args.runs)
+
+
+def _write_files(folder: Path, args: argparse.Namespace) -> list[Path]:
+    """The benchmark's boards as `args.files` files (each from its own seed), or as one."""
+    make = generator(args.format, args.generator)
+    if args.files <= 1:
+        path = folder / f"bench.{args.format}"
+        path.write_text(make(args.boards, args.seed), encoding="utf-8")
+        return [path]
+    per_file, extra = divmod(args.boards, args.files)
+    paths = []
+    for index in range(args.files):
+        path = folder / f"bench{index:05d}.{args.format}"
+        path.write_text(make(per_file + (index < extra), args.seed + index), encoding="utf-8")
+        paths.append(path)
+    return paths
 
 
 def _report(label: str, runs: list[Run], boards: int) -> None:
