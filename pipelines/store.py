@@ -348,7 +348,7 @@ class EventStore:
         # thread chains chunk k+1: the hash chain (sequential Python) and the insert overlap
         # instead of adding up. One connection, one transaction, used by one thread at a time:
         # each insert finishes before the next is handed over.
-        single = _chunk_rows(frame.height) <= _SINGLE_THREAD_CHUNK_ROWS
+        single = frame.height > _ONE_VECTOR and _chunk_rows(frame.height) <= _SINGLE_THREAD_CHUNK_ROWS
         with _setting(con, "threads", "1") if single else nullcontext():
             last_hash = self._hash_and_insert(con, frame, prev_hash)
         return AppendResult(frame.height, int(positions[0]), int(positions[-1]), last_hash)
@@ -492,6 +492,11 @@ _SINGLE_THREAD_CHUNK_ROWS = 50_000
 parallel insert spends more CPU than it saves (30 against 43 ms for a file's 20k events) and takes
 the core that is hashing the next chunk; on the 200k-row chunks of a bulk load two threads win
 (332k against 305k events/s in `bench_store`)."""
+
+
+_ONE_VECTOR = 2_048
+"""DuckDB inserts up to this many rows (one vector) on one thread anyway: no setting to change (the
+SET and RESET cost more than a one-board file's insert)."""
 
 
 def _chunk_rows(rows: int) -> int:
