@@ -40,7 +40,8 @@ class RankingSource:
     label: str
     edition: RankingEdition
     previous_label: str | None
-    previous: RankingEdition | None
+    previous_places: pl.DataFrame | None
+    """player_id, place in the edition before (None when there is none)."""
     history: pl.DataFrame
     """edition, player_id, points: every published edition of the rule set, oldest first."""
     labels: list[str]
@@ -81,24 +82,31 @@ def ranking_source(store: EventStore, editions: list[PublishedEdition]) -> Ranki
     before = editions[-2] if len(editions) > 1 else None
     names = [e.label for e in editions]
     edition = rebuild_edition(store, latest.label)
-    previous = rebuild_edition(store, before.label) if before else None
-    history = _published_points(store, names)
-    rebuilt = {latest.label: edition, **({before.label: previous} if before and previous else {})}
+    history = _published_rows(store, names)
+    rebuilt = {latest.label: edition}
     # An edition whose rows the table lacks (derived data, maybe not written here) is rebuilt.
-    missing = [label for label in names if label not in set(history["edition"])]
-    parts = [history] + [(rebuilt.get(label) or rebuild_edition(store, label)).ranking.select(
-        pl.lit(label).alias("edition"), "player_id", "points") for label in missing]
-    return RankingSource(latest.label, edition, before.label if before else None, previous, pl.concat(parts), names)
+    for label in names:
+        if label not in set(history["edition"]) and label not in rebuilt:
+            rebuilt[label] = rebuild_edition(store, label)
+    parts = [history] + [rebuilt[label].ranking.select(pl.lit(label).alias("edition"), "player_id", "points", "place")
+                         .cast(history.schema) for label in names if label not in set(history["edition"])]
+    every = pl.concat(parts)
+    # The edition before gives only its places (the movement): the rows its publication wrote, or
+    # its rebuild, are the same rows (a rebuild that differs from what was published is refused).
+    previous = every.filter(pl.col("edition") == before.label).select("player_id", "place") if before else None
+    return RankingSource(latest.label, edition, before.label if before else None, previous,
+                         every.select("edition", "player_id", "points"), names)
 
 
-def _published_points(store: EventStore, names: list[str]) -> pl.DataFrame:
-    """edition, player_id, points of the named editions, from the rows their publication wrote."""
-    empty = pl.DataFrame(schema={"edition": pl.String, "player_id": pl.String, "points": pl.Float64})
+def _published_rows(store: EventStore, names: list[str]) -> pl.DataFrame:
+    """edition, player_id, points, place of the named editions, from the rows their publication wrote."""
+    empty = pl.DataFrame(schema={"edition": pl.String, "player_id": pl.String, "points": pl.Float64,
+                                 "place": pl.Int64})
     with store.reader() as con:
         tables = {row[0] for row in con.sql("SELECT table_name FROM information_schema.tables").fetchall()}
         if "projection_ranking" not in tables:
             return empty
-        found = frame_of(con.sql("SELECT edition, player_id, points FROM projection_ranking"
+        found = frame_of(con.sql("SELECT edition, player_id, points, place FROM projection_ranking"
                                  " WHERE list_contains(?, edition)", params=[names]))
     return found.cast(empty.schema) if found.height else empty
 
@@ -106,7 +114,7 @@ def _published_points(store: EventStore, names: list[str]) -> pl.DataFrame:
 def ranking_files(source: RankingSource, language: str = "en") -> dict[str, bytes]:
     """Relative path (from the site's root) -> bytes of the ranking page, each player's page and plot."""
     words = {**labels(language), **RANKING_WORDS}
-    rows = movement_rows(source.edition.ranking, source.previous.ranking if source.previous else None)
+    rows = movement_rows(source.edition.ranking, source.previous_places)
     files: dict[str, bytes] = {}
     context = {"lang": language, "t": words, "root": ROOT, "title": f"{words['ranking']} {source.label}"}
     files[f"{RANKING_DIR}/index.html"] = render(
