@@ -171,8 +171,9 @@ def _history_by_player(source: RankingSource) -> dict[str, dict[str, float]]:
 
 def award_rows(awards: pl.DataFrame) -> list[Row]:
     """A player's awards, oldest first: event, date, place, field, base award, weight, decay, points now."""
+    # Two awards can tie on these keys after an identity merge: they keep the edition's order.
     ordered = awards.sort(["award_date", "event_id", "session_id", "section", "direction", "contestant_id"],
-                          nulls_last=True)
+                          nulls_last=True, maintain_order=True)
     return [{
         "event": row["event_name"] or row["event_id"], "session": row["session_id"] or "",
         "date": row["award_date"].isoformat() if row["award_date"] else "",
