@@ -10,17 +10,13 @@ same through `string.Formatter`, at several times the cost.)
 from __future__ import annotations
 
 from collections.abc import Mapping
+from functools import cache
 from typing import Any
 
 from markupsafe import Markup, escape
 
-_SUITS = {
-    "S": Markup('<span class="suit s" title="spades">♠</span>'),
-    "H": Markup('<span class="suit h" title="hearts">♥</span>'),
-    "D": Markup('<span class="suit d" title="diamonds">♦</span>'),
-    "C": Markup('<span class="suit c" title="clubs">♣</span>'),
-}
-_NO_TRUMP = Markup("NT")
+_SUITS = {"S": ("s", "spades", "♠"), "H": ("h", "hearts", "♥"), "D": ("d", "diamonds", "♦"), "C": ("c", "clubs", "♣")}
+"""A suit's class, the label of its name, and its symbol."""
 
 
 def _text(value: object) -> str:
@@ -28,9 +24,19 @@ def _text(value: object) -> str:
     return str(escape(value))
 
 
-def suit(strain: object) -> Markup:
-    """A suit symbol, with its name for screen readers (`NT` for anything else)."""
-    return _SUITS.get(strain, _NO_TRUMP) if isinstance(strain, str) else _NO_TRUMP
+@cache
+def _suit_markup(css: str, name: str, symbol: str) -> Markup:
+    return Markup(f'<span class="suit {css}" title="{_text(name)}">{symbol}</span>')
+
+
+def suit(strain: object, words: Mapping[str, str]) -> Markup:
+    """A suit symbol, with its name in the page's language for screen readers (the page's word for
+    no trump for anything else)."""
+    shape = _SUITS.get(strain) if isinstance(strain, str) else None
+    if shape is None:
+        return Markup(_text(words["nt"]))
+    css, name, symbol = shape
+    return _suit_markup(css, words[name], symbol)
 
 
 def contract(parts: Mapping[str, Any] | None, words: Mapping[str, str]) -> Markup:
@@ -39,7 +45,7 @@ def contract(parts: Mapping[str, Any] | None, words: Mapping[str, str]) -> Marku
         return Markup("")
     if parts["passed"]:
         return Markup(f'<span class="pass">{_text(words["passed"])}</span>')
-    return Markup(f"{_text(parts['level'])}{suit(parts['strain'])}{_text(parts['doubling'])}")
+    return Markup(f"{_text(parts['level'])}{suit(parts['strain'], words)}{_text(parts['doubling'])}")
 
 
 def who(contestant: object, names: object, href: object) -> Markup:

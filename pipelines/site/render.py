@@ -113,7 +113,8 @@ def session_summary(info: SessionInfo, zone: str, words: Mapping[str, str]) -> d
     """A session as the event and session pages head it."""
     return {
         "name": session_name(info, words), "date": info.played_on.isoformat() if info.played_on else "",
-        "method": info.method, "status": status_of(info.status, info.deadline_us, zone),
+        "method": words.get(f"method_{info.method}", info.method),
+        "status": status_of(info.status, info.deadline_us, zone),
         "published": stamp(info.published_us, zone), "published_iso": iso(info.published_us, zone),
         "deadline": stamp(info.deadline_us, zone), "deadline_iso": iso(info.deadline_us, zone),
     }

@@ -102,6 +102,10 @@ def _session_page(data: SessionData, names: Names, keys: list[tuple[str, int]], 
                   boards=[{"section": s, "board": b, "href": board_page(s, b)} for s, b in keys])
 
 
+_VULNERABLE_WORDS = {"None": "none", "NS": "ns", "EW": "ew", "All": "both"}
+"""The label that names each vulnerability (`models.board.Vulnerability`) on a page."""
+
+
 def _board_files(pages: Pages, record: BoardRecord | None, key: tuple[str, int], rows: list[Row],
                  analyses: Mapping[str, DoubleDummy], shared: Row, keys: list[tuple[str, int]], position: int) -> None:
     section, board = key
@@ -119,6 +123,7 @@ def _board_files(pages: Pages, record: BoardRecord | None, key: tuple[str, int],
     analysis = analyses.get(canonical) if canonical else None
     view = {
         "section": section, "board": board, "dealer": dealer, "vulnerability": vulnerability,
+        "vulnerable": words[_VULNERABLE_WORDS[vulnerability]],
         "hands": hand_diagram(deal), "dd": dd_view(analysis, dealer, vulnerability),
         "prev": board_page(*prev_key) if prev_key else "", "next": board_page(*next_key) if next_key else "",
         "prev_label": f"{words['board']} {prev_key[1]}" if prev_key else "",

@@ -10,6 +10,7 @@ import shutil
 import subprocess
 import sys
 from datetime import UTC, datetime, timedelta
+from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
@@ -21,6 +22,7 @@ from pipelines.ingest import IngestOptions, ingest_file
 from pipelines.site import analysis, build_site, session_pages
 from pipelines.site.analysis import DoubleDummy, ensure_analysis
 from pipelines.site.build import MANIFEST
+from pipelines.site.labels import ENGLISH, POLISH, SAME_IN_POLISH
 from pipelines.store import EventStore
 from tests.conftest import SAMPLE_DATA
 from tests.site.club_session import EVENT, PLAYED, PUBLISHED, SESSION
@@ -281,6 +283,51 @@ def test_language_and_time_zone_come_from_the_conditions(sample_site: SampleSite
     assert '<time datetime="2026-11-22T05:30+09:00">2026-11-22 05:30 JST</time>' in page  # 21:30 CET
     with pytest.raises(ValueError, match="unknown time zone"):
         ConditionsOfContest.model_validate({"timezone": "Mars/Olympus"})
+    board = (tmp_path / "site" / SESSION_DIR / "board-A-1.html").read_text()
+    assert '<span class="suit s" title="piki">♠</span>' in board and "Po partii: <strong class=\"vul\">Nikt" in board
+    # Every word the pages show is Polish: no English label is left in a text, a title or an
+    # aria-label (the audit's table is the log's own record, as in audit.csv, and stays as it is).
+    english = {ENGLISH[key] for key in ENGLISH if key not in SAME_IN_POLISH}
+    left = {(page.name, text) for page in (tmp_path / "site" / SESSION_DIR).glob("*.html")
+            for text in _shown_words(page.read_text()) if text in english}
+    assert left == set()
+
+
+def test_every_label_has_its_polish_word() -> None:
+    from typing import get_args
+
+    from models.conditions import ScoringMethod
+
+    assert POLISH.keys() == ENGLISH.keys()
+    assert {f"method_{method}" for method in get_args(ScoringMethod)} <= ENGLISH.keys()  # a session's method by name
+    assert {key for key in ENGLISH if POLISH[key] == ENGLISH[key]} == SAME_IN_POLISH
+
+
+def _shown_words(html: str) -> list[str]:
+    """Each text a page shows (and each title and aria-label), cut at the pages' separators, outside
+    the audit's table."""
+    class Shown(HTMLParser):
+        def __init__(self) -> None:
+            super().__init__()
+            self.texts: list[str] = []
+            self.in_audit = False
+
+        def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+            found = dict(attrs)
+            self.in_audit = self.in_audit or (tag == "table" and found.get("class") == "audit")
+            self.texts += [value for name, value in attrs if name in ("title", "aria-label") and value]
+
+        def handle_endtag(self, tag: str) -> None:
+            self.in_audit = self.in_audit and tag != "table"
+
+        def handle_data(self, data: str) -> None:
+            if not self.in_audit:
+                self.texts.append(data)
+
+    parser = Shown()
+    parser.feed(html)
+    pieces = (re.split(r" · |: |←|→", text) for text in parser.texts)
+    return [piece.strip(" :") for split in pieces for piece in split if piece.strip(" :")]
 
 
 def report_position(page: Path) -> int:

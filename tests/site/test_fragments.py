@@ -10,8 +10,16 @@ WORDS = labels("en")
 
 
 def test_a_suit_is_its_symbol_with_its_name_and_anything_else_is_no_trump() -> None:
-    assert suit("H") == '<span class="suit h" title="hearts">♥</span>'
-    assert suit("N") == suit(None) == "NT"
+    assert suit("H", WORDS) == '<span class="suit h" title="hearts">♥</span>'
+    assert suit("N", WORDS) == suit(None, WORDS) == "NT"
+
+
+def test_a_suit_is_named_in_the_page_language() -> None:
+    polish = labels("pl")
+    assert suit("D", polish) == '<span class="suit d" title="kara">♦</span>'
+    assert suit("NT", polish) == "BA"
+    assert contract(contract_parts("3NTX"), polish) == "3BAX"
+    assert contract(contract_parts("2C"), polish) == '2<span class="suit c" title="trefle">♣</span>'
 
 
 def test_a_contract_shows_level_strain_and_doubling_or_passed() -> None:
