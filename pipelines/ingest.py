@@ -227,14 +227,14 @@ def ingest_bytes(store: EventStore, data: bytes, *, source: str, recorded_at: da
     """Ingest already-read bytes named `source` (see `ingest_file`).
 
     The store is opened (and the file looked up by its SHA-256) in a second thread while this one
-    reads the file: DuckDB opens without holding the GIL, so the two overlap. The price is that the
-    store's write lock is held while the file is read, which the fast path does in a tenth of a second.
+    reads a file of `OVERLAP_BYTES` or more: DuckDB opens without holding the GIL, so the two
+    overlap. The price is that the store's write lock is held while the file is read, which the
+    fast path does in a tenth of a second.
     """
     sha = sha256_of(data)
-    with ExitStack() as held, ThreadPoolExecutor(max_workers=1, thread_name_prefix="store-open") as opener:
-        seen = opener.submit(_open_and_look_up, store, held, sha)
-        read = read_columnar(data, source, strict=options.strict)
-        if seen.result():
+    with ExitStack() as held:
+        seen, read = _open_while_reading(store, held, sha, data, source, options.strict)
+        if seen:
             log.info("%s already ingested (sha256 %s); nothing to do", source, sha[:12])
             return IngestReport(source, sha, True, 0)
         if read.errors and (options.strict or not read.has_records):
@@ -263,6 +263,22 @@ def ingest_bytes(store: EventStore, data: bytes, *, source: str, recorded_at: da
     log.info("%s: %d events appended (%d quarantined)", source, facts.height, read.quarantined)
     return IngestReport(source, sha, False, facts.height, counts, read.diagnostics, read.quarantined,
                         event_id, session_id, contested)
+
+
+OVERLAP_BYTES = 256 * 1024
+"""From this size on, a file is read while a second thread opens the store; a smaller one is read in
+less time than a thread takes to start and hand back the GIL."""
+
+
+def _open_while_reading(store: EventStore, held: ExitStack, sha: str, data: bytes, source: str,
+                        strict: bool) -> tuple[bool, ColumnarFile]:
+    """Whether `sha` is in the store (opened for the whole ingest, closed with `held`), and the file read."""
+    if len(data) < OVERLAP_BYTES:
+        return _open_and_look_up(store, held, sha), read_columnar(data, source, strict=strict)
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="store-open") as opener:
+        seen = opener.submit(_open_and_look_up, store, held, sha)
+        read = read_columnar(data, source, strict=strict)
+        return seen.result(), read
 
 
 def _open_and_look_up(store: EventStore, held: ExitStack, sha: str) -> bool:
@@ -308,17 +324,27 @@ def fact_frame(store: EventStore, read: ColumnarFile, ctx: FileContext) -> pl.Da
     """The events a file's records become, in log order, as the columns `append_frame` takes.
 
     Tournament and session are registered once; then contestants, boards, results and artificial
-    scores. Boards and results are built column-wise (`boards_frame`, `results_frame`) in a second
-    thread: polars builds them without holding the GIL while this one reads the store and
-    registers the contestants.
+    scores. Boards and results are built column-wise (`boards_frame`, `results_frame`); from
+    `OVERLAP_ROWS` of them on, in a second thread: polars builds them without holding the GIL while
+    this one reads the store and registers the contestants.
     """
-    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="payloads") as builder:
-        built = builder.submit(lambda: pl.concat([boards_frame(read.boards, ctx), results_frame(read.results, ctx)]))
-        header = _header(store, read, ctx)
-        artificial = [NewEvent(ctx.stream, "ArtificialScoreAwarded", artificial_payload(a, ctx),
-                               from_epoch_us(ctx.occurred_us)) for a in read.artificial]
-        facts = built.result()
+    def payloads() -> pl.DataFrame:
+        return pl.concat([boards_frame(read.boards, ctx), results_frame(read.results, ctx)])
+
+    if read.boards.height + read.results.height < OVERLAP_ROWS:  # a thread would cost more than it saves
+        facts, header = payloads(), _header(store, read, ctx)
+    else:
+        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="payloads") as builder:
+            built = builder.submit(payloads)
+            header = _header(store, read, ctx)
+            facts = built.result()
+    artificial = [NewEvent(ctx.stream, "ArtificialScoreAwarded", artificial_payload(a, ctx),
+                           from_epoch_us(ctx.occurred_us)) for a in read.artificial]
     return pl.concat([event_frame(header), facts, event_frame(artificial)])
+
+
+OVERLAP_ROWS = 2_048
+"""From this many boards and results on, their events are built in a second thread (see `fact_frame`)."""
 
 
 def _header(store: EventStore, read: ColumnarFile, ctx: FileContext) -> list[NewEvent]:
@@ -334,7 +360,7 @@ def _header(store: EventStore, read: ColumnarFile, ctx: FileContext) -> list[New
             event_id=ctx.event_id, name=meta.event_name or ctx.event_id, start_date=meta.event_date,
             end_date=meta.event_date, organiser=meta.site,
             conditions=_stated_conditions(meta.scoring, meta.program, meta.tie_breaks)), tournament, occurred))
-    if not store.read(types=["SessionScheduled"], stream_id=ctx.stream):
+    if not store.has_event(ctx.stream, "SessionScheduled"):
         header.append(_new(SessionScheduled(
             event_id=ctx.event_id, session_id=ctx.session_id, session_date=meta.event_date,
             scoring=scoring_method(meta.scoring, read), field_layout=_layout(meta.field_layout),

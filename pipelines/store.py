@@ -356,9 +356,13 @@ class EventStore:
     @staticmethod
     def _hash_and_insert(con: duckdb.DuckDBPyConnection, frame: pl.DataFrame, prev_hash: str) -> str:
         """Chain `frame`'s rows on `prev_hash` a chunk at a time, inserting each while the next is hashed."""
+        step = _chunk_rows(frame.height)
+        if frame.height <= step:  # one chunk: nothing to overlap, and a thread costs more than the insert
+            chunk = _with_hashes(frame, prev_hash)
+            _insert(con, for_duckdb(chunk.select(_COLUMNS)))
+            return str(chunk["hash"][-1])
         with ThreadPoolExecutor(max_workers=1, thread_name_prefix="event-insert") as writer:
             pending: Future[None] | None = None
-            step = _chunk_rows(frame.height)
             for start in range(0, frame.height, step):
                 chunk = _with_hashes(frame.slice(start, step), prev_hash)
                 prev_hash = chunk["hash"][-1]
@@ -404,6 +408,17 @@ class EventStore:
             if not self._has_events(con):
                 return 0
             return _current_versions(con, [stream_id]).get(stream_id, 0)
+
+    def has_event(self, stream_id: str, event_type: str) -> bool:
+        """Whether the stream holds an event of this type (read without decoding any payload)."""
+        if not self.exists():
+            return False
+        with self.reader() as con:
+            if not self._has_events(con):
+                return False
+            rows = con.execute("SELECT EXISTS (SELECT 1 FROM events WHERE stream_id = ? AND type = ?)",
+                               [stream_id, event_type]).fetchall()
+            return bool(rows[0][0])
 
     def read(self, *, types: Sequence[str] | None = None, up_to: int | None = None,
              stream_id: str | None = None,

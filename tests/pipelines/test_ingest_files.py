@@ -15,7 +15,7 @@ import pytest
 import pipelines.store as store_module
 from pipelines.ingest import IngestOptions, IngestRejected, IngestReport, ingest_file, ingest_files
 from pipelines.store import EventStore, StoreBusy
-from tests.conftest import RECORDED_AT
+from tests.conftest import RECORDED_AT, SAMPLE_DATA
 
 HEADER = "event,session,board,section,table,ns,ew,contract,declarer,result\n"
 
@@ -128,3 +128,36 @@ def _events(store: EventStore) -> list[tuple[object, ...]]:
     with store.reader() as con:
         return con.execute("SELECT position, stream_id, stream_version, type, payload::VARCHAR FROM events"
                            " ORDER BY position").fetchall()
+
+
+def test_a_small_file_read_in_one_thread_gives_the_events_the_threaded_path_gives(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A small file is read, built and appended without a second thread (starting one cost more than
+    the work); a large one overlaps them. Both paths must write the same bytes."""
+    import threading
+
+    import pipelines.ingest as ingest_module
+
+    source = tmp_path / "club.csv"
+    source.write_bytes((SAMPLE_DATA / "club_championship_traveller.csv").read_bytes())
+    threads: list[int] = []
+    start = threading.Thread.start
+
+    def counted(self: threading.Thread) -> None:
+        threads.append(1)
+        start(self)
+
+    monkeypatch.setattr(threading.Thread, "start", counted)
+    small = EventStore(tmp_path / "small.duckdb")
+    ingest_file(small, source, recorded_at=RECORDED_AT)
+    assert threads == []
+    for name in ("OVERLAP_BYTES", "OVERLAP_ROWS"):
+        monkeypatch.setattr(ingest_module, name, 0)
+    monkeypatch.setattr(store_module, "_MIN_CHUNK_ROWS", 16)  # several chunks: the insert overlaps the hashing
+    large = EventStore(tmp_path / "large.duckdb")
+    ingest_file(large, source, recorded_at=RECORDED_AT)
+    assert len(threads) >= 3  # the store opened, the payloads built and the chunks inserted beside the main thread
+    query = "SELECT position, stream_id, stream_version, type, payload, hash FROM events ORDER BY position"
+    with small.reader() as one, large.reader() as other:
+        rows = one.execute(query).fetchall()
+        assert len(rows) > 300 and rows == other.execute(query).fetchall()

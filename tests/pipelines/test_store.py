@@ -52,6 +52,16 @@ def test_append_assigns_positions_and_stream_versions(store: EventStore) -> None
     assert store.head() == 6
 
 
+def test_has_event_looks_for_a_type_on_one_stream(store: EventStore) -> None:
+    assert not store.has_event("session:e/1", "PenaltyAwarded")  # no store file yet
+    store.append(_events(2) + _events(1, "session:e/2"), recorded_at=RECORDED_AT)
+    assert store.has_event("session:e/1", "PenaltyAwarded") and store.has_event("session:e/2", "PenaltyAwarded")
+    assert not store.has_event("session:e/1", "SessionScheduled")
+    assert not store.has_event("session:e/3", "PenaltyAwarded")
+    with store.session():
+        assert store.has_event("session:e/2", "PenaltyAwarded")
+
+
 def test_expected_version_mismatch_is_a_concurrency_error_and_appends_nothing(store: EventStore) -> None:
     store.append(_events(2), recorded_at=RECORDED_AT)
     with pytest.raises(ConcurrencyError, match="expected 1"):
