@@ -265,6 +265,8 @@ def main() -> None:
     parser.add_argument("--skip-solver", action="store_true", help="leave out the solver's 200 deals (minutes)")
     parser.add_argument("--workdir", type=Path, default=None, help="scratch folder (the store's copy: 2 GB)")
     args = parser.parse_args()
+    if args.workdir is not None:
+        args.workdir.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="bench_site_", dir=args.workdir) as scratch:
         workdir = Path(scratch)
         site_figures(workdir)
