@@ -453,13 +453,13 @@ def _seated(read: ColumnarFile, layout: str) -> list[tuple[str, str, str | None,
         for side, (prefix, direction) in enumerate((("ns", "NS"), ("ew", "EW")))
     ]
     every_seat = pl.concat(sides).sort("order")
-    seated = (
-        every_seat.unique(subset=["section", "cid", "fixed"], keep="first", maintain_order=True)
-        .drop("order")
-        .join(_team_members(every_seat), on=["section", "cid"], how="left", maintain_order="left")
-        .with_columns(players=pl.when(pl.col("team")).then(pl.col("members")).otherwise(pl.col("players")))
-        .drop("members")
-    )
+    seated = every_seat.unique(subset=["section", "cid", "fixed"], keep="first", maintain_order=True).drop("order")
+    if seated["team"].any():  # a pairs file has no team members to gather
+        seated = (
+            seated.join(_team_members(every_seat), on=["section", "cid"], how="left", maintain_order="left")
+            .with_columns(players=pl.when(pl.col("team")).then(pl.col("members")).otherwise(pl.col("players")))
+            .drop("members")
+        )
     rows: list[tuple[str, str, str | None, bool, list[dict[str, Any]]]] = list(seated.iter_rows())
     for award in read.artificial:
         fixed_side = layout == "two_field"
