@@ -8,6 +8,7 @@ that session's pages and of no other session's.
 from __future__ import annotations
 
 import logging
+import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from datetime import date
@@ -231,18 +232,20 @@ def last_position(store: EventStore, event_id: str, session_id: str, up_to: int)
     return int(found[0][0])
 
 
-def natural_key(text: str | None) -> tuple[tuple[int, str], ...]:
-    """Sort key that puts table 2 before table 10 and keeps any text in order."""
-    parts: list[tuple[int, str]] = []
+def natural_key(text: str | None) -> tuple[tuple[tuple[int, int, str], ...], str]:
+    """Sort key that puts table 2 before table 10 and keeps any text in order; names that read as
+    the same numbers (`7` and `07`) then go by their text, so no two names ever tie."""
+    parts: list[tuple[int, int, str]] = []
     digits = ""
-    for char in text or "":
-        if char.isdigit():
+    for char in (text or "") + "\0":  # (a last character that is no digit closes a number at the end)
+        if char.isdecimal():  # (`isdigit` also takes `²`, which is no number to sort by)
             digits += char
             continue
-        if digits:
-            parts.append((0, digits.zfill(12)))
+        if digits:  # a number by its size, then its digits: no limit on its length, as `int` has
+            if not digits.isascii():  # another script's digits read as the same number
+                digits = "".join(str(unicodedata.decimal(d)) for d in digits)
+            significant = digits.lstrip("0")
+            parts.append((0, len(significant), significant))
             digits = ""
-        parts.append((1, char))
-    if digits:
-        parts.append((0, digits.zfill(12)))
-    return tuple(parts)
+        parts.append((1, 0, char))
+    return tuple(parts[:-1]), text or ""
