@@ -78,9 +78,65 @@ POLISH: dict[str, str] = {
 SAME_IN_POLISH = frozenset({"status", "percent", "ns", "ew", "imp", "vp", "par", "datum"})
 """The labels Polish writes as English does (bridge's own abbreviations and loanwords)."""
 
+AUDIT_HEADERS: dict[str, dict[str, str]] = {
+    "en": {
+        "kind": "Kind", "id": "Id", "event_id": "Event", "session_id": "Session", "section": "Section",
+        "board": "Board", "table_id": "Table", "raised_at": "Raised at", "recorded_at": "Recorded at",
+        "back_dated": "Back-dated", "requested_by": "Requested by", "reason": "Reason", "window": "When",
+        "decision": "Decision", "rule": "Rule", "before_contract": "Before: contract", "before_declarer": "Before: by",
+        "before_tricks": "Before: tricks", "before_score_ns": "Before: score NS", "before_mp_ns": "Before: MP NS",
+        "before_imp_ns": "Before: IMP NS", "asked": "Asked for", "after_contract": "After: contract",
+        "after_declarer": "After: by", "after_tricks": "After: tricks", "after_score_ns": "After: score NS",
+        "after_mp_ns": "After: MP NS", "after_imp_ns": "After: IMP NS", "published_at": "Published at",
+        "deadline": "Correction period ends",
+    },
+    "pl": {
+        "kind": "Rodzaj", "id": "Id", "event_id": "Turniej", "session_id": "Sesja", "section": "Sektor",
+        "board": "Rozdanie", "table_id": "Stół", "raised_at": "Zgłoszono", "recorded_at": "Zapisano",
+        "back_dated": "Z datą wsteczną", "requested_by": "Zgłaszający", "reason": "Powód", "window": "Kiedy",
+        "decision": "Decyzja", "rule": "Przepis", "before_contract": "Przed: kontrakt",
+        "before_declarer": "Przed: rozgr.", "before_tricks": "Przed: lewy", "before_score_ns": "Przed: zapis NS",
+        "before_mp_ns": "Przed: pkt NS", "before_imp_ns": "Przed: IMP NS", "asked": "Wniosek",
+        "after_contract": "Po: kontrakt", "after_declarer": "Po: rozgr.", "after_tricks": "Po: lewy",
+        "after_score_ns": "Po: zapis NS", "after_mp_ns": "Po: pkt NS", "after_imp_ns": "Po: IMP NS",
+        "published_at": "Opublikowano", "deadline": "Koniec okresu poprawek",
+    },
+}
+"""The audit's columns (`pipelines.audit.AUDIT_COLUMNS`) as its page heads them; audit.csv keeps the names."""
+
+AUDIT_VALUES: dict[str, dict[str, str]] = {
+    "en": {},
+    "pl": {
+        "correction": "poprawka", "ruling": "decyzja sędziego", "applied": "uwzględniona", "rejected": "odrzucona",
+        "before publication": "przed publikacją", "inside correction period": "w okresie poprawek",
+        "after correction period": "po okresie poprawek", "recorded with the results": "zapisana z wynikami",
+        "inside ruling period": "w terminie na decyzję", "after ruling period": "po terminie na decyzję",
+        "ordinary fix before publication": "zwykła poprawka przed publikacją",
+        "Law 79C1: raised within the correction period": "Prawo 79C1: zgłoszona w okresie poprawek",
+        "Law 79C2: late correction approved by the organiser":
+            "Prawo 79C2: spóźniona poprawka zatwierdzona przez organizatora",
+        "Law 79C1: correction period had expired; no Law 79C2 approval":
+            "Prawo 79C1: okres poprawek minął; brak zgody według Prawa 79C2",
+        "adjusted score recorded with the results": "wynik arbitralny zapisany z wynikami",
+        "ruling before publication: stands": "decyzja przed publikacją: obowiązuje",
+        "Law 92B: ruling requested within the period": "Prawo 92B: decyzja zażądana w terminie",
+        "Law 92B: period for requesting a ruling had expired": "Prawo 92B: termin na żądanie decyzji minął",
+        "superseded by a later ruling for the same table": "zastąpiona późniejszą decyzją dla tego stołu",
+        "weighted score (Law 12C1)": "wynik ważony (Prawo 12C1)",
+    },
+}
+"""The audit's fixed values (kind, decision, window, rule: `pipelines.corrections`, `pipelines.audit`)
+in each language, where it says them otherwise than English; free text (a reason, a name) stays."""
+
 LANGUAGES: Mapping[str, Mapping[str, str]] = {"en": ENGLISH, "pl": POLISH}
 
 
 def labels(language: str) -> Mapping[str, str]:
     """The words for a BCP 47 tag: its own language's, else English."""
     return LANGUAGES.get(language.split("-")[0].lower(), ENGLISH)
+
+
+def audit_words(language: str) -> tuple[Mapping[str, str], Mapping[str, str]]:
+    """The audit page's column heads and fixed values for a BCP 47 tag (English when it has none)."""
+    code = language.split("-")[0].lower()
+    return AUDIT_HEADERS.get(code, AUDIT_HEADERS["en"]), AUDIT_VALUES.get(code, AUDIT_VALUES["en"])

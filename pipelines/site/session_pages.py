@@ -19,7 +19,7 @@ from pipelines.site.analysis import DoubleDummy, canonical_deal
 from pipelines.site.cards import score_cards
 from pipelines.site.csvsafe import neutralised
 from pipelines.site.gather import SessionData, natural_key, of_session
-from pipelines.site.labels import labels
+from pipelines.site.labels import audit_words, labels
 from pipelines.site.pages import Pages
 from pipelines.site.paths import board_page, plot_name
 from pipelines.site.plots import distribution_plot, running_plot
@@ -169,12 +169,29 @@ def _downloads(data: SessionData) -> dict[str, bytes]:
     }
 
 
+_AUDIT_PAGE_COLUMNS = [
+    "board", "section", "table_id", "kind", "decision", "rule", "raised_at", "requested_by", "reason", "asked",
+    "before_contract", "before_declarer", "before_tricks", "before_score_ns", "before_mp_ns", "before_imp_ns",
+    "after_contract", "after_declarer", "after_tricks", "after_score_ns", "after_mp_ns", "after_imp_ns",
+    "window", "recorded_at", "back_dated", "id",
+]
+"""The audit's columns as its page shows them: where and what first, then the scores before and after,
+then the record's own details. The event, the session, its publication and deadline head the page
+instead; audit.csv keeps every column in `AUDIT_COLUMNS` order."""
+
+
 def _audit_files(audit: pl.DataFrame, shared: Row) -> dict[str, bytes]:
     words = shared["words"]
+    headers, values = audit_words(shared["lang"])
     context = _base(shared, words["audit"], words["audit"], position=True)
+    rows = audit.to_dicts()
+    # A column that no row fills (IMPs in a matchpoint session, a section in a one-section field) is left out.
+    shown = [c for c in _AUDIT_PAGE_COLUMNS if any(row[c] not in (None, "") for row in rows)]
     return {
         "audit.csv": neutralised(audit).write_csv(float_precision=2).encode(),
-        "audit.html": render("audit.html", **context, columns=AUDIT_COLUMNS, rows=audit.to_dicts()),
+        "audit.html": render("audit.html", **context, columns=[(c, headers.get(c, c)) for c in shown],
+                             rows=[{**{c: values.get(v, v) if isinstance(v, str) else v for c, v in row.items()},
+                                    "decision_class": row["decision"]} for row in rows]),
     }
 
 

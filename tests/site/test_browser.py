@@ -109,6 +109,12 @@ def test_audit_page_shows_both_corrections(sample_site: SampleSite, browser: Any
     seen = visit(browser, sample_site.site, f"{SESSION_DIR}/audit.html", screenshot="audit-desktop")
     decisions = seen.page.locator("table.audit tbody tr").evaluate_all("rows => rows.map(r => r.className)")
     assert decisions == ["applied", "rejected"]
+    heads = seen.texts("table.audit thead th")
+    assert heads[:6] == ["Board", "Section", "Table", "Kind", "Decision", "Rule"]
+    assert "Before: score NS" in heads and "After: MP NS" in heads and "Event" not in heads
+    assert "Before: IMP NS" not in heads  # a matchpoint session: no row has IMPs
+    assert seen.texts("table.audit tbody tr:first-child td")[:6] == [
+        "1", "A", "4", "correction", "applied", "Law 79C1: raised within the correction period"]
     seen.assert_clean(sample_site.site)
     seen.close()
 

@@ -286,7 +286,12 @@ def test_language_and_time_zone_come_from_the_conditions(sample_site: SampleSite
     board = (tmp_path / "site" / SESSION_DIR / "board-A-1.html").read_text()
     assert '<span class="suit s" title="piki">♠</span>' in board and "Po partii: <strong class=\"vul\">Nikt" in board
     # Every word the pages show is Polish: no English label is left in a text, a title or an
-    # aria-label (the audit's table is the log's own record, as in audit.csv, and stays as it is).
+    # aria-label (the audit's cells are checked above: its free text stays as it was written).
+    audit = (tmp_path / "site" / SESSION_DIR / "audit.html").read_text()
+    assert '<th scope="col" data-column="decision">Decyzja</th>' in audit
+    assert ('<tr class="applied"><td><bdi>1</bdi></td><td><bdi>A</bdi></td><td><bdi>4</bdi></td>'
+            '<td><bdi>poprawka</bdi></td><td><bdi>uwzględniona</bdi></td>') in audit
+    assert "<bdi>Prawo 79C1: zgłoszona w okresie poprawek</bdi>" in audit and "Law 79C" not in audit
     english = {ENGLISH[key] for key in ENGLISH if key not in SAME_IN_POLISH}
     left = {(page.name, text) for page in (tmp_path / "site" / SESSION_DIR).glob("*.html")
             for text in _shown_words(page.read_text()) if text in english}
@@ -297,8 +302,11 @@ def test_every_label_has_its_polish_word() -> None:
     from typing import get_args
 
     from models.conditions import ScoringMethod
+    from pipelines.audit import AUDIT_COLUMNS
+    from pipelines.site.labels import AUDIT_HEADERS
 
     assert POLISH.keys() == ENGLISH.keys()
+    assert list(AUDIT_HEADERS["en"]) == list(AUDIT_HEADERS["pl"]) == AUDIT_COLUMNS
     assert {f"method_{method}" for method in get_args(ScoringMethod)} <= ENGLISH.keys()  # a session's method by name
     assert {key for key in ENGLISH if POLISH[key] == ENGLISH[key]} == SAME_IN_POLISH
 
