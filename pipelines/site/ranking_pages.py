@@ -113,8 +113,8 @@ def _published_rows(store: EventStore, names: list[str]) -> pl.DataFrame:
 
 def ranking_files(source: RankingSource, language: str = "en") -> dict[str, bytes]:
     """Relative path (from the site's root) -> bytes of the ranking page, each player's page and plot."""
-    words = {**labels(language), **RANKING_WORDS}
-    rows = movement_rows(source.edition.ranking, source.previous_places)
+    words = ranking_words(language)
+    rows = movement_rows(source.edition.ranking, source.previous_places, words)
     files: dict[str, bytes] = {}
     context = {"lang": language, "t": words, "root": ROOT, "title": f"{words['ranking']} {source.label}"}
     files[f"{RANKING_DIR}/index.html"] = render(
@@ -129,8 +129,11 @@ def ranking_files(source: RankingSource, language: str = "en") -> dict[str, byte
     return files
 
 
-def movement_rows(ranking: pl.DataFrame, previous: pl.DataFrame | None) -> list[Row]:
-    """The ranking's rows in place order, each with its movement since `previous`."""
+def movement_rows(ranking: pl.DataFrame, previous: pl.DataFrame | None,
+                  words: Mapping[str, str] | None = None) -> list[Row]:
+    """The ranking's rows in place order, each with its movement since `previous` (said in `words`,
+    default English)."""
+    words = words or ranking_words("en")
     before = (previous.select("player_id", previous_place="place") if previous is not None
               else pl.DataFrame(schema={"player_id": pl.String, "previous_place": pl.Int64}))
     joined = ranking.join(before, on="player_id", how="left").sort(["place", "player_id"])
@@ -139,24 +142,25 @@ def movement_rows(ranking: pl.DataFrame, previous: pl.DataFrame | None) -> list[
         "place": place_text(row["place"], row["place"] in shared), "player_id": row["player_id"],
         "name": row["name"], "club": row["club"], "points": fmt(row["points"]), "awards": row["awards"],
         "href": player_page(row["player_id"]),
-        **(_movement(row["place"], row["previous_place"]) if previous is not None else _NO_MOVEMENT),
+        **(_movement(row["place"], row["previous_place"], words) if previous is not None else _NO_MOVEMENT),
     } for row in joined.iter_rows(named=True)]  # a page row each: the table is what the reader gets
 
 
 _NO_MOVEMENT = {"move": "", "move_text": "", "move_label": ""}
 
 
-def _movement(place: int, previous_place: int | None) -> dict[str, str]:
+def _movement(place: int, previous_place: int | None, words: Mapping[str, str]) -> dict[str, str]:
     """The arrow as text, and what a screen reader says for it."""
     if previous_place is None:
-        return {"move": "new", "move_text": "new", "move_label": "new in the ranking"}
+        return {"move": "new", "move_text": words["move_new"], "move_label": words["move_new_label"]}
     change = previous_place - place
     if change > 0:
-        return {"move": "up", "move_text": f"▲ {change}", "move_label": f"up {change} place{'s' * (change != 1)}"}
+        return {"move": "up", "move_text": f"▲ {change}",
+                "move_label": words["move_up_label"].format(n=change, places=_places(change, words))}
     if change < 0:
         return {"move": "down", "move_text": f"▼ {-change}",
-                "move_label": f"down {-change} place{'s' * (change != -1)}"}
-    return {"move": "same", "move_text": "=", "move_label": "same place"}
+                "move_label": words["move_down_label"].format(n=-change, places=_places(-change, words))}
+    return {"move": "same", "move_text": "=", "move_label": words["move_same_label"]}
 
 
 def _history_by_player(source: RankingSource) -> dict[str, dict[str, float]]:
@@ -201,12 +205,45 @@ def _player_files(source: RankingSource, row: Row, awards: pl.DataFrame, history
     return files
 
 
-RANKING_WORDS: dict[str, str] = {
-    "ranking": "Federation ranking", "edition": "Edition", "previous_edition": "Movement since",
-    "player": "Player", "club": "Club", "movement": "Move", "awards": "Awards", "field": "Field",
-    "base_award": "Base award", "weight": "Weight", "share": "Share", "decay": "Decay", "points_now": "Points now",
-    "history": "Points by published edition", "rules": "Rules", "as_of_time": "As of",
-    "not_ranked": "not ranked", "divided": "The ranking's points are the awards' points divided by",
-    "no_awards": "No awards in this edition.",
+RANKING_WORDS: dict[str, dict[str, str]] = {
+    "en": {
+        "ranking": "Federation ranking", "edition": "Edition", "previous_edition": "Movement since",
+        "player": "Player", "club": "Club", "movement": "Move", "awards": "Awards", "field": "Field",
+        "base_award": "Base award", "weight": "Weight", "share": "Share", "decay": "Decay",
+        "points_now": "Points now", "history": "Points by published edition", "rules": "Rules",
+        "as_of_time": "As of", "not_ranked": "not ranked",
+        "divided": "The ranking's points are the awards' points divided by", "no_awards": "No awards in this edition.",
+        "move_new": "new", "move_new_label": "new in the ranking", "move_same_label": "same place",
+        "move_up_label": "up {n} {places}", "move_down_label": "down {n} {places}",
+        "places_one": "place", "places_few": "places", "places_many": "places",
+    },
+    "pl": {
+        "ranking": "Ranking federacji", "edition": "Wydanie", "previous_edition": "Zmiana od wydania",
+        "player": "Zawodnik", "club": "Klub", "movement": "Zmiana", "awards": "Punkty za turnieje",
+        "field": "Uczestników", "base_award": "Punkty za miejsce", "weight": "Waga", "share": "Udział",
+        "decay": "Wygasanie", "points_now": "Punkty teraz", "history": "Punkty w kolejnych wydaniach",
+        "rules": "Zasady", "as_of_time": "Stan na", "not_ranked": "poza rankingiem",
+        "divided": "Punkty rankingu to punkty za turnieje podzielone przez",
+        "no_awards": "Brak punktów w tym wydaniu.",
+        "move_new": "nowy", "move_new_label": "nowy w rankingu", "move_same_label": "to samo miejsce",
+        "move_up_label": "w górę o {n} {places}", "move_down_label": "w dół o {n} {places}",
+        "places_one": "miejsce", "places_few": "miejsca", "places_many": "miejsc",
+    },
 }
-"""The ranking pages' own words (English; the pages take the site's language for the rest)."""
+"""The ranking pages' own words per language (the pages take the site's language for the rest)."""
+
+
+def ranking_words(language: str) -> dict[str, str]:
+    """Every word the ranking pages show, for a BCP 47 tag (English when it has none)."""
+    return {**labels(language), **RANKING_WORDS.get(language.split("-")[0].lower(), RANKING_WORDS["en"])}
+
+
+def _places(count: int, words: Mapping[str, str]) -> str:
+    """`count` and the word for places in its plural form: one, few (Polish 2-4, 22-24, ...), many."""
+    if count == 1:
+        form = "one"
+    elif count % 10 in (2, 3, 4) and count % 100 not in (12, 13, 14):
+        form = "few"
+    else:
+        form = "many"
+    return words[f"places_{form}"]

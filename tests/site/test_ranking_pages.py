@@ -142,6 +142,23 @@ def test_movement_says_who_climbed_fell_or_is_new(ranked_site: RankedSite) -> No
     assert '<td class="move new"><span class="arrow" aria-hidden="true" title="new in the ranking">new</span>' in html
 
 
+def test_movement_is_said_in_the_pages_language_with_its_plural_forms() -> None:
+    from pipelines.site.ranking_pages import RANKING_WORDS, movement_rows, ranking_words
+
+    assert RANKING_WORDS["pl"].keys() == RANKING_WORDS["en"].keys()
+    ranking = pl.DataFrame({"player_id": [str(n) for n in range(1, 8)], "name": list("ABCDEFG"), "club": [None] * 7,
+                            "place": list(range(1, 8)), "points": [10.0] * 7, "awards": [1] * 7})
+    # climbed 1, 2, 5, 12 and 22 places; fell 3; new
+    previous = pl.DataFrame({"player_id": ["1", "2", "3", "4", "5", "6"], "place": [2, 4, 8, 16, 27, 3]})
+    said = {r["name"]: r["move_label"] for r in movement_rows(ranking, previous, ranking_words("pl"))}
+    assert said == {"A": "w górę o 1 miejsce", "B": "w górę o 2 miejsca", "C": "w górę o 5 miejsc",
+                    "D": "w górę o 12 miejsc", "E": "w górę o 22 miejsca", "F": "w dół o 3 miejsca",
+                    "G": "nowy w rankingu"}
+    english = {r["name"]: r["move_label"] for r in movement_rows(ranking, previous)}
+    assert english["A"] == "up 1 place" and english["E"] == "up 22 places" and english["G"] == "new in the ranking"
+    assert ranking_words("pl-PL")["player"] == "Zawodnik" and ranking_words("fr")["player"] == "Player"
+
+
 def test_a_players_page_itemises_the_editions_awards_and_history(ranked_site: RankedSite) -> None:
     new = ranked_site.new
     player_id = new.ranking.filter(pl.col("name") == "Rosa Ahmed")["player_id"][0]
