@@ -152,6 +152,14 @@ def test_the_site_command_loads_no_ranking_without_one(two_sessions: EventStore,
     loaded = set(json.loads(run.stderr.strip().splitlines()[-1]))
     assert (tmp_path / "site" / "index.html").is_file() and "pipelines.site.build" in loaded
     assert sorted(m for m in loaded if m.startswith(("pipelines.ranking", "models.ranking_rules"))) == []
+    # Nor pyarrow: the double-dummy cache is read and written without handing DuckDB a polars frame,
+    # which it reads through pyarrow (a tenth of a second of the weekend's site to import).
+    assert "pyarrow" not in loaded and "derived_double_dummy" in _tables(two_sessions)
+
+
+def _tables(store: EventStore) -> set[str]:
+    with store.reader() as con:
+        return {row[0] for row in con.execute("SELECT table_name FROM duckdb_tables()").fetchall()}
 
 
 def test_boards_without_a_deal_show_no_diagram(two_sessions: EventStore, tmp_path: Path) -> None:
