@@ -130,7 +130,7 @@ def ensure_tables(con: duckdb.DuckDBPyConnection) -> None:
         return
     for name, schema in (("board_scores", BOARD_SCHEMA), ("standings", STANDING_SCHEMA),
                          ("sessions", SESSION_SCHEMA)):
-        con.register("empty_frame", pl.DataFrame(schema=schema))
+        con.register("empty_frame", ArrowStream(pl.DataFrame(schema=schema)))
         con.execute(f"CREATE TABLE IF NOT EXISTS {_TABLES[name]} AS SELECT * FROM empty_frame")
         con.unregister("empty_frame")
     con.execute(VIEWS_SQL)
@@ -142,7 +142,7 @@ def write_edition(store: EventStore, edition: ScoredEdition) -> None:
     with store.writer() as con, _transaction(con):
         for name, frame in (("board_scores", conform(edition.board_scores, BOARD_SCHEMA)),
                             ("standings", conform(edition.standings, STANDING_SCHEMA)), ("sessions", sessions)):
-            con.register("new_rows", frame)
+            con.register("new_rows", ArrowStream(frame))
             con.execute(f"CREATE OR REPLACE TABLE {_TABLES[name]} AS SELECT * FROM new_rows")
             con.unregister("new_rows")
         con.execute(VIEWS_SQL)
@@ -277,7 +277,7 @@ def _rebuild(store: EventStore, con: duckdb.DuckDBPyConnection, position: int, c
     staging = {name: f"rebuild_{table}" for name, table in _TABLES.items()}
     for name, schema in (("board_scores", BOARD_SCHEMA), ("standings", STANDING_SCHEMA),
                          ("sessions", SESSION_SCHEMA)):
-        con.register("empty_frame", pl.DataFrame(schema=schema))
+        con.register("empty_frame", ArrowStream(pl.DataFrame(schema=schema)))
         con.execute(f"CREATE OR REPLACE TABLE {staging[name]} AS SELECT * FROM empty_frame")
         con.unregister("empty_frame")
     rows = 0

@@ -112,3 +112,19 @@ def test_a_correction_appends_without_loading_pyarrow(tmp_path: Path) -> None:
     assert [(e.payload["correction_id"], e.payload["tricks"], e.stream_version > 1) for e in stored] == \
         [("c-1", 9, True)]
     assert store.verify().ok
+
+
+@pytest.mark.parametrize("full", [False, True])
+def test_scoring_a_store_loads_no_pyarrow(tmp_path: Path, full: bool) -> None:
+    # The live projections are created, rebuilt and filled from bare Arrow streams: DuckDB reads a
+    # polars frame handed to it through pyarrow, a tenth of a second to import. The tables are filled.
+    from pipelines.ingest import ingest_file
+    from pipelines.store import EventStore
+    from tests.conftest import RECORDED_AT
+
+    store = EventStore(tmp_path / "s.duckdb")
+    ingest_file(store, REPO / "sample_data" / "club_championship_traveller.csv", recorded_at=RECORDED_AT)
+    _, loaded = modules_after("score", *(["--full"] if full else []), "--store", str(store.path))
+    assert "pipelines.live" in loaded and sorted(m for m in loaded if m.split(".")[0] == "pyarrow") == []
+    with store.reader() as con:
+        assert con.execute("SELECT count(*) FROM board_scores").fetchall() == [(338,)]
