@@ -22,6 +22,7 @@ from pathlib import Path
 import duckdb
 import polars as pl
 
+from pipelines.query_frames import frame_of
 from pipelines.store import StoreBusy, StoreError, StoreMissing
 
 _CONTAINED = {
@@ -84,7 +85,7 @@ def run_query(path: Path, query: str, *, busy_timeout: float = 10.0) -> pl.DataF
     """
     con = contained_connection(path, busy_timeout=busy_timeout)
     try:
-        frame: pl.DataFrame = con.sql(reading_statement(con, query)).pl()
-        return frame
+        # (`frame_of`: a small answer of plain types is built without importing pyarrow, as `.pl()` would)
+        return frame_of(con.sql(reading_statement(con, query)))
     finally:
         con.close()

@@ -128,3 +128,19 @@ def test_scoring_a_store_loads_no_pyarrow(tmp_path: Path, full: bool) -> None:
     assert "pipelines.live" in loaded and sorted(m for m in loaded if m.split(".")[0] == "pyarrow") == []
     with store.reader() as con:
         assert con.execute("SELECT count(*) FROM board_scores").fetchall() == [(338,)]
+
+
+def test_an_analysts_small_query_loads_no_pyarrow(tmp_path: Path) -> None:
+    # A few rows of plain types are built from Python rows, as every read of ours does (`frame_of`);
+    # a type polars takes only through Arrow (a zoned time) still goes through it.
+    from pipelines.ingest import ingest_file
+    from pipelines.store import EventStore
+    from tests.conftest import RECORDED_AT
+
+    store = EventStore(tmp_path / "s.duckdb")
+    ingest_file(store, REPO / "sample_data" / "club_championship_traveller.csv", recorded_at=RECORDED_AT)
+    said, loaded = modules_after("sql", "SELECT count(*) AS n FROM events", "--store", str(store.path))
+    assert f"│ {store.head()} │" in said
+    assert sorted(m for m in loaded if m.split(".")[0] == "pyarrow") == []
+    said, loaded = modules_after("sql", "SELECT min(occurred_at) AS first FROM events", "--store", str(store.path))
+    assert "2026" in said and "pyarrow" in loaded
