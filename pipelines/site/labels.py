@@ -131,12 +131,17 @@ in each language, where it says them otherwise than English; free text (a reason
 LANGUAGES: Mapping[str, Mapping[str, str]] = {"en": ENGLISH, "pl": POLISH}
 
 
+def language_code(tag: str) -> str:
+    """The language of a BCP 47 tag, as the word tables are keyed (`pl-PL` -> `pl`)."""
+    return tag.split("-")[0].lower()
+
+
 def labels(language: str) -> Mapping[str, str]:
     """The words for a BCP 47 tag: its own language's, else English."""
-    return LANGUAGES.get(language.split("-")[0].lower(), ENGLISH)
+    return LANGUAGES.get(language_code(language), ENGLISH)
 
 
 def audit_words(language: str) -> tuple[Mapping[str, str], Mapping[str, str]]:
     """The audit page's column heads and fixed values for a BCP 47 tag (English when it has none)."""
-    code = language.split("-")[0].lower()
+    code = language_code(language)
     return AUDIT_HEADERS.get(code, AUDIT_HEADERS["en"]), AUDIT_VALUES.get(code, AUDIT_VALUES["en"])

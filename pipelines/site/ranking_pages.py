@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 import polars as pl
 
 from pipelines.query_frames import frame_of
-from pipelines.site.labels import labels
+from pipelines.site.labels import labels, language_code
 from pipelines.site.paths import RANKING_DIR, player_page
 from pipelines.site.plots import history_plot
 from pipelines.site.render import render
@@ -235,7 +235,7 @@ RANKING_WORDS: dict[str, dict[str, str]] = {
 
 def ranking_words(language: str) -> dict[str, str]:
     """Every word the ranking pages show, for a BCP 47 tag (English when it has none)."""
-    return {**labels(language), **RANKING_WORDS.get(language.split("-")[0].lower(), RANKING_WORDS["en"])}
+    return {**labels(language), **RANKING_WORDS.get(language_code(language), RANKING_WORDS["en"])}
 
 
 def _places(count: int, words: Mapping[str, str]) -> str:
