@@ -9,10 +9,11 @@ The projection tables are derived data (rebuildable at any time, never the truth
 - `projection_state`: the log position and the clock (the latest `occurred_at` up to it) that the
   tables as a whole reflect.
 
-`refresh` finds the events appended after `projection_state.position` and the tournaments they touch
-(a session stream names its event; a re-registration touches every session of its event), rescores
-every session of those tournaments (an event's sessions are scored together: carry-over totals span
-them), and swaps the rows in one transaction. A tournament with no new event but a session whose
+`refresh` finds the events appended after `projection_state.position` and the sessions they touch
+(a session stream names its session; a re-registration touches every session of its event), replays
+every session of those tournaments, rescores the touched sessions (every session of a tournament
+whose conditions carry scores over: its cumulative totals span them; a board's score never depends
+on another session) and swaps their rows in one transaction. A tournament with no new event but a session whose
 correction period ended between the old clock and the new one is relabelled in the same transaction
 instead: a replay reads the clock only for each session's status, so its rows keep every score and
 turn final (`_relabel`); rescoring it would give the same rows at the cost of its replay. A full
@@ -26,14 +27,21 @@ from __future__ import annotations
 import logging
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import duckdb
 import polars as pl
 
+from models.events import session_stream
 from pipelines.neutralise import spreadsheet_safe
-from pipelines.projections import VIEWS_SQL, ScoredEdition, canonical_order, score_projection
+from pipelines.projections import (
+    VIEWS_SQL,
+    ScoredEdition,
+    canonical_order,
+    carry_over_events,
+    score_projection,
+)
 from pipelines.query_frames import ArrowStream, frame_of
 from pipelines.replay import Projection, SessionKey, log_clock, replay
 from pipelines.scoring.frames import BOARD_SCORES_SCHEMA, STANDINGS_SCHEMA, conform
@@ -75,11 +83,13 @@ class Refreshed:
     """(event_id, session_id) of every session of the tournaments relabelled, not rescored, because
     only a correction period ended (their rows' status, and their sessions' position, changed)."""
     replayed: Projection | None = None
-    """An incremental refresh's replay of the sessions it rescored, for a caller that reads them next
-    (the results site); None after a full rebuild or when nothing was rescored."""
+    """An incremental refresh's replay of every session of the tournaments it rescored, for a caller
+    that reads them next (the results site); None after a full rebuild or when nothing was rescored."""
+    replayed_sessions: frozenset[SessionKey] = frozenset()
+    """(event_id, session_id) of every session `replayed` holds."""
     written: tuple[pl.DataFrame, pl.DataFrame] | None = None
-    """With `replayed`: the board-score and standings rows written for those sessions, as the
-    tables now hold them (a caller that reads them next need not read them back)."""
+    """With `replayed`: the board-score and standings rows written for the sessions rescored
+    (`sessions`), as the tables now hold them (a caller that reads them next need not read them back)."""
 
 
 def refresh(store: EventStore, *, up_to: int | None = None, full: bool = False,
@@ -100,20 +110,22 @@ def refresh(store: EventStore, *, up_to: int | None = None, full: bool = False,
             return _rebuild(store, con, position, clock, batch_events)
         if position <= state.position:  # already there (or past it: projections never go back)
             return Refreshed(state.position, state.clock_us, False, _NO_SESSIONS, 0)
-        touched = _touched_events(con, state.position, position)
-        due = sorted(set(_due_events(con, state.clock_us, clock)) - set(touched))
-        catalog = session_catalog(con, position, touched)
+        touched = _touched(con, state.position, position)
+        catalog = session_catalog(con, position, touched.events)
         if int(catalog["events"].sum()) > batch_events:  # most of the log: rebuild, batch by batch
             return _rebuild(store, con, position, clock, batch_events)
-        scored = _score(store, catalog, position, clock)
+        scored = _score(store, catalog, position, clock, touched)
         with _transaction(con):
-            _replace_events(con, touched, scored)
-            relabelled = _relabel(con, due, position, clock)
+            _replace_sessions(con, scored)
+            relabelled = _relabel(con, _due_events(con, state.clock_us, clock), position, clock,
+                                  skip=scored.sessions.select("event_id", "session_id"))
             _write_state(con, position, clock, clock)
-    log.info("projections at log position %d: %d session(s) rescored, %d relabelled", position, catalog.height,
+    log.info("projections at log position %d: %d session(s) rescored, %d relabelled", position, scored.sessions.height,
              relabelled.height)
-    return Refreshed(position, clock, False, catalog.select("event_id", "session_id"), scored.board_scores.height,
-                     relabelled, scored.projection, (scored.board_scores, scored.standings))
+    return Refreshed(position, clock, False, scored.sessions.select("event_id", "session_id"),
+                     scored.board_scores.height, relabelled, scored.projection,
+                     frozenset(catalog.select("event_id", "session_id").iter_rows()),
+                     (scored.board_scores, scored.standings))
 
 
 def ensure_tables(con: duckdb.DuckDBPyConnection) -> None:
@@ -198,16 +210,35 @@ def stream_ranges(events: Sequence[str], *,
 
 # -- what changed --------------------------------------------------------------------------------
 
-def _touched_events(con: duckdb.DuckDBPyConnection, since: int, position: int) -> list[str]:
-    """Tournaments with an event in (since, position]."""
+@dataclass(frozen=True)
+class _Touched:
+    """What the events in a range of the log touch."""
+
+    events: list[str]
+    """Tournaments with an event in the range, sorted."""
+    registered: frozenset[str]
+    """Those whose own stream (`tournament:<event_id>`) has one: their conditions may have changed."""
+    streams: frozenset[str]
+    """Session streams with an event in the range."""
+
+    def rescores(self, event_id: str, session_id: str) -> bool:
+        """Whether the session's rows may have changed: an event of its own, or a new registration."""
+        return event_id in self.registered or session_stream(event_id, session_id) in self.streams
+
+
+def _touched(con: duckdb.DuckDBPyConnection, since: int, position: int) -> _Touched:
+    """The tournaments and session streams with an event in (since, position]."""
     named = con.execute(
         "WITH streams AS (SELECT stream_id, min(position) AS first FROM events"
         " WHERE position > ? AND position <= ?"
         " AND (starts_with(stream_id, 'session:') OR starts_with(stream_id, 'tournament:')) GROUP BY stream_id)"
-        " SELECT DISTINCT json_extract_string(e.payload, '$.event_id') FROM streams s"
+        " SELECT s.stream_id, json_extract_string(e.payload, '$.event_id') FROM streams s"
         " JOIN events e ON e.position = s.first",
         [since, position]).fetchall()
-    return sorted({row[0] for row in named if row[0] is not None})
+    return _Touched(events=sorted({event_id for _, event_id in named if event_id is not None}),
+                    registered=frozenset(event_id for stream, event_id in named
+                                         if event_id is not None and stream.startswith("tournament:")),
+                    streams=frozenset(stream for stream, _ in named if stream.startswith("session:")))
 
 
 def _due_events(con: duckdb.DuckDBPyConnection, old_clock: int, clock: int) -> list[str]:
@@ -219,25 +250,32 @@ def _due_events(con: duckdb.DuckDBPyConnection, old_clock: int, clock: int) -> l
     return sorted(row[0] for row in due if row[0] is not None)
 
 
-def _relabel(con: duckdb.DuckDBPyConnection, events: Sequence[str], position: int, clock: int) -> pl.DataFrame:
+def _relabel(con: duckdb.DuckDBPyConnection, events: Sequence[str], position: int, clock: int,
+             skip: pl.DataFrame = _NO_SESSIONS) -> pl.DataFrame:
     """Within the caller's transaction: the tournaments' rows as a rescore at (position, clock) would
     write them, when no event of theirs came in since: each session's status at the new clock (final
     once it reaches the stored deadline, as `pipelines.corrections.session_windows` decides), and
     every session's position the new one. Scores, ranks and deadlines stay: the events are the same.
+    The sessions in `skip` (event_id, session_id: just rescored) are left as written.
     Derived rows, so an UPDATE: the event log itself is never updated."""
     if not events:
         return _NO_SESSIONS
     sessions = _TABLES["sessions"]
+    kept = ("NOT EXISTS (SELECT 1 FROM (SELECT unnest(?) AS e, unnest(?) AS s) AS k"
+            " WHERE k.e = {0}.event_id AND k.s = {0}.session_id)")
+    skipped = [skip["event_id"].to_list(), skip["session_id"].to_list()]
     con.execute(f"UPDATE {sessions} SET position = ?, status = CASE WHEN deadline_us IS NOT NULL"
                 " AND ? >= deadline_us THEN 'final' ELSE 'provisional' END"
-                " WHERE event_id IN (SELECT unnest(?))", [position, clock, list(events)])
+                f" WHERE event_id IN (SELECT unnest(?)) AND {kept.format(sessions)}",
+                [position, clock, list(events), *skipped])
     for name in ("board_scores", "standings"):
         con.execute(f"UPDATE {_TABLES[name]} AS t SET status = s.status FROM {sessions} AS s"
                     " WHERE t.event_id = s.event_id AND t.session_id = s.session_id"
-                    " AND t.event_id IN (SELECT unnest(?)) AND t.status IS DISTINCT FROM s.status", [list(events)])
+                    f" AND t.event_id IN (SELECT unnest(?)) AND t.status IS DISTINCT FROM s.status"
+                    f" AND {kept.format('t')}", [list(events), *skipped])
     return frame_of(con.sql(f"SELECT event_id, session_id FROM {sessions}"
-                            " WHERE event_id IN (SELECT unnest(?)) ORDER BY event_id, session_id",
-                            params=[list(events)]))
+                            f" WHERE event_id IN (SELECT unnest(?)) AND {kept.format(sessions)}"
+                            " ORDER BY event_id, session_id", params=[list(events), *skipped]))
 
 
 # -- scoring -------------------------------------------------------------------------------------
@@ -250,15 +288,42 @@ class _Scored:
     projection: Projection | None = None
 
 
-def _score(store: EventStore, catalog: pl.DataFrame, position: int, clock: int) -> _Scored:
-    """Board scores, standings and session rows of the sessions in `catalog`, replayed alone."""
+def _score(store: EventStore, catalog: pl.DataFrame, position: int, clock: int,
+           touched: _Touched | None = None) -> _Scored:
+    """Board scores, standings and session rows of the sessions in `catalog`, replayed alone; with
+    `touched`, of those it says may have changed only (see `_rescored`), the others replayed too."""
     keys: list[SessionKey] = list(catalog.select("event_id", "session_id").iter_rows())
     if not keys:
         return _Scored(pl.DataFrame(schema=BOARD_SCHEMA), pl.DataFrame(schema=STANDING_SCHEMA),
                        pl.DataFrame(schema=SESSION_SCHEMA))
-    edition = score_projection(replay(store, up_to=position, as_of_us=clock, sessions=keys))
+    projection = replay(store, up_to=position, as_of_us=clock, sessions=keys)
+    rescored = catalog.select("event_id", "session_id")
+    if touched is not None:
+        rescored = _rescored(rescored, touched, projection)
+        projection_scored = _of_sessions(projection, rescored)
+    else:
+        projection_scored = projection
+    edition = score_projection(projection_scored)
     return _Scored(conform(edition.board_scores, BOARD_SCHEMA), conform(edition.standings, STANDING_SCHEMA),
-                   _session_rows(edition, catalog.select("event_id", "session_id")), edition.projection)
+                   _session_rows(edition, rescored), projection)
+
+
+def _rescored(sessions: pl.DataFrame, touched: _Touched, projection: Projection) -> pl.DataFrame:
+    """The sessions whose rows may have changed: those `touched` names, and every session of a
+    tournament that has one and whose conditions carry scores over (its later sessions' totals)."""
+    carrying = carry_over_events(projection.conditions)
+    return sessions.filter(pl.Series([
+        touched.rescores(event_id, session_id) or (event_id in carrying and event_id in touched.events)
+        for event_id, session_id in sessions.iter_rows()], dtype=pl.Boolean))
+
+
+def _of_sessions(projection: Projection, sessions: pl.DataFrame) -> Projection:
+    """The replay's rows of `sessions` (event_id, session_id) alone: what scoring them reads."""
+    keys = ["event_id", "session_id"]
+    frames = {name: frame.join(sessions, on=keys, how="semi", maintain_order="left")
+              for name in ("results", "sessions", "penalties", "windows")
+              for frame in [getattr(projection, name)] if set(keys) <= set(frame.columns)}
+    return replace(projection, **frames)
 
 
 def _session_rows(edition: ScoredEdition, sessions: pl.DataFrame) -> pl.DataFrame:
@@ -311,11 +376,13 @@ def _batches(catalog: pl.DataFrame, batch_events: int) -> Iterator[pl.DataFrame]
 
 # -- the tables ----------------------------------------------------------------------------------
 
-def _replace_events(con: duckdb.DuckDBPyConnection, events: Sequence[str], scored: _Scored) -> None:
-    """Within the caller's transaction: the tournaments' old rows out, their new rows in."""
+def _replace_sessions(con: duckdb.DuckDBPyConnection, scored: _Scored) -> None:
+    """Within the caller's transaction: the scored sessions' old rows out, their new rows in."""
+    keys = [scored.sessions["event_id"].to_list(), scored.sessions["session_id"].to_list()]
     for name, frame in (("board_scores", scored.board_scores), ("standings", scored.standings),
                         ("sessions", scored.sessions)):
-        con.execute(f"DELETE FROM {_TABLES[name]} WHERE event_id IN (SELECT unnest(?))", [list(events)])
+        con.execute(f"DELETE FROM {_TABLES[name]} AS t USING (SELECT unnest(?) AS e, unnest(?) AS s) AS k"
+                    " WHERE t.event_id = k.e AND t.session_id = k.s", keys)
         _insert(con, _TABLES[name], frame)
 
 

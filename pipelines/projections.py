@@ -71,7 +71,14 @@ def _with_status(frame: pl.DataFrame, status: pl.DataFrame) -> pl.DataFrame:
     return looked_up.with_columns(status=pl.col("status").fill_null("provisional")).select(frame.columns)
 
 
-def _conditions_by_event(raw: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
+def carry_over_events(raw: Mapping[str, Mapping[str, Any]]) -> frozenset[str]:
+    """The events (of a projection's `conditions`) whose sessions' totals carry over into later
+    sessions: scoring one of their sessions changes the standings of the others."""
+    return frozenset(event_id for event_id, rules in _conditions_by_event(raw, warn=False).items()
+                     if rules.carry_over.mode != "none")
+
+
+def _conditions_by_event(raw: Mapping[str, Mapping[str, Any]], *, warn: bool = True) -> dict[str, Any]:
     """Registered conditions of contest, or else what the event's first file said of itself."""
     from models.conditions import ConditionsOfContest, UnsupportedScoringError, conditions_from_file
 
@@ -86,8 +93,9 @@ def _conditions_by_event(raw: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]
         try:
             conditions[event_id] = conditions_from_file(tag, program, tie_breaks)
         except UnsupportedScoringError as exc:
-            log.warning("%s: %s; scored under the Laws' defaults until conditions are registered",
-                        event_id, exc)
+            if warn:
+                log.warning("%s: %s; scored under the Laws' defaults until conditions are registered",
+                            event_id, exc)
             conditions[event_id] = ConditionsOfContest()
     return conditions
 

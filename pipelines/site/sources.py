@@ -92,10 +92,11 @@ class LiveSource:
     code: str
     """The site's code version: new code renders every session again."""
     replayed: Projection | None = None
-    """The refresh's own replay of the sessions it rescored (at the same position and clock)."""
+    """The refresh's own replay of the tournaments it rescored sessions of (same position and clock)."""
     replayed_sessions: frozenset[SessionKey] = frozenset()
     written: tuple[pl.DataFrame, pl.DataFrame] | None = None
-    """The refresh's rows of `replayed_sessions` (board scores, standings), as the tables hold them."""
+    """The refresh's rows of `rescored` (board scores, standings), as the tables hold them."""
+    rescored: frozenset[SessionKey] = frozenset()
     _by_event: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
     _batch_of: dict[str, list[str]] = field(default_factory=dict)
     _loaded: dict[str, tuple[EventInfo, ScoredEdition] | None] = field(default_factory=dict)
@@ -146,7 +147,8 @@ class LiveSource:
         # The refresh that just rescored these events replayed them already; its replay holds the same
         # rows, and the rows it wrote are the tables' own.
         refreshed = self.replayed is not None and set(keys) <= self.replayed_sessions
-        if refreshed and self.written is not None:  # in the order `read_tables` gives: the digests see it
+        if refreshed and self.written is not None and set(keys) <= self.rescored:
+            # in the order `read_tables` gives: the digests see it
             board_scores, standings = (canonical_order(rows.join(wanted, on=["event_id", "session_id"], how="semi"))
                                        for rows in self.written)
         else:
@@ -195,8 +197,8 @@ def open_source(store: EventStore, *, code: str, edition: ScoredEdition | None =
             + (" WHERE event_id = ?" if event_id is not None else ""),
             params=[event_id] if event_id is not None else None))
     return LiveSource(store, refreshed.position, refreshed.clock_us, sessions, code, refreshed.replayed,
-                      frozenset(refreshed.sessions.select("event_id", "session_id").iter_rows()),
-                      refreshed.written)
+                      refreshed.replayed_sessions, refreshed.written,
+                      frozenset(refreshed.sessions.select("event_id", "session_id").iter_rows()))
 
 
 def _sessions_of(store: EventStore, event_id: str | None, up_to: int | None) -> list[SessionKey] | None:

@@ -9,7 +9,8 @@ import polars as pl
 import pytest
 from polars.testing import assert_frame_equal
 
-from pipelines.director import TableRef, publish_scores, request_correction
+from models.conditions import CarryOver, ConditionsOfContest
+from pipelines.director import TableRef, publish_scores, register_tournament, request_correction
 from pipelines.ingest import IngestOptions, ingest_bytes, ingest_file
 from pipelines.live import export_tables, read_tables, refresh
 from pipelines.projections import export_csv, score_projection, score_store
@@ -85,6 +86,56 @@ def test_refresh_rescores_only_the_touched_event_and_matches_a_full_replay(two_s
     live = export_tables(two_sessions, tmp_path / "live")
     whole = export_csv(score_store(two_sessions), tmp_path / "whole")
     assert {n: p.read_bytes() for n, p in live.items()} == {n: p.read_bytes() for n, p in whole.items()}
+
+
+def _tables_equal_a_whole_replay(store: EventStore, outdir: Path) -> None:
+    live = export_tables(store, outdir / "live")
+    whole = export_csv(score_store(store), outdir / "whole")
+    assert {n: p.read_bytes() for n, p in live.items()} == {n: p.read_bytes() for n, p in whole.items()}
+
+
+def _cumulative(store: EventStore, session: str) -> list[tuple[str, float]]:
+    standings = read_tables(store)[1].filter(pl.col("session_id") == session)
+    return sorted(standings.select("contestant_id", "cumulative_score").rows())
+
+
+def test_a_correction_rescores_its_own_session_unless_totals_carry_over(two_sessions: EventStore,
+                                                                        tmp_path: Path) -> None:
+    refresh(two_sessions)
+    at = datetime(2026, 11, 21, 20, 5, tzinfo=UTC)
+    request_correction(two_sessions, TableRef(EVENT, "1", 2, "3", "A"), at=at, correction_id="c1",
+                       requested_by="EW", reason="eight", tricks=8)
+    alone = refresh(two_sessions)
+    assert alone.sessions.rows() == [(EVENT, "1")]  # a board's score never depends on another session
+    assert alone.replayed_sessions == {(EVENT, "1"), (EVENT, "2")}  # (the site reads the event's others)
+    _tables_equal_a_whole_replay(two_sessions, tmp_path / "alone")
+
+    register_tournament(two_sessions, EVENT, "Club championship", at=datetime(2026, 11, 21, 20, 6, tzinfo=UTC),
+                        conditions=ConditionsOfContest(carry_over=CarryOver(mode="cumulative")))
+    assert sorted(refresh(two_sessions).sessions.rows()) == [(EVENT, "1"), (EVENT, "2")]  # new conditions
+    before = _cumulative(two_sessions, "2")
+    request_correction(two_sessions, TableRef(EVENT, "1", 2, "3", "A"), at=datetime(2026, 11, 21, 20, 7, tzinfo=UTC),
+                       correction_id="c2", requested_by="NS", reason="ten", tricks=10)
+    carried = refresh(two_sessions)
+    # Session 2's totals carry session 1's over: a correction in session 1 changes them.
+    assert sorted(carried.sessions.rows()) == [(EVENT, "1"), (EVENT, "2")]
+    assert _cumulative(two_sessions, "2") != before
+    _tables_equal_a_whole_replay(two_sessions, tmp_path / "carried")
+
+
+def test_a_late_correction_to_one_session_turns_the_others_final_too(two_sessions: EventStore,
+                                                                     tmp_path: Path) -> None:
+    publish_scores(two_sessions, EVENT, "2", at=PUBLISHED)
+    refresh(two_sessions)
+    late = datetime(2026, 11, 23, 12, 0, tzinfo=UTC)  # both sessions' correction periods are over
+    request_correction(two_sessions, TableRef(EVENT, "1", 2, "3", "A"), at=late, correction_id="late",
+                       requested_by="EW", reason="eight", tricks=8)
+    refreshed = refresh(two_sessions)
+    assert refreshed.sessions.rows() == [(EVENT, "1")] and refreshed.relabelled.rows() == [(EVENT, "2")]
+    with two_sessions.reader() as con:
+        statuses = con.execute("SELECT session_id, status, position FROM projection_sessions ORDER BY 1").fetchall()
+    assert statuses == [("1", "final", refreshed.position), ("2", "final", refreshed.position)]
+    _tables_equal_a_whole_replay(two_sessions, tmp_path)
 
 
 def test_a_period_that_ends_with_no_event_of_its_own_turns_final(two_sessions: EventStore) -> None:
@@ -215,7 +266,7 @@ def test_tables_whose_state_kept_no_log_clock_continue_and_keep_it(two_sessions:
         con.execute("CREATE OR REPLACE TABLE projection_state AS SELECT position, clock_us FROM projection_state")
     _second_session(two_sessions, at=PLAYED, session="3")
     refreshed = refresh(two_sessions)
-    assert not refreshed.full and refreshed.sessions.height == 3
+    assert not refreshed.full and refreshed.sessions.rows() == [(EVENT, "3")]  # the new session alone
     with two_sessions.reader() as con:
         assert con.execute("SELECT clock_us = log_clock_us FROM projection_state").fetchall() == [(True,)]
     whole = score_projection(replay(two_sessions))
