@@ -315,10 +315,11 @@ def site(out: Annotated[Path, typer.Option(help="Folder to write the site into")
         report = build_site(open_store(store), out, event_id=event,
                             as_of_us=to_epoch_us(parse_time(as_of)) if as_of else None)
     except (ValueError, StoreError) as exc:
-        errors.print(f"[red]error[/red] {exc}")
+        errors.print(f"[red]error[/red] {shown(str(exc))}")
         raise typer.Exit(1) from exc
     console.print(f"{len(report.written)} file(s) written, {report.unchanged} unchanged, {report.sessions} "
-                  f"session(s), {report.rendered} rendered (the others had not changed)\nindex: {report.index}")
+                  f"session(s), {report.rendered} rendered (the others had not changed)\n"
+                  f"index: {shown(str(report.index))}")
 
 
 @app.command("diff-published")

@@ -186,3 +186,14 @@ def test_weighted_and_foul_commands(store_file: Path, tmp_path: Path) -> None:
     board4 = scores.filter(pl.col("board") == 4)
     assert board4["top"].unique().to_list() == [24.0]
     assert board4.filter(pl.col("table_id") <= 6)["mp_ns"].sum() == pytest.approx(24 * 6 / 2, abs=0.01)
+
+
+def test_site_prints_names_as_text_not_as_markup(store_file: Path, tmp_path: Path) -> None:
+    runner.invoke(app, ["ingest", str(SAMPLE_DATA / "club_championship_traveller.csv")])
+    # Rich markup in an event id: "[/x]" closes a tag nobody opened, which rich refuses with an exception.
+    missing = runner.invoke(app, ["site", "--event", "[/x]", "--out", str(tmp_path / "none")])
+    assert missing.exit_code == 1 and "there is no scored event '[/x]'" in missing.output
+    out = tmp_path / "site[bold]"  # a folder name rich would read as a style
+    built = runner.invoke(app, ["site", "--event", "club-championship-2026", "--out", str(out)])
+    assert built.exit_code == 0, built.output
+    assert f"index: {out / 'index.html'}" in built.output.replace("\n", "")
