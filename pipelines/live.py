@@ -13,7 +13,7 @@ The projection tables are derived data (rebuildable at any time, never the truth
 (a session stream names its session; a re-registration touches every session of its event), replays
 every session of those tournaments, rescores the touched sessions (every session of a tournament
 whose conditions carry scores over: its cumulative totals span them; a board's score never depends
-on another session) and swaps their rows in one transaction. A tournament with no new event but a session whose
+on another session) and swaps their rows in one transaction. A session with no new event but whose
 correction period ended between the old clock and the new one is relabelled in the same transaction
 instead: a replay reads the clock only for each session's status, so its rows keep every score and
 turn final (`_relabel`); rescoring it would give the same rows at the cost of its replay. A full

@@ -7,10 +7,10 @@ whose stamps moved, the event's info and a `ScoredEdition` holding (at least) th
 - `LiveSource` (the site of the log as it stands, what the CLI and the DAGs build): brings the
   session-keyed projections of `pipelines.live` up to the log (incrementally), takes the stamps
   from `projection_sessions` (the log position a session's rows were computed at, its status and
-  deadline: a refresh rescores a tournament whenever one of its streams gets an event or one of its
-  correction periods ends) and, for the events to render, reads their projection rows and replays
-  their sessions alone for what the projections do not keep (results as they stand, corrections,
-  rulings, windows), a batch of events at a time. Nothing of any event not rendered is read.
+  deadline: a refresh rescores a session whenever its stream or its tournament's gets an event, and
+  relabels it when its correction period ends) and, for the events to render, reads their
+  projection rows and replays their sessions alone for what the projections do not keep (results
+  as they stand, corrections, rulings, windows), a batch of events at a time. Nothing of any event not rendered is read.
 - `FixedSource` (an `--as-of` edition, a DAG's log position the projections have passed, or an
   edition a caller scored): the edition's own rows, replayed for the sessions it shows (one event's,
   with `--event`). It gives no stamps, so every session it holds is gathered and digested again.
@@ -97,6 +97,7 @@ class LiveSource:
     written: tuple[pl.DataFrame, pl.DataFrame] | None = None
     """The refresh's rows of `rescored` (board scores, standings), as the tables hold them."""
     rescored: frozenset[SessionKey] = frozenset()
+    """The sessions the refresh rescored (the others of `replayed_sessions` kept their rows)."""
     _by_event: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
     _batch_of: dict[str, list[str]] = field(default_factory=dict)
     _loaded: dict[str, tuple[EventInfo, ScoredEdition] | None] = field(default_factory=dict)
