@@ -45,7 +45,7 @@ from pipelines.projections import (
 from pipelines.query_frames import ArrowStream, frame_of
 from pipelines.replay import Projection, SessionKey, log_clock, replay
 from pipelines.scoring.frames import BOARD_SCORES_SCHEMA, STANDINGS_SCHEMA, conform
-from pipelines.store import EventStore
+from pipelines.store import EventStore, table_columns
 
 log = logging.getLogger(__name__)
 
@@ -134,11 +134,7 @@ def ensure_tables(con: duckdb.DuckDBPyConnection) -> None:
     When they are all there nothing is written: a refresh with nothing new, or one after a single
     correction, then changes no catalog entry (replacing the views each time cost a catalog write).
     """
-    existing = _columns(con, list(_TABLES.values()))
-    views = {row[0] for row in con.execute(
-        "SELECT view_name FROM duckdb_views() WHERE schema_name = 'main'"
-        " AND view_name IN ('board_scores', 'standings')").fetchall()}
-    if len(existing) == len(_TABLES) and views == {"board_scores", "standings"}:
+    if len(table_columns(con, [*_TABLES.values(), "board_scores", "standings"])) == len(_TABLES) + 2:
         return
     for name, schema in (("board_scores", BOARD_SCHEMA), ("standings", STANDING_SCHEMA),
                          ("sessions", SESSION_SCHEMA)):
@@ -407,19 +403,9 @@ def projection_state(con: duckdb.DuckDBPyConnection) -> tuple[int, int] | None:
 def _tables_current(con: duckdb.DuckDBPyConnection) -> bool:
     """Whether the projection tables have exactly the columns this version writes (a version that
     adds a column to the views rebuilds them rather than inserting rows that do not fit)."""
-    columns = _columns(con, list(_TABLES.values()))  # one look at the catalog for the three tables
+    columns = table_columns(con, list(_TABLES.values()))
     return all(columns.get(_TABLES[name]) == list(schema) for name, schema in (
         ("board_scores", BOARD_SCHEMA), ("standings", STANDING_SCHEMA), ("sessions", SESSION_SCHEMA)))
-
-
-def _columns(con: duckdb.DuckDBPyConnection, tables: Sequence[str]) -> dict[str, list[str]]:
-    """Each existing table's columns in order (a table missing from the store is missing here)."""
-    columns: dict[str, list[str]] = {}
-    for table, column in con.execute(
-            "SELECT table_name, column_name FROM duckdb_columns() WHERE schema_name = 'main'"
-            " AND table_name IN (SELECT unnest(?)) ORDER BY table_name, column_index", [list(tables)]).fetchall():
-        columns.setdefault(table, []).append(column)
-    return columns
 
 
 @dataclass(frozen=True)
@@ -436,9 +422,7 @@ class _State:
 def _state(con: duckdb.DuckDBPyConnection) -> _State | None:
     """The position and clocks the tables reflect; None when unknown (never refreshed, or written
     by a version that kept no clock)."""
-    columns = {row[0] for row in con.execute(
-        "SELECT column_name FROM duckdb_columns() WHERE table_name = 'projection_state'"
-        " AND schema_name = 'main'").fetchall()}
+    columns = set(table_columns(con, ["projection_state"]).get("projection_state", []))
     if not {"position", "clock_us"} <= columns:
         return None
     kept = "log_clock_us" if "log_clock_us" in columns else "NULL"

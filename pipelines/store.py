@@ -660,11 +660,25 @@ def _shorter(head: Head, where: str, found: str) -> str:
 
 
 def _has_events_table(con: duckdb.DuckDBPyConnection) -> bool:
-    # duckdb_tables() rather than information_schema, whose first use in a connection costs ~10 ms.
-    rows = con.execute(
-        "SELECT count(*) FROM duckdb_tables() WHERE table_name = 'events' AND schema_name = 'main'"
-    ).fetchall()
-    return bool(rows[0][0])
+    return "events" in table_columns(con, ["events"])
+
+
+def table_columns(con: duckdb.DuckDBPyConnection, names: Sequence[str]) -> dict[str, list[str]]:
+    """Each of the tables or views `names` that the store holds, with its columns in order.
+
+    Each is asked for directly (binding `SELECT * ... LIMIT 0` runs nothing): 1-2 ms for four
+    tables, where the first look at the catalog's own functions (`duckdb_columns()`,
+    `information_schema`) in a connection costs 16-25 ms, paid by every command that checks a table
+    exists. A missing name costs more (about 9 ms: DuckDB looks for a name to suggest), which only a
+    store's first use meets.
+    """
+    found: dict[str, list[str]] = {}
+    for name in names:
+        try:
+            found[name] = list(con.sql(f'SELECT * FROM "{name}" LIMIT 0').columns)
+        except duckdb.CatalogException:
+            continue
+    return found
 
 
 def _current_versions(con: duckdb.DuckDBPyConnection, stream_ids: Sequence[str]) -> dict[str, int]:

@@ -27,7 +27,7 @@ from models.events import (
 from models.shape import polars_columns
 from pipelines.live import stream_ranges
 from pipelines.query_frames import frame_of
-from pipelines.store import EventStore
+from pipelines.store import EventStore, table_columns
 
 # Names are chosen here; their types are the event models' (`models.shape`).
 MEMBER_FIELDS: dict[str, pl.DataType] = polars_columns(
@@ -167,8 +167,7 @@ def latest(frame: pl.DataFrame, keys: list[str]) -> pl.DataFrame:
 
 
 def _has_events(con: duckdb.DuckDBPyConnection) -> bool:
-    rows = con.execute("SELECT count(*) FROM information_schema.tables WHERE table_name = 'events'").fetchall()
-    return bool(rows and rows[0][0])
+    return bool(table_columns(con, ["events"]))
 
 
 def log_head(store: EventStore) -> int:

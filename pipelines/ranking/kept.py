@@ -37,7 +37,7 @@ import polars as pl
 
 from models.ranking_rules import RuleSet
 from pipelines.ranking.standings_source import differing_streams
-from pipelines.store import EventStore, StoreError
+from pipelines.store import EventStore, StoreError, table_columns
 
 log = logging.getLogger(__name__)
 
@@ -196,6 +196,4 @@ def _frame(blob: bytes) -> pl.DataFrame:
 
 
 def _has_table(con: duckdb.DuckDBPyConnection) -> bool:
-    rows = con.execute("SELECT count(*) FROM duckdb_tables() WHERE table_name = ? AND schema_name = 'main'",
-                       [KEPT_TABLE]).fetchall()
-    return bool(rows and rows[0][0])
+    return bool(table_columns(con, [KEPT_TABLE]))

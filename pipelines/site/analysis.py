@@ -24,7 +24,7 @@ import polars as pl
 
 from models.cards import Deal
 from pipelines.query_frames import ArrowStream
-from pipelines.store import EventStore
+from pipelines.store import EventStore, table_columns
 
 log = logging.getLogger(__name__)
 
@@ -136,9 +136,7 @@ def cached(store: EventStore, deals: Iterable[str]) -> dict[str, DoubleDummy]:
     if not wanted or not store.exists():
         return {}
     with store.reader() as con:
-        present = con.execute("SELECT count(*) FROM information_schema.tables WHERE table_name = ?",
-                              [CACHE_TABLE]).fetchall()[0][0]
-        if not present:
+        if not table_columns(con, [CACHE_TABLE]):
             return {}
         # The deals as a list parameter: a polars frame registered here made DuckDB import pyarrow
         # to read it, a tenth of a second of the weekend's site.

@@ -22,7 +22,7 @@ from pipelines.site.paths import RANKING_DIR, player_page
 from pipelines.site.plots import history_plot
 from pipelines.site.render import render
 from pipelines.site.views import fmt, place_text
-from pipelines.store import EventStore
+from pipelines.store import EventStore, table_columns
 
 if TYPE_CHECKING:
     from pipelines.ranking.edition import RankingEdition
@@ -103,8 +103,7 @@ def _published_rows(store: EventStore, names: list[str]) -> pl.DataFrame:
     empty = pl.DataFrame(schema={"edition": pl.String, "player_id": pl.String, "points": pl.Float64,
                                  "place": pl.Int64})
     with store.reader() as con:
-        tables = {row[0] for row in con.sql("SELECT table_name FROM information_schema.tables").fetchall()}
-        if "projection_ranking" not in tables:
+        if not table_columns(con, ["projection_ranking"]):
             return empty
         found = frame_of(con.sql("SELECT edition, player_id, points, place FROM projection_ranking"
                                  " WHERE list_contains(?, edition)", params=[names]))

@@ -24,6 +24,7 @@ from pipelines.store import (
     StoreBusy,
     StoreError,
     event_frame,
+    table_columns,
 )
 from tests.conftest import RECORDED_AT
 
@@ -289,3 +290,14 @@ def test_new_positions_come_from_the_sequence_gaps_and_all() -> None:
     with duckdb.connect() as con:  # a sequence that leaves gaps: the positions are drawn one by one
         con.execute("CREATE SEQUENCE event_position START 10 INCREMENT BY 3")
         assert store_module._next_positions(con, 3).to_list() == [19, 22, 25]
+
+
+def test_table_columns_names_what_the_store_holds_and_leaves_out_the_rest(store: EventStore) -> None:
+    store.append([NewEvent("s", "T", {"a": 1}, datetime(2026, 11, 21, tzinfo=UTC))], recorded_at=RECORDED_AT)
+    with store.writer() as con:
+        con.execute("CREATE TABLE derived_x (b INTEGER, a VARCHAR)")
+        con.execute("CREATE VIEW derived_v AS SELECT a FROM derived_x")
+        found = table_columns(con, ["derived_x", "missing", "derived_v", "events"])
+    assert list(found) == ["derived_x", "derived_v", "events"]
+    assert found["derived_x"] == ["b", "a"] and found["derived_v"] == ["a"]
+    assert found["events"][:3] == ["position", "stream_id", "stream_version"]
