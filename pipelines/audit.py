@@ -6,6 +6,7 @@ the edition. Rejected requests show what was asked and leave the score unchanged
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -13,6 +14,7 @@ from pathlib import Path
 import polars as pl
 from jinja2 import Environment, select_autoescape
 
+from pipelines.audit_before import before_key
 from pipelines.neutralise import safe_file_name, spreadsheet_safe
 from pipelines.projections import ScoredEdition, score_results
 from pipelines.query_frames import frame_of
@@ -84,19 +86,35 @@ def recorded_times(store: EventStore) -> pl.DataFrame:
     return frame.cast(_RECORDED_SCHEMA)  # type: ignore[arg-type]
 
 
+Remember = Callable[[str, Callable[[], pl.DataFrame]], pl.DataFrame]
+"""Given a key of the inputs and a way to score them, the scores (kept ones, or freshly scored)."""
+
+
 def audit_rows(edition: ScoredEdition, event_id: str, session_id: str,
-               recorded: pl.DataFrame | None = None) -> pl.DataFrame:
+               recorded: pl.DataFrame | None = None, *, remember: Remember | None = None) -> pl.DataFrame:
     """One row per correction request and per ruling in the session.
 
     With `recorded` (`recorded_times`), each row also shows when the log received it, and
     `back_dated` flags a claim older than the period it asks to fall in: raised (as claimed)
-    before the period ended, but recorded only after.
+    before the period ended, but recorded only after. With `remember` (`pipelines.audit_before`),
+    the "before" scores are looked up by what they are computed from, and scored only when new.
     """
     projection = edition.projection
     in_session = (pl.col("event_id") == event_id) & (pl.col("session_id") == session_id)
     # A session's board scores are its own tables' alone, so only its results are scored again.
     original = projection.original_results.filter(in_session)
-    before_scores, _ = score_results(projection, _rulings_only(original, projection).filter(in_session))
+    inputs = _rulings_only(original, projection).filter(in_session)
+
+    def score() -> pl.DataFrame:
+        return score_results(projection, inputs)[0].select(*_TABLE, "mp_ns", "imp_ns")
+
+    if remember is None:
+        before_scores = score()
+    else:
+        key = before_key(inputs, projection.sessions.filter(in_session),
+                         {k: v for k, v in projection.conditions.items() if k == event_id},
+                         projection.penalties.filter(in_session))
+        before_scores = remember(key, score)
     before = _table_view(original, before_scores, "before")
     after = _table_view(edition.projection.results.filter(in_session), edition.board_scores, "after")
     corrections = _correction_rows(projection.corrections.filter(in_session)) \

@@ -148,7 +148,7 @@ def write_event(report: SiteReport, store: EventStore, source: Source, event_id:
         changed = [info for info in event.sessions
                    if not _still(report, manifest, info, quick.get(info.session_id), stamps.get(info.session_id))]
         sessions = [session_data(store, edition, event, info) for info in changed]
-        audits = [session_audit(edition, data) for data in sessions]
+        audits = [session_audit(edition, data, store) for data in sessions]
         deals = [b.deal.to_pbn() for s in sessions for b in s.records.boards if b.deal]
         found = cached(store, [d for d in map(canonical_deal, deals) if d is not None])
     release()

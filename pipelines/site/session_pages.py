@@ -7,6 +7,7 @@ the same bytes, and nothing of another session can change them.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from functools import partial
 from typing import Any
 
 import polars as pl
@@ -14,6 +15,7 @@ import polars as pl
 from models.board import law2_dealer, law2_vulnerability
 from parsers.records import BoardRecord
 from pipelines.audit import AUDIT_COLUMNS, audit_rows
+from pipelines.audit_before import remembered
 from pipelines.projections import ScoredEdition
 from pipelines.site.analysis import DoubleDummy, canonical_deal
 from pipelines.site.cards import score_cards
@@ -26,6 +28,7 @@ from pipelines.site.plots import distribution_plot, running_plot
 from pipelines.site.render import direction_label, render, session_name, session_summary
 from pipelines.site.teams import TEAM_METHODS, match_rows, vp_table
 from pipelines.site.views import Names, columns_for, dd_view, hand_diagram, standings_groups, table_rows
+from pipelines.store import EventStore
 
 ROOT = "../../"
 """From a session's folder back to the site's root."""
@@ -195,8 +198,9 @@ def _audit_files(audit: pl.DataFrame, shared: Row) -> dict[str, bytes]:
     }
 
 
-def session_audit(edition: ScoredEdition, data: SessionData) -> pl.DataFrame:
-    """The session's corrections and rulings (pipelines.audit); a session without any skips the rescoring."""
+def session_audit(edition: ScoredEdition, data: SessionData, store: EventStore | None = None) -> pl.DataFrame:
+    """The session's corrections and rulings (pipelines.audit); a session without any skips the rescoring,
+    and with `store` the "before" scores are kept in it, so the next rewrite only looks them up."""
     projection = edition.projection
     key = (pl.col("event_id") == data.info.event_id) & (pl.col("session_id") == data.info.session_id)
     requests = projection.corrections.filter(key).height if projection.corrections.height else 0
@@ -204,4 +208,4 @@ def session_audit(edition: ScoredEdition, data: SessionData) -> pl.DataFrame:
     if not requests and not rulings:
         return pl.DataFrame(schema=dict.fromkeys(AUDIT_COLUMNS, pl.String))
     return audit_rows(of_session(edition, data.info.event_id, data.info.session_id), data.info.event_id,
-                      data.info.session_id)
+                      data.info.session_id, remember=None if store is None else partial(remembered, store))
