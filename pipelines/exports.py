@@ -41,11 +41,15 @@ class ExportError(ValueError):
 
 def session_records(store: EventStore, event_id: str, session_id: str,
                     edition: ScoredEdition | None = None) -> ParsedFile:
-    """The session as records, with our standings as the contestants' published totals."""
-    events = store.read(stream_id=session_stream(event_id, session_id))
+    """The session as records, with our standings as the contestants' published totals: the
+    session's events up to the edition's log position (default: the whole log's edition)."""
+    up_to = None if edition is None else edition.position
+    events = store.read(stream_id=session_stream(event_id, session_id), up_to=up_to)
     if not events:
         raise ExportError(f"there is no session {event_id}/{session_id} in the log")
-    edition = edition or score_store(store)
+    if edition is None:
+        edition = score_store(store)
+        events = [e for e in events if e.position <= edition.position]  # (an append since: not in the edition)
     by_type: dict[str, list[StoredEvent]] = {}
     for event in events:
         by_type.setdefault(event.type, []).append(event)

@@ -14,11 +14,11 @@ from models.events import WeightedComponent
 from parsers import lin, pbn
 from parsers.records import ArtificialRecord, ResultRecord
 from pipelines.director import TableRef, award_artificial, award_weighted, publish_scores, request_correction
-from pipelines.exports import ExportError, export_session
+from pipelines.exports import ExportError, export_session, session_records
 from pipelines.ingest import ingest_bytes, ingest_file
 from pipelines.projections import score_store
 from pipelines.published import published_differences, published_values
-from pipelines.store import EventStore
+from pipelines.store import EventStore, NewEvent
 from tests.conftest import RECORDED_AT, SAMPLE_DATA
 
 EVENT, SESSION = "club-championship-2026", "1"
@@ -139,3 +139,15 @@ def test_a_table_under_a_weighted_ruling_writes_the_rulings_score_and_no_contrac
     assert (ruled.ns_award, ruled.ew_award) == (45.83, 54.17)
     assert (round(scored["pct_ns"], 2), round(scored["pct_ew"], 2)) == (45.83, 54.17)
     assert (ruled.published["mp_ns"], ruled.published["mp_ew"]) == (11.0, 13.0)
+
+
+def test_an_earlier_editions_records_hold_only_the_events_up_to_it(sample: EventStore) -> None:
+    edition = score_store(sample)
+    recorded = {(r.board, r.table_id) for r in session_records(sample, EVENT, SESSION, edition).results}
+    row = edition.projection.results.filter(pl.col("board") == 1).row(0, named=True)
+    late = {k: row[k] for k in ("event_id", "session_id", "section", "board", "ns_id", "ew_id")}
+    sample.append([NewEvent(f"session:{EVENT}/{SESSION}", "ResultRecorded",
+                            {**late, "table_id": "99", "contract": "3NT", "declarer": "N", "tricks": 9},
+                            RECORDED_AT + timedelta(hours=1))], recorded_at=RECORDED_AT + timedelta(hours=1))
+    assert {(r.board, r.table_id) for r in session_records(sample, EVENT, SESSION, edition).results} == recorded
+    assert (1, "99") in {(r.board, r.table_id) for r in session_records(sample, EVENT, SESSION).results}
