@@ -15,7 +15,7 @@ import numpy as np
 import polars as pl
 
 from parsers.arrow import named
-from parsers.bridge.auction_arrays import PASS_CALL, Contracts, Ints
+from parsers.bridge.auction_arrays import PASS_CALL, Auctions, Ints
 from parsers.bridge.auction_arrays import read_auctions as check_auctions
 from parsers.bridge.calls import BIDS, DOUBLE, PASS, REDOUBLE
 from parsers.pbn.fast_bytes import (
@@ -141,7 +141,7 @@ def _call_lists(rows: IntArray, codes: IntArray, passes: IntArray) -> pl.Series:
     return list_column(named(flat, CALLS), offsets)
 
 
-def _check_contract(games: pl.DataFrame, contracts: Contracts) -> None:
+def _check_contract(games: pl.DataFrame, contracts: Auctions) -> None:
     """The auction ends in the Contract and Declarer the tags give."""
     said = np.where(contracts.bid < 0, 0, 1 + 3 * contracts.bid + contracts.doubling)  # the code in CONTRACTS
     written = games["Contract"].cast(pl.Enum(CONTRACTS), strict=False).to_physical().fill_null(-1).to_numpy()
