@@ -1,6 +1,6 @@
-"""The rules of the auction over arrays: every auction of a batch judged at once.
+"""The rules of the auction, written once, over arrays: every auction of a batch judged at once.
 
-The rules:
+This module is the only place they are written, for every reader:
 
 - a bid must outrank the last bid (Law 18);
 - a double is only allowed of an opponent's bid not yet doubled, a redouble only of a double of
@@ -13,9 +13,10 @@ The rules:
 `BAD_DOUBLE`, `BAD_REDOUBLE`, `AFTER_END`); for each auction, whether and where it ended, its final
 bid, doubling and declarer. A call is judged against the state the calls before it made, illegal
 ones included (a reader that goes on after a problem sees each later call as the table did); the
-first problem of an auction is judged against legal calls only. Both vectorised fast paths call
-it through `read_auctions`, which declines (`parsers.declined`) unless every auction is legal and
-complete. (The careful readers still walk the same rules call by call, in `parsers.bridge.auction`.)
+first problem of an auction is judged against legal calls only. The careful readers call it
+through `parsers.bridge.auction` (a batch of one auction, or of a file's); both vectorised fast
+paths through `read_auctions`, which declines (`parsers.declined`) unless every auction is legal
+and complete.
 
 An auction is a row of call numbers, dealer first, padded with -1: 0-34 the bids 1C..7NT (`BIDS`
 order), 35 Pass, 36 X, 37 XX (`CALL_NAMES`). The state before a call is two running maxima along
@@ -44,6 +45,9 @@ CALL_NAMES: tuple[str, ...] = (*BIDS, PASS, DOUBLE, REDOUBLE)
 CALL_NUMBERS: dict[str, int] = {call: number for number, call in enumerate(CALL_NAMES)}
 """Normalised call -> its call number."""
 PASS_CALL, DOUBLE_CALL, REDOUBLE_CALL = 35, 36, 37
+
+ALL_PASSES = 4
+"""Passes enough to end any auction, whatever came before (PBN's `AP` stands for those up to its end)."""
 
 LEGAL, INSUFFICIENT, BAD_DOUBLE, BAD_REDOUBLE, AFTER_END = range(5)
 """What `Auctions.problem` says of a call: nothing wrong (or no call), a bid that does not outrank
