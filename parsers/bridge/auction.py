@@ -20,7 +20,7 @@ positioned diagnostics.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import NamedTuple
 
 import numpy as np
@@ -76,11 +76,27 @@ def judge_calls(auctions: Iterable[Sequence[str]]) -> list[Verdict]:
     new = [calls for calls in dict.fromkeys(keys) if calls not in _VERDICTS]
     if not new:
         return [_VERDICTS[calls] for calls in keys]
-    judged = dict(zip(new, _judge(new), strict=True))
+    judged = {calls: verdict for batch in _batches(new) for calls, verdict in zip(batch, _judge(batch), strict=True)}
     if len(_VERDICTS) + len(judged) > _KEPT:
         _VERDICTS.clear()  # simpler than an LRU, and the next file's auctions are judged again at once
     _VERDICTS.update(judged)
     return [_VERDICTS[calls] for calls in keys]
+
+
+_CELLS = 1 << 20
+"""Calls and padding in one table of the engine at most (bar one auction longer than that)."""
+
+
+def _batches(auctions: list[tuple[str, ...]]) -> Iterator[list[tuple[str, ...]]]:
+    """`auctions` shortest first, cut where a table (one row each, as wide as the longest) would
+    grow past `_CELLS`: one long auction must not make every short one as wide."""
+    batch: list[tuple[str, ...]] = []
+    for calls in sorted(auctions, key=len):
+        if batch and (len(batch) + 1) * len(calls) > _CELLS:
+            yield batch
+            batch = []
+        batch.append(calls)
+    yield batch
 
 
 def _verdict(calls: tuple[str, ...]) -> Verdict:

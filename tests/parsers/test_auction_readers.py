@@ -1,14 +1,24 @@
 """The careful readers' words for the engine's verdicts (`parsers.bridge.auction`): PBN's token
-handling and every problem it reports, in token order; and a batch judged in one call of the
-engine, which changes no verdict."""
+handling and every problem it reports, in token order; and a file's auctions judged in one call of
+the engine, which changes nothing the readers return."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
 import pytest
 
+import parsers.lin.reader
+import parsers.pbn.reader
 from models.cards import Seat
+from parsers import lin, pbn
 from parsers.bridge import auction
 from parsers.bridge.auction import TokenProblem, judge_calls, read_auction, summarise_auction
+from parsers.bridge.auction_arrays import INSUFFICIENT
+
+from .conftest import CORPUS
 
 
 def problems(facts: auction.AuctionFacts) -> list[tuple[str, int, str]]:
@@ -73,3 +83,51 @@ def test_a_batch_gives_each_auction_the_verdict_it_gets_alone() -> None:
     assert together[3] == auction.Verdict(True, 5, (), 7, 2, 0)  # 2H (call number 7) redoubled, the dealer declares
     assert summarise_auction(auctions[2], Seat.S).problems == (
         (1, "insufficient-bid", "1H does not outrank the previous bid 1S"),)
+
+
+@pytest.fixture
+def engine_calls(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[int]]:
+    """The number of auctions in each call of the engine (with nothing judged before)."""
+    batches: list[int] = []
+    judge = auction.judge_auctions
+
+    def counted(calls: Any, dealer: Any) -> Any:
+        batches.append(calls.shape[0])
+        return judge(calls, dealer)
+
+    monkeypatch.setattr(auction, "judge_auctions", counted)
+    auction._VERDICTS.clear()
+    auction._AUCTIONS.clear()
+    yield batches
+    auction._VERDICTS.clear()
+    auction._AUCTIONS.clear()
+
+
+@pytest.mark.parametrize(("reader", "module", "path"), [
+    (lin.loads, parsers.lin.reader, CORPUS / "lin" / "vugraph_wbtc2015_swe_pol_reexported.lin"),
+    (pbn.loads, parsers.pbn.reader, CORPUS / "pbn" / "lintopbn_wbtc2015_swe_pol.pbn"),
+])
+def test_a_file_s_auctions_are_judged_in_one_engine_call_which_changes_nothing(
+        reader: Any, module: Any, path: Path, engine_calls: list[int], monkeypatch: pytest.MonkeyPatch) -> None:
+    data = path.read_bytes()
+    at_once = reader(data)
+    assert len(engine_calls) == 1 and engine_calls[0] >= 20
+    for name in ("judge_calls", "judge_sections"):
+        if hasattr(module, name):
+            monkeypatch.setattr(module, name, lambda auctions: None)
+    auction._VERDICTS.clear()
+    auction._AUCTIONS.clear()
+    assert reader(data) == at_once  # each game judged alone
+    assert len(engine_calls) > 20
+
+
+def test_one_long_auction_does_not_widen_the_table_of_every_short_one(
+        engine_calls: list[int], monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(auction, "_CELLS", 40)
+    short = [["1C", "Pass", "Pass", "Pass"], ["Pass"] * 4, ["1S", "Pass", "2S", "Pass", "Pass", "Pass"]]
+    long = ["1C", "X", "XX"] * 20 + ["Pass"] * 3  # 1C over 1C from the fourth call on
+    verdicts = judge_calls([long, *short])
+    assert engine_calls == [3, 1]  # the short ones together, the long one alone
+    auction._VERDICTS.clear()
+    assert verdicts == [judge_calls([calls])[0] for calls in [long, *short]]
+    assert verdicts[0].problems[0] == (3, INSUFFICIENT, 0) and verdicts[0].complete
