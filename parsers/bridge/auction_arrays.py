@@ -208,12 +208,21 @@ def _declarer(code: Ints, places: _Places, dealer: Ints, final: Ints) -> Ints:
     return declarer
 
 
-def read_auctions(calls: Ints, dealer: Ints) -> Auctions:
+def read_auctions(calls: Ints, dealer: Ints, written: Ints | None = None) -> Auctions:
     """`judge_auctions` for the fast paths: declines unless each auction is empty, or legal and
-    complete (so it ends with its last call)."""
+    complete (so it ends with its last call).
+
+    `written`, for PBN's `AP` (all pass): the calls of each auction before the `ALL_PASSES` passes
+    its reader put after them. The auction must end among those passes; the ones after its end are
+    not written, so not calls too many.
+    """
     auctions = judge_auctions(calls, dealer)
-    if auctions.problem.any():
-        raise Declined(_DECLINED[int(auctions.problem.flat[np.flatnonzero(auctions.problem)[0]])])
+    problem = auctions.problem
+    if written is not None:
+        require(bool((auctions.end >= written)[auctions.calls > written].all()), "a call after the end of the auction")
+        problem = np.where(np.arange(problem.shape[1]) < written[:, None], problem, LEGAL)
+    if problem.any():
+        raise Declined(_DECLINED[int(problem.flat[np.flatnonzero(problem)[0]])])
     require(bool(((auctions.calls == 0) | auctions.complete).all()), "an auction that is not complete")
     return auctions
 
