@@ -124,7 +124,7 @@ class _Reader:
         keys = self.tokens.keys
         present = set(keys)
         self.positions = {key: list(compress(range(len(keys)), map(key.__eq__, keys))) if key in present else []
-                          for key in ("qx", "md", "pn", "mb", "up")}
+                          for key in ("qx", "md", "pn")}
         self.players: dict[str, Player] = {}
 
     def read(self) -> ParsedFile:
@@ -135,7 +135,8 @@ class _Reader:
             contexts = self._vugraph_contexts(blocks, header)
         else:
             contexts = self._plain_contexts(blocks, header)
-        judge_calls(self._auctions(contexts))  # all at once: each block's summarise_auction finds its verdict
+        if len(contexts) > 1:  # all at once, for each block's summarise_auction to find (one block: as cheap alone)
+            judge_calls(self._auctions(contexts))
         outcomes = [read_block(self.tokens, ctx, self.rep, self.players) for ctx in contexts]
         if not blocks and self.tokens.keys:
             self.rep.report(_ERROR, "lin.md.missing", "the file contains no deal (md), so there is no board to read",
@@ -150,7 +151,8 @@ class _Reader:
 
     def _auctions(self, contexts: list[BlockContext]) -> Iterator[list[str]]:
         """The calls of each block that has an auction of calls only, no undo (`up`), normalised."""
-        mb, up, values = self.positions["mb"], self.positions["up"], self.tokens.values
+        keys, values = self.tokens.keys, self.tokens.values
+        mb, up = (list(compress(range(len(keys)), map(key.__eq__, keys))) for key in ("mb", "up"))
         for ctx in contexts:
             first, end = bisect.bisect_left(mb, ctx.start), bisect.bisect_left(mb, ctx.end)
             if first == end or bisect.bisect_left(up, ctx.start) < bisect.bisect_left(up, ctx.end):

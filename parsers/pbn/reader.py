@@ -114,7 +114,8 @@ class _Reader:
         inheritance = Inheritance() if '"#' in decoded.text else None
         validator = Validator() if self.strict else None
         for window in _windows(read_games(decoded.text)):
-            judge_sections(_auction_sections(window))  # at once: each game's read_auction finds its verdict
+            if len(window) > 1:  # at once, for each game's read_auction to find (one game: as cheap alone)
+                judge_sections(_auction_sections(window))
             for item in window:
                 if isinstance(item, tuple):
                     self._report(None, item, None)
