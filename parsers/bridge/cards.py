@@ -29,6 +29,13 @@ CARD_CODES: tuple[str, ...] = tuple(suit + rank for suit in SUITS for rank in _R
 CARD_SET = frozenset(CARD_CODES)
 """The 52 card codes, for membership tests."""
 
+CARD_NAMES: tuple[str, ...] = tuple(suit + rank for suit in SUITS for rank in RANKS)
+"""Card codes by card number, the bridge engine's: suit by suit in PBN's order and ace to two within a
+suit (SA=0, S2=12, HA=13 ... C2=51)."""
+
+CARD_NUMBER: dict[str, int] = {code: number for number, code in enumerate(CARD_NAMES)}
+"""Card code -> card number."""
+
 RANK_BIT: dict[str, int] = {rank: 1 << i for i, rank in enumerate(RANKS)}
 """Rank -> bit in a suit mask (A is bit 0, 2 is bit 12)."""
 

@@ -10,7 +10,7 @@ reader turns into positioned diagnostics, with its own codes.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple, overload
 
 from models.cards import Deal, Seat, Suit
 from models.contract import Strain
@@ -28,6 +28,9 @@ from parsers.bridge.cards import (
     trump_of,
     winning_card,
 )
+
+if TYPE_CHECKING:
+    from parsers.bridge.play_arrays import Bools, Ints
 
 Hands = Mapping[Seat, Mapping[str, str] | None]
 """Seat -> suit letter (S, H, D, C) -> ranks held; None for an unknown hand."""
@@ -174,9 +177,14 @@ def _trusted_prefix(cards: Sequence[str], problems: list[Problem]) -> int:
     return len(cards)
 
 
-def claim_fits(claimed: int, won: int, complete: int) -> bool:
-    """Whether declarer can end with `claimed` tricks having won `won` of the first `complete`."""
-    return won <= claimed <= won + 13 - complete
+@overload
+def claim_fits(claimed: int, won: int, complete: int) -> bool: ...
+@overload
+def claim_fits(claimed: Ints, won: Ints, complete: Ints) -> Bools: ...
+def claim_fits(claimed: Any, won: Any, complete: Any) -> Any:
+    """Whether declarer can end with `claimed` tricks having won `won` of the first `complete`:
+    one board's numbers, or numpy arrays of them (board by board)."""
+    return (won <= claimed) & (claimed <= won + 13 - complete)
 
 
 class PlayFacts(NamedTuple):

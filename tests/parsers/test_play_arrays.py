@@ -13,7 +13,15 @@ from hypothesis import strategies as st
 from models.contract import Strain
 from parsers.bridge.cards import SEATS, SUITS
 from parsers.bridge.play import hand_masks, replay_masks
-from parsers.bridge.play_arrays import CARD_NAMES, NO_TRUMP, by_column, dealt_by_column, played_order, replay
+from parsers.bridge.play_arrays import (
+    CARD_NAMES,
+    NO_TRUMP,
+    by_column,
+    dealt_by_column,
+    played_order,
+    replay,
+    require_lawful,
+)
 from parsers.declined import Declined
 from parsers.lin import fast_play
 
@@ -122,7 +130,9 @@ def test_a_play_written_by_seat_is_replayed_into_the_order_it_was_played(
     opening = np.array([(declarer + 1) & 3])
     holders = np.array([holder], dtype=np.int8)
     table, _ = by_column(_row(whole), holders, opening)
-    play = replay(table, dealt_by_column(holders, opening), np.array([trump]))
+    dealt = dealt_by_column(holders, opening)
+    play = replay(table, dealt, np.array([trump]))
+    require_lawful(play, table, dealt)
     assert (int(play.won[0]), int(play.complete[0])) == expected
     assert played_order(table, play.leaders)[0, :len(whole)].tolist() == whole
 
@@ -181,8 +191,9 @@ def test_each_broken_rule_is_named(holder: np.ndarray, trick: list[int], reason:
     table = np.full((1, 13, 4), -1, dtype=np.int8)
     table[0, :len(trick) // 4] = np.reshape(trick, (-1, 4))
     opening = np.array([3])
+    dealt = dealt_by_column(holder, opening)
     with pytest.raises(Declined, match=reason):
-        replay(table, dealt_by_column(holder, opening), np.array([NO_TRUMP]))
+        require_lawful(replay(table, dealt, np.array([NO_TRUMP])), table, dealt)
 
 
 def test_discarding_without_the_suit_led_is_no_revoke() -> None:
