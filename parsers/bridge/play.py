@@ -1,10 +1,14 @@
-"""Play: tricks replayed from the lead, claims, and play sections as PBN writes them.
+"""Play as the careful readers see it: cards in the order played (LIN) and play sections as PBN
+writes them, put to the bridge engine's rules of play (`parsers.bridge.play_arrays`).
 
-`replay` (and `replay_masks`, with the hands as suit masks) replays cards in the order they were
-played, checking each against the hand of the player whose turn it is; `read_play` reads a PBN play
-section, whose rows are in a fixed seat order, into the order of play. Both decide tricks with
-`cards.STRENGTH`. `claim_fits` is the rule a claim must meet. Problems come back as values that the
-reader turns into positioned diagnostics, with its own codes.
+`replay_boards` (and `replay`, for one board) hands cards in the order they were played to the
+engine, with the hands when they are known; `read_play` reads a PBN play section (rows in a fixed
+seat order from the opening leader; `-`, `+`, `*`, `^L`, `^R`, drift spellings) into the order of
+play, deciding tricks with `cards.STRENGTH`. Problems come back as values, with each format's
+codes, that the reader turns into positioned diagnostics. `claim_fits` is the rule a claim must meet.
+
+The engine and numpy load with the first play replayed, not with this module: the results site
+imports the PBN writer, and with it the PBN reader's modules, and never reads a play.
 """
 
 from __future__ import annotations
@@ -12,12 +16,12 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple, overload
 
-from models.cards import Deal, Seat, Suit
+from models.cards import RANKS, Deal, Seat, Suit
 from models.contract import Strain
 from parsers.bridge.auction import Problem, TokenProblem
 from parsers.bridge.cards import (
     CARD_DRIFT,
-    CARD_INFO,
+    CARD_NUMBER,
     CARD_SET,
     CARDS,
     RANK_BIT,
@@ -30,12 +34,29 @@ from parsers.bridge.cards import (
 )
 
 if TYPE_CHECKING:
-    from parsers.bridge.play_arrays import Bools, Ints
+    from parsers.bridge.play_arrays import Bools, Ints, Play
 
 Hands = Mapping[Seat, Mapping[str, str] | None]
 """Seat -> suit letter (S, H, D, C) -> ranks held; None for an unknown hand."""
 
 _MAX_PROBLEMS = 50
+_UNKNOWN = 52
+"""The engine's number of a card that was played but is not known (`play_arrays.UNKNOWN`)."""
+_NO_TRUMP = 4
+_RANK_INDEX = {rank: i for i, rank in enumerate(RANKS)}
+
+
+@overload
+def claim_fits(claimed: int, won: int, complete: int) -> bool: ...
+@overload
+def claim_fits(claimed: Ints, won: Ints, complete: Ints) -> Bools: ...
+def claim_fits(claimed: Any, won: Any, complete: Any) -> Any:
+    """Whether declarer can end with `claimed` tricks having won `won` of the first `complete`:
+    one board's numbers, or numpy arrays of them (board by board)."""
+    return (won <= claimed) & (claimed <= won + 13 - complete)
+
+
+# -- LIN: cards in the order played ------------------------------------------------------------------
 
 
 class PlayOutcome(NamedTuple):
@@ -46,7 +67,18 @@ class PlayOutcome(NamedTuple):
     complete_tricks: int
     """Number of complete tricks (four cards each) that were counted."""
     problems: tuple[Problem, ...]
-    """Unknown cards, cards played twice or by the wrong player, revokes, play past 13 tricks."""
+    """Unknown cards, cards played twice or by the wrong player, revokes."""
+
+
+class CardPlay(NamedTuple):
+    """One board's play, as the order of the cards."""
+
+    cards: Sequence[str]
+    """Card codes in the order played; anything else is reported as no card."""
+    declarer: Seat
+    strain: Strain | None
+    masks: Sequence[int] | None
+    """The hands as `hand_masks`, or None when they are not all known."""
 
 
 def hands_of(deal: Deal) -> dict[Seat, dict[str, str] | None]:
@@ -88,103 +120,101 @@ def replay(cards: Sequence[str], declarer: Seat, strain: Strain | None,
     stops before the first trick that cannot be trusted: an unknown card, a card played twice or
     one played by somebody who does not hold it.
     """
-    return replay_masks(cards, declarer, strain, None if hands is None else hand_masks(hands))
+    return replay_boards([CardPlay(cards, declarer, strain, None if hands is None else hand_masks(hands))])[0]
 
 
-def replay_masks(cards: Sequence[str], declarer: Seat, strain: Strain | None,
-                 masks: Sequence[int] | None) -> PlayOutcome:
-    """`replay` with the hands already given as `hand_masks` (the LIN reader has them from `md`)."""
-    tables = STRENGTH[trump_of(strain)]
-    d = SEAT_INDEX[declarer]
-    leader, side, won = (d + 1) & 3, d & 1, 0
-    complete = min(len(cards) // 4, 13)
-    problems: list[Problem] = []
-    unique = set(cards)
-    if len(unique) != len(cards) or not unique <= CARD_SET:
-        complete = min(_trusted_prefix(cards, problems) // 4, 13)
-    left = None if masks is None else list(masks)
-    info = CARD_INFO
-    for t in range(complete):
-        k = 4 * t
-        trick = a, b, c, e = cards[k:k + 4]
-        if left is not None:
-            (sa, ba), (sb, bb), (sc, bc), (se, be) = info[a], info[b], info[c], info[e]
-            pa, pb, pc, pe = _SLOTS[leader]
-            # Common case inline: everybody follows suit with a card they hold. Anything else
-            # (a discard, a card from the wrong hand) goes through `_follow`, which reports it.
-            if sa == sb == sc == se and left[pa + sa] & ba and left[pb + sb] & bb and left[pc + sc] & bc \
-                    and left[pe + se] & be:
-                left[pa + sa] ^= ba
-                left[pb + sb] ^= bb
-                left[pc + sc] ^= bc
-                left[pe + se] ^= be
-            elif not _follow(trick, k, leader, left, info, problems):
-                return PlayOutcome(won, t, tuple(problems))
-        table = tables[a[0]]
-        x = (table[a], table[b], table[c], table[e])
-        leader = (leader + x.index(max(x))) & 3
-        won += (leader & 1) == side
-    rest = cards[4 * complete:]
-    if rest and not any(code != "revoke" for _, code, _ in problems):
-        if complete == 13:
-            problems.append((52, "too-many-cards", f"{len(cards)} cards were played; a deal has 52"))
-        elif left is not None:
-            _follow(rest, 4 * complete, leader, left, info, problems)
-    return PlayOutcome(won, complete, tuple(problems))
+def replay_boards(plays: Sequence[CardPlay]) -> list[PlayOutcome]:
+    """`replay` of many boards in one call of the engine (the LIN reader replays a file's plays)."""
+    if not plays:
+        return []
+    import numpy as np
+
+    from parsers.bridge import play_arrays as engine
+
+    rows = np.full((len(plays), 52), -1, dtype=np.int8)
+    dealt = np.zeros((len(plays), 4), dtype=np.uint64)
+    known = np.zeros((len(plays), 4), dtype=bool)
+    trump = np.full(len(plays), _NO_TRUMP)
+    for board, play in enumerate(plays):
+        numbers = [CARD_NUMBER.get(card, _UNKNOWN) for card in play.cards[:52]]
+        rows[board, :len(numbers)] = numbers
+        if play.masks is not None:
+            opening = SEAT_INDEX[play.declarer] + 1
+            dealt[board] = [_seat_cards(play.masks, (opening + column) & 3) for column in range(4)]
+            known[board] = True
+        trump[board] = _trump_number(trump_of(play.strain))
+    checked = bool(known.any())
+    found, table = engine.replay_in_order(rows, dealt if checked else None, trump, known=known if checked else None)
+    # The first card that is no card or a card played again: past it no trick can be trusted.
+    suspect = (rows >= _UNKNOWN) | engine.played_twice(rows)
+    first = np.where(suspect.any(axis=1), suspect.argmax(axis=1), 52).tolist()
+    not_held = engine.played_order(np.ascontiguousarray(found.not_held).view(np.int8), found.leaders)
+    revoked = engine.played_order(np.ascontiguousarray(found.revoked).view(np.int8), found.leaders)
+    flagged: list[list[int]] = [[] for _ in plays]
+    for board, index in zip(*np.nonzero(not_held | revoked), strict=True):
+        flagged[board].append(int(index))
+    lin = _LinFindings(found, table, dealt, not_held.tolist(), found.leaders.tolist(), found.winners.tolist())
+    return [lin.outcome(board, play, first[board], flagged[board]) for board, play in enumerate(plays)]
 
 
-_SLOTS = tuple(tuple(4 * ((leader + i) & 3) for i in range(4)) for leader in range(4))
+class _LinFindings:
+    """The engine's findings on a batch of plays in the order played, as LIN's problems."""
+
+    def __init__(self, found: Play, table: Any, dealt: Any, not_held: list[list[int]], leaders: list[list[int]],
+                 winners: list[list[int]]) -> None:
+        self.found, self.table, self.dealt = found, table, dealt
+        self.not_held, self.leaders, self.winners = not_held, leaders, winners
+
+    def outcome(self, board: int, play: CardPlay, first: int, flagged: list[int]) -> PlayOutcome:
+        """Problems in the order of play: the first untrusted card, then revokes up to the first card
+        played by a player who did not hold it (where the count stops)."""
+        cards, problems = play.cards, []
+        complete = min(len(cards) // 4, 13)
+        end = 52  # flags reach past the complete tricks only into a last trick that is trusted
+        if first < len(cards):
+            card = cards[first]
+            problems.append((first, "card-played-twice", f"{card} is played a second time") if card in CARD_SET
+                            else (first, "bad-card", f"{card!r} is not a card"))
+            complete = min(first // 4, 13)
+            end = 4 * complete
+        opening = SEAT_INDEX[play.declarer] + 1
+        for index in flagged:
+            if index >= end:
+                break
+            trick = index // 4
+            column = (self.leaders[board][trick] + index) & 3
+            seat = SEATS[(opening + column) & 3]
+            if self.not_held[board][index]:
+                problems.append((index, "wrong-player", f"{cards[index]} is played in {seat.value}'s turn but "
+                                 f"{self._whose(board, trick, column, opening)}"))
+                complete = min(complete, trick)
+                break
+            problems.append((index, "revoke", f"{seat.value} played {cards[index]} while still holding a card "
+                             "of the suit led"))
+        won = sum(1 for winner in self.winners[board][:complete] if winner >= 0 and winner & 1)
+        return PlayOutcome(won, complete, tuple(problems))
+
+    def _whose(self, board: int, trick: int, column: int, opening: int) -> str:
+        import numpy as np
+
+        from parsers.bridge.play_arrays import holders
+
+        named = (np.array([board]), np.array([trick]), np.array([column]))
+        holder = int(holders(self.table, self.dealt, self.found.leaders, *named)[0])
+        return "has already played it" if holder < 0 else f"{SEATS[(opening + holder) & 3].value} holds it"
 
 
-def _follow(trick: Sequence[str], k: int, leader: int, left: list[int], info: Mapping[str, tuple[int, int]],
-            problems: list[Problem]) -> bool:
-    """Take the trick's cards out of the players' hands; False at a card its player does not hold.
-
-    A player who does not follow suit while still holding the suit led has revoked (reported).
-    """
-    led = info[trick[0]][0]
-    for i, card in enumerate(trick):
-        suit, bit = info[card]
-        slot = 4 * ((leader + i) & 3) + suit
-        if not left[slot] & bit:
-            problems.append((k + i, "wrong-player", _not_held(card, (leader + i) & 3, left, info)))
-            return False
-        left[slot] ^= bit
-        if suit != led and left[slot - suit + led]:
-            problems.append((k + i, "revoke", f"{SEATS[(leader + i) & 3].value} played {card} while still "
-                                              "holding a card of the suit led"))
-    return True
+def _seat_cards(masks: Sequence[int], seat: int) -> int:
+    """A seat's cards as the engine's set of cards, from `hand_masks`' four suit masks."""
+    base = 4 * seat
+    return masks[base] | masks[base + 1] << 13 | masks[base + 2] << 26 | masks[base + 3] << 39
 
 
-def _not_held(card: str, seat: int, left: list[int], info: Mapping[str, tuple[int, int]]) -> str:
-    suit, bit = info[card]
-    holder = next((s for s in range(4) if left[4 * s + suit] & bit), None)
-    whose = "has already played it" if holder is None else f"{SEATS[holder].value} holds it"
-    return f"{card} is played in {SEATS[seat].value}'s turn but {whose}"
+def _trump_number(trump: str | None) -> int:
+    return _NO_TRUMP if trump is None else SUITS.index(trump)
 
 
-def _trusted_prefix(cards: Sequence[str], problems: list[Problem]) -> int:
-    """Length of the play before the first unknown or repeated card (reported)."""
-    seen: set[str] = set()
-    for i, card in enumerate(cards):
-        if card not in CARD_SET:
-            problems.append((i, "bad-card", f"{card!r} is not a card"))
-            return i
-        if card in seen:
-            problems.append((i, "card-played-twice", f"{card} is played a second time"))
-            return i
-        seen.add(card)
-    return len(cards)
-
-
-@overload
-def claim_fits(claimed: int, won: int, complete: int) -> bool: ...
-@overload
-def claim_fits(claimed: Ints, won: Ints, complete: Ints) -> Bools: ...
-def claim_fits(claimed: Any, won: Any, complete: Any) -> Any:
-    """Whether declarer can end with `claimed` tricks having won `won` of the first `complete`:
-    one board's numbers, or numpy arrays of them (board by board)."""
-    return (won <= claimed) & (claimed <= won + 13 - complete)
+# -- PBN: play sections ------------------------------------------------------------------------------
 
 
 class PlayFacts(NamedTuple):

@@ -36,7 +36,7 @@ from pathlib import Path
 from models.diagnostics import Diagnostic, Severity
 from models.events import Player
 from parsers.lin.lexer import KNOWN_KEYS, Reporter, Tokens, decode, repair_mojibake, tokenize
-from parsers.lin.records import BlockContext, BlockOutcome, derived_table, read_block, seat_names
+from parsers.lin.records import BlockContext, BlockOutcome, derived_table, read_blocks, seat_names
 from parsers.numbers import whole_number
 from parsers.positions import LineIndex
 from parsers.records import BoardRecord, FileMetadata, ParsedFile, PublishedValues, ResultRecord
@@ -127,7 +127,7 @@ class _Reader:
             contexts = self._vugraph_contexts(blocks, header)
         else:
             contexts = self._plain_contexts(blocks, header)
-        outcomes = [read_block(self.tokens, ctx, self.rep, self.players) for ctx in contexts]
+        outcomes = read_blocks(self.tokens, contexts, self.rep, self.players)
         if not blocks and self.tokens.keys:
             self.rep.report(_ERROR, "lin.md.missing", "the file contains no deal (md), so there is no board to read",
                             offset=self.tokens.key_offset(0))

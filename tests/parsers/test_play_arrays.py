@@ -1,7 +1,7 @@
-"""The fast paths' play rules over arrays (`parsers.bridge.play_arrays`) against the bridge engine's
-own replay of a play (`parsers.bridge.play.replay_masks`): the same plays are accepted, with the
-same tricks, and every other play is declined. Plays are taken both as LIN gives them (cards in
-played order) and as PBN writes them (each trick's cards by seat from the opening leader)."""
+"""The fast paths' use of the play rules over arrays (`parsers.bridge.play_arrays`), against a plain
+walk of the Laws (`_laws_of_play`): the same plays are accepted, with the same tricks, and every
+other play is declined. Plays are taken both as LIN gives them (cards in played order) and as PBN
+writes them (each trick's cards by seat from the opening leader)."""
 
 from __future__ import annotations
 
@@ -10,9 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from models.contract import Strain
-from parsers.bridge.cards import SEATS, SUITS
-from parsers.bridge.play import hand_masks, replay_masks
+from parsers.bridge.cards import SUITS
 from parsers.bridge.play_arrays import (
     CARD_NAMES,
     NO_TRUMP,
@@ -25,7 +23,7 @@ from parsers.bridge.play_arrays import (
 from parsers.declined import Declined
 from parsers.lin import fast_play
 
-_STRAINS = (Strain.S, Strain.H, Strain.D, Strain.C, Strain.NT)
+from ._laws_of_play import lin_walk
 
 
 def _suit(card: int) -> int:
@@ -89,11 +87,11 @@ def _winner(trick: list[int], trump: int) -> int:
 
 
 def _engine(holder: list[int], declarer: int, trump: int, played: list[int]) -> tuple[int, int] | None:
-    """The bridge engine's (won, complete) of the play, or None when it finds anything wrong."""
-    hands = {seat: {suit: "".join(CARD_NAMES[c][1] for c in range(52) if holder[c] == i and CARD_NAMES[c][0] == suit)
-                    for suit in SUITS} for i, seat in enumerate(SEATS)}
-    outcome = replay_masks([CARD_NAMES[card] for card in played], SEATS[declarer], _STRAINS[trump], hand_masks(hands))
-    return None if outcome.problems else (outcome.declarer_tricks, outcome.complete_tricks)
+    """The Laws' (won, complete) of the play, or None when a walk of them finds anything wrong."""
+    hands = [{CARD_NAMES[card] for card in range(52) if holder[card] == seat} for seat in range(4)]
+    won, complete, problems = lin_walk([CARD_NAMES[card] for card in played], declarer,
+                                       SUITS[trump] if trump < 4 else None, hands)
+    return None if problems else (won, complete)
 
 
 def _row(played: list[int]) -> np.ndarray:
