@@ -3,9 +3,9 @@ writes them, put to the bridge engine's rules of play (`parsers.bridge.play_arra
 
 `replay_boards` (and `replay`, for one board) hands cards in the order they were played to the
 engine, with the hands when they are known; `read_play` reads a PBN play section (rows in a fixed
-seat order from the opening leader; `-`, `+`, `*`, `^L`, `^R`, drift spellings) into the order of
-play, deciding tricks with `cards.STRENGTH`. Problems come back as values, with each format's
-codes, that the reader turns into positioned diagnostics. `claim_fits` is the rule a claim must meet.
+seat order from the opening leader; `-`, `+`, `*`, `^L`, `^R`, drift spellings) and hands its
+tricks to the engine. What the engine finds comes back as problems with each format's codes, as
+values the reader turns into positioned diagnostics. `claim_fits` is the rule a claim must meet.
 
 The engine and numpy load with the first play replayed, not with this module: the results site
 imports the PBN writer, and with it the PBN reader's modules, and never reads a play.
@@ -27,10 +27,8 @@ from parsers.bridge.cards import (
     RANK_BIT,
     SEAT_INDEX,
     SEATS,
-    STRENGTH,
     SUITS,
     trump_of,
-    winning_card,
 )
 
 if TYPE_CHECKING:
@@ -230,92 +228,147 @@ class PlayFacts(NamedTuple):
     drift: tuple[tuple[int, str, str], ...]
 
 
+def seat_hands(hands: tuple[tuple[str, str, str, str] | None, ...]) -> dict[Seat, int]:
+    """Cards held by each seat whose hand is known (hands in N, E, S, W order), as the engine's sets
+    of cards (bit `card number` set for each card held)."""
+    held: dict[Seat, int] = {}
+    for seat, hand in zip(SEATS, hands, strict=True):
+        if hand is not None:
+            cards = 0
+            for suit, ranks in enumerate(hand):
+                for rank in ranks:
+                    if rank in _RANK_INDEX:
+                        cards |= 1 << (13 * suit + _RANK_INDEX[rank])
+            held[seat] = cards
+    return held
+
+
 def read_play(leader: Seat, declarer: Seat | None, trump: str | None, tokens: tuple[str, ...],
-              prefixes: dict[int, str] | None = None,
-              hands: dict[Seat, set[str]] | None = None) -> PlayFacts:
+              prefixes: dict[int, str] | None = None, hands: dict[Seat, int] | None = None) -> PlayFacts:
     """Interpret play tokens (rows in seat order from `leader`) into the order the cards were played.
 
-    `trump` is S/H/D/C or None for notrump. With `hands` (remaining cards by seat), cards are also
-    checked against the hands: held, not played twice, following suit or marked as a revoke (^R).
+    `trump` is S/H/D/C or None for notrump. With `hands` (the cards of each seat whose hand is
+    known, `seat_hands`), cards are also checked against the hands: held, not played twice,
+    following suit or marked as a revoke (^R).
     """
-    if not prefixes and hands is None:
-        quick = _quick_play(leader, declarer, trump, tokens)
-        if quick is not None:
-            return quick
     problems: list[TokenProblem] = []
     drift: list[tuple[int, str, str]] = []
     cards = _card_tokens(tokens, problems, drift)
-    first = SEAT_INDEX[leader]
-    side = None if declarer is None else SEAT_INDEX[declarer] % 2
-    played: list[str] = []
-    won = known = 0
-    current = first
-    plus_seen = False
-    careful = bool(prefixes) or hands is not None
-    for start in range(0, len(cards), 4):
-        trick = cards[start:start + 4]
-        if not careful and len(trick) == 4 and "-" not in trick and "+" not in trick:
-            shift = (current - first) % 4
-            in_order = trick[shift:] + trick[:shift]  # columns are fixed seats; rotate to the leader
-            current = (current + winning_card(in_order, trump)) % 4
-            played.extend(in_order)
-            known += 1
-            won += current % 2 == side
-            continue
-        indices = list(range(start, start + len(trick)))
-        current = _actual_leader(current, first, indices, prefixes or {}, problems)
-        order = [(current + k) % 4 for k in range(4)]
-        column = {(first + k) % 4: k for k in range(len(trick))}
-        plus_seen = _check_continuation(order, column, trick, indices, plus_seen, problems)
+    tricks = [cards[start:start + 4] for start in range(0, len(cards), 4)]
+    if not tricks:
+        return PlayFacts((), 0, 0, tuple(problems), tuple(drift))
+    marks = prefixes or {}
+    leads, two_leads = _leads_out_of_turn(tricks, marks)
+    found = _replay_section(leader, declarer, trump, tricks, leads, hands)
+    section = _Section(tricks, SEAT_INDEX[leader], marks, found)
+    complete = int(found.complete[0])
+    for trick in range(min(complete + 1, len(tricks))):
+        if trick in two_leads:
+            problems.append(two_leads[trick])
+        section.lead_in_turn(trick, problems)
+        if trick == complete:
+            _check_continuation(section.order(trick), section.columns(trick), tricks[trick],
+                                list(range(4 * trick, 4 * trick + len(tricks[trick]))), False, problems)
         if hands is not None:
-            problems.extend(_check_trick(order, column, trick, indices, hands, prefixes or {}))
-        if len(trick) < 4 or "-" in trick or "+" in trick:
-            # An unknown card hides who won, so the order of play stops being known here.
-            for seat in order:
-                k = column.get(seat)
-                if k is None or trick[k] in ("-", "+"):
-                    break
-                played.append(trick[k])
-            break
-        in_order = [trick[column[seat]] for seat in order]
-        current = order[winning_card(in_order, trump)]
-        played.extend(in_order)
-        known += 1
-        won += current % 2 == side
-    return PlayFacts(tuple(played), won, known, tuple(problems), tuple(drift))
+            section.check_hands(trick, problems)
+    return PlayFacts(section.played(complete), int(found.won[0]), complete, tuple(problems), tuple(drift))
 
 
-def _quick_play(leader: Seat, declarer: Seat | None, trump: str | None, tokens: tuple[str, ...]) -> PlayFacts | None:
-    """Complete tricks of plain cards (optionally closed by '*'): the common case, kept tight."""
-    count = len(tokens) - 1 if tokens and tokens[-1] == "*" else len(tokens)
-    if count % 4:
-        return None
-    try:
-        cards = [CARDS[tokens[i]] for i in range(count)]
-    except KeyError:
-        return None
-    strengths = STRENGTH[trump]
-    first = current = SEAT_INDEX[leader]
-    side = -1 if declarer is None else SEAT_INDEX[declarer] % 2
-    played: list[str] = []
-    won = 0
-    for start in range(0, count, 4):
-        # Rows are in fixed seat order from `leader`; the trick is played from the current leader.
-        shift = (current - first) & 3
-        a, b = cards[start + shift], cards[start + ((shift + 1) & 3)]
-        c, d = cards[start + ((shift + 2) & 3)], cards[start + ((shift + 3) & 3)]
-        power = strengths[a[0]]
-        best, winner = power[a], 0
-        if power[b] > best:
-            best, winner = power[b], 1
-        if power[c] > best:
-            best, winner = power[c], 2
-        if power[d] > best:
-            winner = 3
-        current = (current + winner) & 3
-        won += (current & 1) == side
-        played += (a, b, c, d)
-    return PlayFacts(tuple(played), won, count // 4, (), ())
+def _leads_out_of_turn(tricks: list[list[str]], marks: dict[int, str]) -> tuple[list[int], dict[int, TokenProblem]]:
+    """Each trick's column marked ^L (lead out of turn), or -1; and the tricks marked twice (neither
+    mark then stands)."""
+    leads = [-1] * len(tricks)
+    twice: dict[int, TokenProblem] = {}
+    if not marks:
+        return leads, twice
+    for trick, cards in enumerate(tricks):
+        marked = [column for column in range(len(cards)) if marks.get(4 * trick + column) == "^L"]
+        if len(marked) > 1:
+            twice[trick] = TokenProblem("pbn.play.irregularity", "Two leads out of turn in one trick.",
+                                        4 * trick + marked[1])
+        elif marked:
+            leads[trick] = marked[0]
+    return leads, twice
+
+
+def _replay_section(leader: Seat, declarer: Seat | None, trump: str | None, tricks: list[list[str]],
+                    leads: list[int], hands: dict[Seat, int] | None) -> Play:
+    """The engine's replay of one play section (columns are seats from `leader`)."""
+    import numpy as np
+
+    from parsers.bridge import play_arrays as engine
+
+    table = np.full((1, len(tricks), 4), -1, dtype=np.int8)
+    for trick, cards in enumerate(tricks):
+        table[0, trick, :len(cards)] = [CARD_NUMBER.get(card, _UNKNOWN) for card in cards]
+    first = SEAT_INDEX[leader]
+    side = -1 if declarer is None else (SEAT_INDEX[declarer] - first) & 1
+    dealt = known = None
+    if hands:
+        seats = [SEATS[(first + column) & 3] for column in range(4)]
+        dealt = np.array([[hands.get(seat, 0) for seat in seats]], dtype=np.uint64)
+        known = np.array([[seat in hands for seat in seats]])
+    return engine.replay(table, dealt, np.array([_trump_number(trump)]), known=known, side=np.array([side]),
+                         leads=np.array([leads]))
+
+
+class _Section:
+    """A play section's tricks and the engine's findings on them, as PBN's problems."""
+
+    def __init__(self, tricks: list[list[str]], first: int, marks: dict[int, str], found: Play) -> None:
+        self.tricks, self.first, self.marks = tricks, first, marks
+        self.leaders, self.rightful = found.leaders[0].tolist(), found.rightful[0].tolist()
+        self.checked, self.not_held = found.checked[0].tolist(), found.not_held[0].tolist()
+        self.revoked = found.revoked[0].tolist()
+
+    def order(self, trick: int) -> list[int]:
+        """Seats in the order they played the trick."""
+        return [(self.first + self.leaders[trick] + k) % 4 for k in range(4)]
+
+    def columns(self, trick: int) -> dict[int, int]:
+        """Seat -> its column (place in the row) in the trick."""
+        return {(self.first + k) % 4: k for k in range(len(self.tricks[trick]))}
+
+    def lead_in_turn(self, trick: int, problems: list[TokenProblem]) -> None:
+        """^L on the seat that was on lead anyway."""
+        column = self.rightful[trick]
+        if self.leaders[trick] == column and self.marks.get(4 * trick + column) == "^L" and \
+                sum(self.marks.get(4 * trick + k) == "^L" for k in range(len(self.tricks[trick]))) == 1:
+            problems.append(TokenProblem("pbn.play.irregularity", f"{SEATS[(self.first + column) % 4].value} was on "
+                                         "lead; ^L (lead out of turn) does not apply.", 4 * trick + column))
+
+    def check_hands(self, trick: int, problems: list[TokenProblem]) -> None:
+        """Cards held, not played twice, suit followed or the revoke marked ^R (in the order played)."""
+        cards = self.tricks[trick]
+        leader = self.leaders[trick]
+        for place in range(4):
+            column = (leader + place) & 3
+            if not self.checked[trick][column]:
+                continue
+            card, index, seat = cards[column], 4 * trick + column, SEATS[(self.first + column) % 4]
+            if self.not_held[trick][column]:
+                problems.append(TokenProblem("pbn.play.card-not-held", f"{seat.value} does not hold {card} (not "
+                                             "dealt to them, or already played).", index))
+                continue
+            revoke = self.revoked[trick][column]
+            marked = self.marks.get(index) == "^R"
+            if revoke and not marked:
+                problems.append(TokenProblem("pbn.play.revoke", f"{seat.value} plays {card} but still holds "
+                                             f"{cards[leader][0]}: a revoke must be marked ^R.", index))
+            elif marked and not revoke:
+                problems.append(TokenProblem("pbn.play.irregularity", f"{card} is marked as a revoke (^R) but it "
+                                             "is not one.", index))
+
+    def played(self, complete: int) -> tuple[str, ...]:
+        """The cards in the order played, up to the first that is missing or unknown."""
+        played: list[str] = []
+        for trick, cards in enumerate(self.tricks[:complete + 1]):
+            for place in range(4):
+                column = (self.leaders[trick] + place) & 3
+                if column >= len(cards) or cards[column] in ("-", "+"):
+                    return tuple(played)
+                played.append(cards[column])
+        return tuple(played)
 
 
 def _card_tokens(tokens: tuple[str, ...], problems: list[TokenProblem], drift: list[tuple[int, str, str]]) -> list[str]:
@@ -334,7 +387,7 @@ def _card_tokens(tokens: tuple[str, ...], problems: list[TokenProblem], drift: l
                 card = CARD_DRIFT.get(token)
                 if card is None:
                     problems.append(TokenProblem("pbn.play.card", f"{token!r} is not a card (suit then rank, like SA).",
-                                            i))
+                                                 i))
                     if len(problems) >= _MAX_PROBLEMS:
                         break  # the play is unusable already; garbage must not cost a finding per token
                     card = "-"
@@ -342,23 +395,6 @@ def _card_tokens(tokens: tuple[str, ...], problems: list[TokenProblem], drift: l
                     drift.append((i, token, card))
         cards.append(card)
     return cards
-
-
-def _actual_leader(rightful: int, first: int, indices: list[int], prefixes: dict[int, str],
-                   problems: list[TokenProblem]) -> int:
-    """Who led the trick: the rightful leader, or the seat marked ^L (lead out of turn)."""
-    out_of_turn = [k for k, i in enumerate(indices) if prefixes.get(i) == "^L"]
-    if len(out_of_turn) > 1:
-        problems.append(TokenProblem("pbn.play.irregularity", "Two leads out of turn in one trick.",
-                                indices[out_of_turn[1]]))
-        return rightful
-    if out_of_turn:
-        seat = (first + out_of_turn[0]) % 4
-        if seat != rightful:
-            return seat
-        problems.append(TokenProblem("pbn.play.irregularity", f"{SEATS[seat].value} was on lead; ^L (lead out of "
-                                "turn) does not apply.", indices[out_of_turn[0]]))
-    return rightful
 
 
 def _check_continuation(order: list[int], column: dict[int, int], trick: list[str], indices: list[int],
@@ -374,48 +410,5 @@ def _check_continuation(order: list[int], column: dict[int, int], trick: list[st
             plus_seen = True
         elif plus_seen and trick[k] != "-":
             problems.append(TokenProblem("pbn.play.continue", f"{trick[k]} is played after the '+' that marks the "
-                                    "next card.", indices[k]))
+                                         "next card.", indices[k]))
     return plus_seen
-
-
-def _check_trick(order: list[int], column: dict[int, int], trick: list[str], indices: list[int],
-                 hands: dict[Seat, set[str]], prefixes: dict[int, str]) -> list[TokenProblem]:
-    """Cards held, not played twice, suit followed or the revoke marked ^R."""
-    problems: list[TokenProblem] = []
-    led: str | None = None
-    for position, seat_index in enumerate(order):
-        k = column.get(seat_index)
-        if k is None or trick[k] in ("-", "+"):
-            if position == 0:
-                return problems
-            continue
-        card, index, seat = trick[k], indices[k], SEATS[seat_index]
-        hand = hands.get(seat)
-        if hand is None:
-            led = led or card[0]
-            continue
-        if card not in hand:
-            problems.append(TokenProblem("pbn.play.card-not-held", f"{seat.value} does not hold {card} (not dealt to "
-                                    "them, or already played).", index))
-            led = led or card[0]
-            continue
-        revoke = led is not None and card[0] != led and any(c[0] == led for c in hand)
-        marked = prefixes.get(index) == "^R"
-        if revoke and not marked:
-            problems.append(TokenProblem("pbn.play.revoke", f"{seat.value} plays {card} but still holds {led}: "
-                                         "a revoke must be marked ^R.", index))
-        elif marked and not revoke:
-            problems.append(TokenProblem("pbn.play.irregularity", f"{card} is marked as a revoke (^R) but it is not "
-                                    "one.", index))
-        hand.discard(card)
-        led = led or card[0]
-    return problems
-
-
-def seat_hands(hands: tuple[tuple[str, str, str, str] | None, ...]) -> dict[Seat, set[str]]:
-    """Cards held by each seat whose hand is known (hands in N, E, S, W order), as card strings."""
-    held: dict[Seat, set[str]] = {}
-    for seat, hand in zip(SEATS, hands, strict=True):
-        if hand is not None:
-            held[seat] = {suit + rank for suit, ranks in zip(SUITS, hand, strict=True) for rank in ranks}
-    return held

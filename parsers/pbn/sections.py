@@ -12,7 +12,7 @@ from models.cards import Seat
 from parsers.bridge.auction import read_auction
 from parsers.bridge.calls import CALL_DRIFT
 from parsers.bridge.cards import CARD_DRIFT
-from parsers.bridge.play import read_play, seat_hands
+from parsers.bridge.play import claim_fits, read_play, seat_hands
 from parsers.numbers import whole_number
 from parsers.pbn.games import CallSection, PbnGame, is_table_tag, parse_call_section
 from parsers.pbn.issues import WARNING, Issue, at_tag, at_token, at_value, strict
@@ -148,7 +148,7 @@ def _play(game: PbnGame, where: dict[str, int], issues: list[Issue]) -> tuple[in
     result = parse_result(game.get("Result") or "") if not is_unknown(game.get("Result")) else None
     tricks = None if result is None or result.irregular else result.for_declarer(declarer)
     defence = facts.known_tricks - facts.declarer_tricks
-    if tricks is not None and (tricks < facts.declarer_tricks or 13 - tricks < defence):
+    if tricks is not None and not claim_fits(tricks, facts.declarer_tricks, facts.known_tricks):
         issues.append(strict("pbn.result.play", f"Result gives declarer {tricks} tricks, but the play already shows "
                              f"{facts.declarer_tricks} for declarer and {defence} "
                              "for the defence.", at_value(where["Result"])))

@@ -16,10 +16,10 @@ from hypothesis import strategies as st
 from models.cards import Seat
 from models.contract import Strain
 from parsers.bridge import play_arrays
-from parsers.bridge.play import CardPlay, claim_fits, hand_masks, replay, replay_boards
+from parsers.bridge.play import CardPlay, claim_fits, hand_masks, read_play, replay, replay_boards, seat_hands
 from parsers.bridge.play_arrays import CARD_NAMES, UNKNOWN, played_order, played_twice, replay_in_order
 
-from ._laws_of_play import CARDS, RANKS, SUITS, Walk, lin_walk, trick_winner, walk
+from ._laws_of_play import CARDS, RANKS, SUITS, Walk, lin_walk, pbn_walk, trick_winner, walk
 
 _SEATS = (Seat.N, Seat.E, Seat.S, Seat.W)
 _STRAINS = {"S": Strain.S, "H": Strain.H, "D": Strain.D, "C": Strain.C, None: Strain.NT}
@@ -185,6 +185,44 @@ def _masks(board: Board) -> list[int]:
     return masks
 
 
+# -- the PBN reader -----------------------------------------------------------------------------------
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.randoms(use_true_random=False))
+def test_the_pbn_reader_reads_a_section_as_the_laws_walk_it(seed: random.Random) -> None:
+    board = _board(seed)
+    first = seed.randrange(4)  # the Play tag's seat, whoever declares
+    declarer = seed.choice([(first + 3) % 4, (first + 3) % 4, seed.randrange(4), None])
+    found = walk(board.cards, first, -1, board.trump, None)
+    rows: list[list[str]] = []
+    for start in range(0, len(board.cards), 4):
+        row = ["-"] * 4
+        leader = found.leaders[start // 4] if start // 4 < len(found.leaders) else first
+        for place, card in enumerate(board.cards[start:start + 4]):
+            row[(leader - first + place) % 4] = card if card in CARDS else "-"
+        rows.append(row)
+    if rows and seed.random() < 0.5:
+        rows[-1] = rows[-1][:seed.randrange(5)]
+    for _ in range(seed.choice([0, 0, 1, 3])):
+        if rows and rows[-1]:
+            row = seed.choice([r for r in rows if r])
+            row[seed.randrange(len(row))] = seed.choice(["-", "+"])
+    tokens = tuple(card for row in rows for card in row)
+    marks = {seed.randrange(len(tokens)): seed.choice(["^L", "^R"]) for _ in range(seed.choice([0, 2, 6]))} \
+        if tokens else {}
+    hands = {seat: {card for card in board.hands[seat] if seed.random() < 0.9} for seat in range(4)
+             if seed.random() < 0.8} if seed.random() < 0.8 else None
+    expected = pbn_walk(first, declarer, board.trump, [row for row in rows if row], marks, hands)
+    deal = tuple(None if hands is None or seat not in hands else
+                 tuple("".join(r for r in RANKS if s + r in hands[seat]) for s in SUITS) for seat in range(4))
+    facts = read_play(_SEATS[first], None if declarer is None else _SEATS[declarer], board.trump,
+                      tokens, marks or None, None if hands is None else seat_hands(deal))
+    assert (list(facts.played), facts.declarer_tricks, facts.known_tricks) == \
+        (expected.played, expected.won, expected.known)
+    assert [(problem.code, problem.token) for problem in facts.problems] == expected.problems
+
+
 # -- cases worked by hand -----------------------------------------------------------------------------
 
 _ONE_SUIT_EACH = [{suit + rank for rank in RANKS} for suit in SUITS]
@@ -195,6 +233,30 @@ def _lin(cards: list[str], declarer: Seat, strain: Strain, hands: list[set[str]]
     outcome = replay(cards, declarer, strain, {seat: {s: "".join(r for r in RANKS if s + r in hands[i])
                                                       for s in SUITS} for i, seat in enumerate(_SEATS)})
     return outcome.declarer_tricks, outcome.complete_tricks, [f"{i}:{code}" for i, code, _ in outcome.problems]
+
+
+def test_a_trump_beats_the_suit_led_and_a_discard_never_wins() -> None:
+    # Declarer South, West leads the club two; North plays SA, East S2, South DA.
+    facts = read_play(Seat.W, Seat.S, "S", ("C2", "SA", "S2", "DA"))  # spades: North's ace of trumps wins
+    assert (facts.played, facts.declarer_tricks, facts.known_tricks) == (("C2", "SA", "S2", "DA"), 1, 1)
+    facts = read_play(Seat.W, Seat.S, None, ("C2", "SA", "S2", "DA"))  # notrump: the aces are discards
+    assert facts.declarer_tricks == 0
+    facts = read_play(Seat.W, Seat.S, "H", ("C2", "SA", "S2", "DA"))  # hearts: no trump, the club two wins
+    assert facts.declarer_tricks == 0
+    found = play_arrays.replay(np.array([[[51, 0, 12, 26]]], dtype=np.int8), None, np.array([0]))
+    assert (found.winners.tolist(), found.won.tolist()) == ([[1]], [1])  # the same trick, columns from West
+
+
+def test_the_winner_leads_the_next_trick() -> None:
+    # Declarer North, East leads: HA wins (nobody follows), so East leads again; then HK, and East
+    # leads a third time. A row is written from East whatever seat led.
+    tokens = ("HA", "D2", "C2", "S2", "HK", "D3", "C3", "S3", "HQ", "D4", "C4", "S4")
+    facts = read_play(Seat.E, Seat.N, None, tokens)
+    assert facts.played == tokens and (facts.declarer_tricks, facts.known_tricks) == (0, 3)
+    # With spades trumps North ruffs the first trick and leads the second: the row from East is
+    # then played North (S3), East (HK), South, West.
+    facts = read_play(Seat.E, Seat.N, "S", tokens)
+    assert facts.played[4:8] == ("S3", "HK", "D3", "C3") and facts.declarer_tricks == 3
 
 
 def test_a_revoke_is_reported_and_the_trick_stands() -> None:
@@ -215,6 +277,31 @@ def test_a_card_from_another_hand_stops_the_count_and_says_who_holds_it() -> Non
     # and South, in turn, plays SK, which North holds.
     assert (outcome.declarer_tricks, outcome.complete_tricks) == (0, 2)
     assert outcome.problems == ((9, "wrong-player", "SK is played in S's turn but N holds it"),)
+
+
+def test_a_lead_out_of_turn_stands_and_a_lead_in_turn_marked_as_one_is_reported() -> None:
+    hands = seat_hands(tuple(tuple(RANKS if s == i else "" for s in range(4)) for i in range(4)))
+    # Declarer South, West leads CA and wins; North leads out of turn (^L on North's SK), and the
+    # trick is played from North: SK, HK, DK, CK. North wins it and leads the third trick.
+    tokens = ("CA", "SA", "HA", "DA", "CK", "SK", "HK", "DK", "CQ", "SQ", "HQ", "DQ")
+    facts = read_play(Seat.W, Seat.S, None, tokens, {5: "^L"}, hands)
+    assert facts.played == ("CA", "SA", "HA", "DA", "SK", "HK", "DK", "CK", "SQ", "HQ", "DQ", "CQ")
+    assert (facts.declarer_tricks, facts.known_tricks, facts.problems) == (2, 3, ())
+    facts = read_play(Seat.W, Seat.S, None, tokens, {4: "^L"}, hands)  # West was on lead anyway
+    assert [(p.code, p.token, p.message) for p in facts.problems] == [
+        ("pbn.play.irregularity", 4, "W was on lead; ^L (lead out of turn) does not apply.")]
+    facts = read_play(Seat.W, Seat.S, None, tokens, {4: "^L", 5: "^L"}, hands)
+    assert [(p.code, p.token) for p in facts.problems] == [("pbn.play.irregularity", 5)]
+
+
+def test_a_revoke_must_be_marked_in_a_play_section() -> None:
+    hands = seat_hands((("KQ", "A", "", ""), ("", "KQ", "", "A"), ("", "", "AKQ", ""), ("A", "", "", "KQ")))
+    # North leads SK; East (no spade) discards; South (no spade) discards; West, holding SA, plays CK.
+    facts = read_play(Seat.N, Seat.S, None, ("SK", "HK", "DA", "CK"), {3: "^R"}, hands)
+    assert facts.problems == () and facts.declarer_tricks == 1  # marked: North's king stands and wins
+    facts = read_play(Seat.N, Seat.S, None, ("SK", "HK", "DA", "CK"), {1: "^R"}, hands)
+    assert [(p.code, p.token) for p in facts.problems] == [("pbn.play.irregularity", 1), ("pbn.play.revoke", 3)]
+    assert facts.problems[1].message == "W plays CK but still holds S: a revoke must be marked ^R."
 
 
 @pytest.mark.parametrize(("claimed", "won", "complete", "fits"), [
