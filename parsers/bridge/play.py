@@ -129,41 +129,45 @@ def replay_boards(plays: Sequence[CardPlay]) -> list[PlayOutcome]:
 
     from parsers.bridge import play_arrays as engine
 
-    rows = np.full((len(plays), 52), -1, dtype=np.int8)
-    dealt = np.zeros((len(plays), 4), dtype=np.uint64)
-    known = np.zeros((len(plays), 4), dtype=bool)
-    trump = np.full(len(plays), _NO_TRUMP)
-    for board, play in enumerate(plays):
-        numbers = [CARD_NUMBER.get(card, _UNKNOWN) for card in play.cards[:52]]
-        rows[board, :len(numbers)] = numbers
-        if play.masks is not None:
-            opening = SEAT_INDEX[play.declarer] + 1
-            dealt[board] = [_seat_cards(play.masks, (opening + column) & 3) for column in range(4)]
-            known[board] = True
-        trump[board] = _trump_number(trump_of(play.strain))
-    checked = bool(known.any())
-    found, table = engine.replay_in_order(rows, dealt if checked else None, trump, known=known if checked else None)
+    numbers: list[int] = []
+    dealt: list[list[int]] = []
+    for play in plays:
+        cards = [CARD_NUMBER.get(card, _UNKNOWN) for card in play.cards[:52]]
+        numbers += cards + [-1] * (52 - len(cards))
+        opening = SEAT_INDEX[play.declarer] + 1
+        dealt.append([0] * 4 if play.masks is None else
+                     [_seat_cards(play.masks, (opening + column) & 3) for column in range(4)])
+    rows = np.array(numbers, dtype=np.int8).reshape(len(plays), 52)
+    trump = np.array([_trump_number(trump_of(play.strain)) for play in plays])
+    known = np.array([[play.masks is not None] * 4 for play in plays])
+    hands = np.array(dealt, dtype=np.uint64) if any(play.masks is not None for play in plays) else None
+    found, table = engine.replay_in_order(rows, hands, trump, known=None if hands is None else known)
     # The first card that is no card or a card played again: past it no trick can be trusted.
     suspect = (rows >= _UNKNOWN) | engine.played_twice(rows)
     first = np.where(suspect.any(axis=1), suspect.argmax(axis=1), 52).tolist()
-    not_held = engine.played_order(np.ascontiguousarray(found.not_held).view(np.int8), found.leaders)
-    revoked = engine.played_order(np.ascontiguousarray(found.revoked).view(np.int8), found.leaders)
-    flagged: list[list[int]] = [[] for _ in plays]
-    for board, index in zip(*np.nonzero(not_held | revoked), strict=True):
-        flagged[board].append(int(index))
-    lin = _LinFindings(found, table, dealt, not_held.tolist(), found.leaders.tolist(), found.winners.tolist())
-    return [lin.outcome(board, play, first[board], flagged[board]) for board, play in enumerate(plays)]
+    lin = _LinFindings(found, table, hands, plays)
+    return [lin.outcome(board, play, first[board]) for board, play in enumerate(plays)]
 
 
 class _LinFindings:
     """The engine's findings on a batch of plays in the order played, as LIN's problems."""
 
-    def __init__(self, found: Play, table: Any, dealt: Any, not_held: list[list[int]], leaders: list[list[int]],
-                 winners: list[list[int]]) -> None:
-        self.found, self.table, self.dealt = found, table, dealt
-        self.not_held, self.leaders, self.winners = not_held, leaders, winners
+    def __init__(self, found: Play, table: Any, hands: Any, plays: Sequence[CardPlay]) -> None:
+        self.found, self.table, self.hands = found, table, hands
+        self.leaders, self.winners = found.leaders.tolist(), found.winners.tolist()
+        # The cards found not held or revoked, by board, in the order played: (index, not held).
+        self.flagged: list[list[tuple[int, bool]]] = [[] for _ in plays]
+        if hands is not None:
+            import numpy as np
 
-    def outcome(self, board: int, play: CardPlay, first: int, flagged: list[int]) -> PlayOutcome:
+            at = np.nonzero(found.not_held | found.revoked)
+            for board, trick, column, not_held in zip(*(a.tolist() for a in at), found.not_held[at].tolist(),
+                                                       strict=True):
+                self.flagged[board].append((4 * trick + ((column - self.leaders[board][trick]) & 3), not_held))
+            for flagged in self.flagged:
+                flagged.sort()
+
+    def outcome(self, board: int, play: CardPlay, first: int) -> PlayOutcome:
         """Problems in the order of play: the first untrusted card, then revokes up to the first card
         played by a player who did not hold it (where the count stops)."""
         cards, problems = play.cards, []
@@ -176,13 +180,13 @@ class _LinFindings:
             complete = min(first // 4, 13)
             end = 4 * complete
         opening = SEAT_INDEX[play.declarer] + 1
-        for index in flagged:
+        for index, not_held in self.flagged[board]:
             if index >= end:
                 break
             trick = index // 4
             column = (self.leaders[board][trick] + index) & 3
             seat = SEATS[(opening + column) & 3]
-            if self.not_held[board][index]:
+            if not_held:
                 problems.append((index, "wrong-player", f"{cards[index]} is played in {seat.value}'s turn but "
                                  f"{self._whose(board, trick, column, opening)}"))
                 complete = min(complete, trick)
@@ -198,7 +202,7 @@ class _LinFindings:
         from parsers.bridge.play_arrays import holders
 
         named = (np.array([board]), np.array([trick]), np.array([column]))
-        holder = int(holders(self.table, self.dealt, self.found.leaders, *named)[0])
+        holder = int(holders(self.table, self.hands, self.found.leaders, *named)[0])
         return "has already played it" if holder < 0 else f"{SEATS[(opening + holder) & 3].value} holds it"
 
 

@@ -107,19 +107,24 @@ def replay(table: Cards, dealt: Masks | None, trump: Ints, *, known: Bools | Non
     """
     boards, tricks = table.shape[:2]
     out = _Out(boards, tricks)
-    trumps = np.where((trump >= 0) & (trump < 4), trump, _NO_SUIT).astype(np.uint8)
-    sides = np.ones(boards, dtype=np.int64) if side is None else np.asarray(side, dtype=np.int64)
+    trumps, sides = _trumps(trump), _sides(side, boards)
     # A few thousand boards at a time: each pass then works in the processor's caches.
     for start in range(0, boards, _CHUNK):
         part = slice(start, start + _CHUNK)
-        _replay(out, part, table[part], None if dealt is None else dealt[part], trumps[part],
-                None if known is None else known[part], sides[part], None if leads is None else leads[part])
-    return Play(leaders=out.leaders.T, rightful=out.rightful.T, winners=out.winners.T, won=out.won,
-                complete=out.complete, cards=out.cards, checked=out.checked.transpose(2, 0, 1),
-                not_held=out.not_held.transpose(2, 0, 1), revoked=out.revoked.transpose(2, 0, 1))
+        cells = np.ascontiguousarray(table[part].view(np.uint8).transpose(1, 2, 0))  # (trick, column, board)
+        suit, key = _suits_and_keys(cells, trumps[part])
+        complete = _complete(cells)
+        given = None if leads is None else np.ascontiguousarray(np.asarray(leads[part], dtype=np.int8).T)
+        _follow_leads(out, part, suit, key, given, cells, complete)
+        _settle(out, part, cells, suit, complete, sides[part], None if dealt is None else dealt[part],
+                None if known is None else known[part])
+    return out.play()
 
 
 _CHUNK = 8192
+_FEW = 128
+"""So few boards that numpy's cost per call is more than the work: each trick is won for every
+leader at once, and what each seat played before is gathered in one call."""
 
 
 class _Out:
@@ -129,7 +134,6 @@ class _Out:
         self.leaders = np.zeros((tricks, boards), dtype=np.int8)
         self.rightful = np.zeros((tricks, boards), dtype=np.int8)
         self.winners = np.zeros((tricks, boards), dtype=np.int8)
-        self.led = np.zeros((tricks, boards), dtype=np.uint8)
         self.won = np.zeros(boards, dtype=np.int64)
         self.complete = np.zeros(boards, dtype=np.int64)
         self.cards = np.zeros(boards, dtype=np.int64)
@@ -137,27 +141,43 @@ class _Out:
         self.not_held = np.zeros((tricks, 4, boards), dtype=bool)
         self.revoked = np.zeros((tricks, 4, boards), dtype=bool)
 
+    def play(self) -> Play:
+        """The arrays as `Play`, (board, trick, column) (views: nothing is copied)."""
+        return Play(leaders=self.leaders.T, rightful=self.rightful.T, winners=self.winners.T, won=self.won,
+                    complete=self.complete, cards=self.cards, checked=self.checked.transpose(2, 0, 1),
+                    not_held=self.not_held.transpose(2, 0, 1), revoked=self.revoked.transpose(2, 0, 1))
 
-def _replay(out: _Out, part: slice, table: Cards, dealt: Masks | None, trumps: Ints, known: Bools | None,
-            sides: Ints, leads: Ints | None) -> None:
-    """`replay` of some boards, into their part of `out`."""
-    cells = np.ascontiguousarray(table.view(np.uint8).transpose(1, 2, 0))  # (trick, column, board)
+
+def _trumps(trump: Ints) -> Ints:
+    return np.where((trump >= 0) & (trump < 4), trump, _NO_SUIT).astype(np.uint8)
+
+
+def _sides(side: Ints | None, boards: int) -> Counts:
+    return np.ones(boards, dtype=np.int64) if side is None else np.asarray(side, dtype=np.int64)
+
+
+def _complete(cells: Ints) -> Counts:
+    """The first tricks of four known cards, (trick, column, board) -> (board)."""
     tricks, _, boards = cells.shape
-    suit, key = _suits_and_keys(cells, trumps)
-    whole = (cells < 52).all(axis=1)  # (trick, board)
-    complete = np.where(whole.all(axis=0), tricks, whole.argmin(axis=0)) if tricks else np.zeros(boards, np.int64)
-    played = cells != 255
-    leaders, rightful, winners = out.leaders[:, part], out.rightful[:, part], out.winners[:, part]
-    led = out.led[:, part]
-    given = None if leads is None else np.ascontiguousarray(np.asarray(leads).T.astype(np.int8))
-    steps = min(tricks, int(complete.max(initial=-1)) + 1)
-    _follow_leads(suit, key, given, ~played.any(axis=1), steps, leaders, rightful, winners, led)
+    if not tricks:
+        return np.zeros(boards, dtype=np.int64)
+    whole = (cells < 52).all(axis=1)
+    complete: Counts = np.where(whole.all(axis=0), tricks, whole.argmin(axis=0))
+    return complete
+
+
+def _settle(out: _Out, part: slice, cells: Ints, suit: Ints, complete: Counts, sides: Ints, dealt: Masks | None,
+            known: Bools | None) -> None:
+    """With the leaders and winners in `out`: the tricks counted, and the cards checked."""
+    tricks, _, boards = cells.shape
     trick = np.arange(tricks)[:, None]
     counted = trick < complete
+    winners = out.winners[:, part]
     out.won[part] = (((winners & 1) == sides) & counted).sum(axis=0)
     np.copyto(winners, -1, where=~counted)
-    out.complete[part], out.cards[part] = complete, np.count_nonzero(played, axis=(0, 1))
-    if dealt is not None:
+    out.complete[part], out.cards[part] = complete, np.count_nonzero(cells != 255, axis=(0, 1))
+    if dealt is not None and tricks:
+        led = suit[trick, out.leaders[:, part], np.arange(boards)]  # (trick, board)
         alive = counted | ((trick == complete) & (led < 4))
         _check(out, part, cells, suit, led, alive, dealt, known)
 
@@ -184,39 +204,37 @@ def _winning_columns(suit: Ints, key: Ints, leader: Ints, led: Ints) -> Ints:
     return winner
 
 
-_FEW = 128
-"""Boards that `_follow_leads` wins every trick for each leader first: for so few, numpy's cost per
-call is more than the work of the three leaders that do not lead."""
 _EVERY_LEADER = np.arange(4, dtype=np.uint8)[:, None]
 
 
-def _follow_leads(suit: Ints, key: Ints, leads: Ints | None, empty: Bools, steps: int,
-                  leaders: Ints, rightful: Ints, winners: Ints, led: Ints) -> None:
-    """Fill leaders (given, or the rightful ones), rightful leaders, winners and the suits led,
-    (trick, board) each.
+def _follow_leads(out: _Out, part: slice, suit: Ints, key: Ints, leads: Ints | None, cells: Ints,
+                  complete: Counts) -> None:
+    """Fill `out`'s leaders (given, or the rightful ones), rightful leaders and winners.
 
     When every trick with a card names its leader, every trick is won at once; otherwise trick by
     trick, each leader the winner of the trick before (where none is named)."""
     tricks, _, boards = suit.shape
+    leaders, winners = out.leaders[:, part], out.winners[:, part]
     at = np.arange(boards)
-    if leads is not None and bool(((leads >= 0) | empty).all()):
+    if leads is not None and bool(((leads >= 0) | (cells == 255).all(axis=1)).all()):
         leaders[:] = np.maximum(leads, 0)
-        led[:] = suit[np.arange(tricks)[:, None], leaders, at]
+        led = suit[np.arange(tricks)[:, None], leaders, at]
         winners[:] = _winning_columns(suit, key, leaders.view(np.uint8), led)
-        rightful[1:] = winners[:-1]
-        return
-    # (trick, leader, board): who wins each trick when each column leads it (for a few boards).
-    every = _winning_columns(suit[:, None], key[:, None], _EVERY_LEADER, suit) if boards <= _FEW else None
-    column: Ints = np.zeros(boards, dtype=np.uint8)
-    for trick in range(steps):
-        rightful[trick] = column
-        if leads is not None:
-            column = np.where(leads[trick] >= 0, leads[trick], column).astype(np.uint8)
-        leaders[trick] = column
-        led[trick] = suit[trick][column, at]
-        column = _winning_columns(suit[trick], key[trick], column, led[trick]) if every is None \
-            else every[trick][column, at]
-        winners[trick] = column
+    else:
+        # (trick, leader, board): who wins each trick when each column leads it (for a few boards).
+        every = _winning_columns(suit[:, None], key[:, None], _EVERY_LEADER, suit) if boards <= _FEW else None
+        column: Ints = np.zeros(boards, dtype=np.uint8)
+        led_by, won_by = [], []
+        for trick in range(min(tricks, int(complete.max(initial=-1)) + 1)):
+            if leads is not None:
+                column = np.where(leads[trick] >= 0, leads[trick], column).astype(np.uint8)
+            led_by.append(column)
+            column = every[trick][column, at] if every is not None else \
+                _winning_columns(suit[trick], key[trick], column, suit[trick][column, at])
+            won_by.append(column)
+        if led_by:
+            leaders[:len(led_by)], winners[:len(won_by)] = np.stack(led_by), np.stack(won_by)
+    out.rightful[1:, part] = winners[:-1]
 
 
 def _check(out: _Out, part: slice, cells: Ints, suit: Ints, led: Ints, alive: Bools, dealt: Masks,
@@ -226,8 +244,11 @@ def _check(out: _Out, part: slice, cells: Ints, suit: Ints, led: Ints, alive: Bo
     bits = _bits(cells)
     holding = np.empty_like(bits)
     holding[0] = 0
-    for trick in range(1, len(bits)):  # (a loop: `accumulate` along this axis is many times slower)
-        np.bitwise_or(holding[trick - 1], bits[trick - 1], out=holding[trick])
+    if cells.shape[2] <= _FEW:
+        np.bitwise_or.accumulate(bits[:-1], axis=0, out=holding[1:])
+    else:  # (a loop: on many boards `accumulate` along this axis is many times slower)
+        for trick in range(1, len(bits)):
+            np.bitwise_or(holding[trick - 1], bits[trick - 1], out=holding[trick])
     np.invert(holding, out=holding)
     holding &= np.ascontiguousarray(dealt.T)
     checked = out.checked[:, :, part]
@@ -260,17 +281,19 @@ def replay_in_order(played: Cards, dealt: Masks | None, trump: Ints, *, known: B
     follow round the table: a card played out of turn is one its column's seat may not hold."""
     boards = played.shape[0]
     rows = np.ascontiguousarray(played, dtype=np.int8).reshape(boards, played.shape[1] // 4, 4)
-    cells = np.ascontiguousarray(rows.view(np.uint8).transpose(1, 2, 0))
-    tricks = cells.shape[0]
-    trumps = np.where((trump >= 0) & (trump < 4), trump, _NO_SUIT).astype(np.uint8)
-    suit, key = _suits_and_keys(cells, trumps)
+    by_place = np.ascontiguousarray(rows.view(np.uint8).transpose(1, 2, 0))  # (trick, place, board)
+    tricks = by_place.shape[0]
+    suit, key = _suits_and_keys(by_place, _trumps(trump))
     # With the first card in column 0 a trick's winning column is its winning place.
     place = _winning_columns(suit, key, np.zeros((tricks, boards), dtype=np.uint8), suit[:, 0])
-    leaders = np.zeros((tricks, boards), dtype=np.int64)
-    np.cumsum(place[:-1], axis=0, out=leaders[1:])
-    leaders = (leaders & 3).T
-    table = _rotate(rows, leaders)
-    return replay(table, dealt, trump, known=known, side=side, leads=leaders), table
+    out = _Out(boards, tricks)
+    out.leaders[1:] = np.cumsum(place[:-1], axis=0) & 3
+    out.winners[:] = (out.leaders + place) & 3
+    out.rightful[1:] = out.winners[:-1]
+    table = _rotate(rows, out.leaders.T)
+    cells = np.ascontiguousarray(table.view(np.uint8).transpose(1, 2, 0))
+    _settle(out, slice(None), cells, cells // _U13, _complete(by_place), _sides(side, boards), dealt, known)
+    return out.play(), table
 
 
 def _rotate(rows: Cards, shift: Ints) -> Cards:
