@@ -13,7 +13,8 @@ imports the PBN writer, and with it the PBN reader's modules, and never reads a 
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from itertools import takewhile
 from typing import TYPE_CHECKING, Any, NamedTuple, overload
 
 from models.cards import RANKS, Deal, Seat, Suit
@@ -21,6 +22,7 @@ from models.contract import Strain
 from parsers.bridge.auction import Problem, TokenProblem
 from parsers.bridge.cards import (
     CARD_DRIFT,
+    CARD_NAMES,
     CARD_NUMBER,
     CARD_SET,
     CARDS,
@@ -247,35 +249,85 @@ def seat_hands(hands: tuple[tuple[str, str, str, str] | None, ...]) -> dict[Seat
     return held
 
 
+class PlaySection(NamedTuple):
+    """A play section to read: `read_play`'s arguments, as a key."""
+
+    leader: Seat
+    declarer: Seat | None
+    trump: str | None
+    tokens: tuple[str, ...]
+    prefixes: tuple[tuple[int, str], ...]
+    """(token, prefix) for each token with one, in token order."""
+    hands: tuple[tuple[Seat, int], ...] | None
+    """(seat, cards) for each seat whose hand is known, as `seat_hands`; None when none is."""
+
+
+def play_section(leader: Seat, declarer: Seat | None, trump: str | None, tokens: tuple[str, ...],
+                 prefixes: Mapping[int, str] | None = None, hands: Mapping[Seat, int] | None = None) -> PlaySection:
+    """`read_play`'s arguments as a `PlaySection`."""
+    return PlaySection(leader, declarer, trump, tokens, tuple(sorted(prefixes.items())) if prefixes else (),
+                       tuple(hands.items()) if hands else None)
+
+
 def read_play(leader: Seat, declarer: Seat | None, trump: str | None, tokens: tuple[str, ...],
-              prefixes: dict[int, str] | None = None, hands: dict[Seat, int] | None = None) -> PlayFacts:
+              prefixes: dict[int, str] | None = None, hands: dict[Seat, int] | None = None,
+              read: Mapping[PlaySection, PlayFacts] | None = None) -> PlayFacts:
     """Interpret play tokens (rows in seat order from `leader`) into the order the cards were played.
 
     `trump` is S/H/D/C or None for notrump. With `hands` (the cards of each seat whose hand is
     known, `seat_hands`), cards are also checked against the hands: held, not played twice,
-    following suit or marked as a revoke (^R).
+    following suit or marked as a revoke (^R). `read` holds sections read already (`read_plays`).
     """
-    problems: list[TokenProblem] = []
-    drift: list[tuple[int, str, str]] = []
-    cards = _card_tokens(tokens, problems, drift)
-    tricks = [cards[start:start + 4] for start in range(0, len(cards), 4)]
-    if not tricks:
-        return PlayFacts((), 0, 0, tuple(problems), tuple(drift))
-    marks = prefixes or {}
-    leads, two_leads = _leads_out_of_turn(tricks, marks)
-    found = _replay_section(leader, declarer, trump, tricks, leads, hands)
-    section = _Section(tricks, SEAT_INDEX[leader], marks, found)
-    complete = int(found.complete[0])
-    for trick in range(min(complete + 1, len(tricks))):
-        if trick in two_leads:
-            problems.append(two_leads[trick])
-        section.lead_in_turn(trick, problems)
-        if trick == complete:
-            _check_continuation(section.order(trick), section.columns(trick), tricks[trick],
-                                list(range(4 * trick, 4 * trick + len(tricks[trick]))), False, problems)
-        if hands is not None:
-            section.check_hands(trick, problems)
-    return PlayFacts(section.played(complete), int(found.won[0]), complete, tuple(problems), tuple(drift))
+    return read_section(play_section(leader, declarer, trump, tokens, prefixes, hands), read)
+
+
+def read_section(section: PlaySection, read: Mapping[PlaySection, PlayFacts] | None = None) -> PlayFacts:
+    """`read_play` of a `PlaySection`: from `read` when it holds it, else replayed alone."""
+    facts = None if read is None else read.get(section)
+    return facts if facts is not None else read_plays([section])[section]
+
+
+def read_plays(sections: Iterable[PlaySection]) -> dict[PlaySection, PlayFacts]:
+    """`read_play` of many sections, their tricks replayed in one call of the engine (the PBN reader
+    reads a file's sections before its games)."""
+    tokens = [_Tokens(section) for section in dict.fromkeys(sections)]
+    if not tokens:
+        return {}
+    found, order = _replay_sections(tokens)
+    return {read.section: read.facts(found, order[board], board) for board, read in enumerate(tokens)}
+
+
+class _Tokens:
+    """A play section's tokens as cards, rows and leads out of turn, and the problems they have."""
+
+    def __init__(self, section: PlaySection) -> None:
+        self.section = section
+        self.problems: list[TokenProblem] = []
+        self.drift: list[tuple[int, str, str]] = []
+        cards = _card_tokens(section.tokens, self.problems, self.drift)
+        self.tricks = [cards[start:start + 4] for start in range(0, len(cards), 4)]
+        self.marks = dict(section.prefixes)
+        self.leads, self.two_leads = _leads_out_of_turn(self.tricks, self.marks)
+
+    def facts(self, found: Play, order: list[int], board: int) -> PlayFacts:
+        """What the section says, with the engine's findings on it (`board` of `found`, whose cards in
+        the order played are `order`)."""
+        problems, tricks = list(self.problems), self.tricks
+        if not tricks:
+            return PlayFacts((), 0, 0, tuple(problems), tuple(self.drift))
+        section = _Section(tricks, SEAT_INDEX[self.section.leader], self.marks, found, board)
+        complete = int(found.complete[board])
+        for trick in range(min(complete + 1, len(tricks))):
+            if trick in self.two_leads:
+                problems.append(self.two_leads[trick])
+            section.lead_in_turn(trick, problems)
+            if trick == complete:
+                _check_continuation(section.order(trick), section.columns(trick), tricks[trick],
+                                    list(range(4 * trick, 4 * trick + len(tricks[trick]))), False, problems)
+            if self.section.hands is not None:
+                section.check_hands(trick, problems)
+        return PlayFacts(section.played(order, complete), int(found.won[board]), complete, tuple(problems),
+                         tuple(self.drift))
 
 
 def _leads_out_of_turn(tricks: list[list[str]], marks: dict[int, str]) -> tuple[list[int], dict[int, TokenProblem]]:
@@ -295,35 +347,46 @@ def _leads_out_of_turn(tricks: list[list[str]], marks: dict[int, str]) -> tuple[
     return leads, twice
 
 
-def _replay_section(leader: Seat, declarer: Seat | None, trump: str | None, tricks: list[list[str]],
-                    leads: list[int], hands: dict[Seat, int] | None) -> Play:
-    """The engine's replay of one play section (columns are seats from `leader`)."""
+def _replay_sections(sections: list[_Tokens]) -> tuple[Play, list[list[int]]]:
+    """The engine's replay of play sections, one board each (columns are seats from the leader),
+    and each board's card numbers in the order played."""
     import numpy as np
 
     from parsers.bridge import play_arrays as engine
 
-    table = np.full((1, len(tricks), 4), -1, dtype=np.int8)
-    for trick, cards in enumerate(tricks):
-        table[0, trick, :len(cards)] = [CARD_NUMBER.get(card, _UNKNOWN) for card in cards]
-    first = SEAT_INDEX[leader]
-    side = -1 if declarer is None else (SEAT_INDEX[declarer] - first) & 1
-    dealt = known = None
-    if hands:
-        seats = [SEATS[(first + column) & 3] for column in range(4)]
-        dealt = np.array([[hands.get(seat, 0) for seat in seats]], dtype=np.uint64)
-        known = np.array([[seat in hands for seat in seats]])
-    return engine.replay(table, dealt, np.array([_trump_number(trump)]), known=known, side=np.array([side]),
-                         leads=np.array([leads]))
+    tricks = max((len(section.tricks) for section in sections), default=0)
+    table = np.full((len(sections), tricks, 4), -1, dtype=np.int8)
+    leads = np.full((len(sections), tricks), -1, dtype=np.int8)
+    dealt = np.zeros((len(sections), 4), dtype=np.uint64)
+    known = np.zeros((len(sections), 4), dtype=bool)
+    trump, side = np.empty(len(sections), dtype=np.int64), np.empty(len(sections), dtype=np.int64)
+    for board, read in enumerate(sections):
+        section = read.section
+        numbers = [CARD_NUMBER.get(card, _UNKNOWN) for trick in read.tricks for card in trick]
+        table[board].flat[:len(numbers)] = numbers  # (only the last row can be short)
+        leads[board, :len(read.leads)] = read.leads
+        first = SEAT_INDEX[section.leader]
+        if section.hands:
+            hands = dict(section.hands)
+            seats = [SEATS[(first + column) & 3] for column in range(4)]
+            dealt[board] = [hands.get(seat, 0) for seat in seats]
+            known[board] = [seat in hands for seat in seats]
+        trump[board] = _trump_number(section.trump)
+        side[board] = -1 if section.declarer is None else (SEAT_INDEX[section.declarer] - first) & 1
+    checked = bool(known.any())
+    found = engine.replay(table, dealt if checked else None, trump, known=known if checked else None, side=side,
+                          leads=leads)
+    return found, engine.played_order(table, found.leaders).tolist()
 
 
 class _Section:
     """A play section's tricks and the engine's findings on them, as PBN's problems."""
 
-    def __init__(self, tricks: list[list[str]], first: int, marks: dict[int, str], found: Play) -> None:
+    def __init__(self, tricks: list[list[str]], first: int, marks: dict[int, str], found: Play, board: int) -> None:
         self.tricks, self.first, self.marks = tricks, first, marks
-        self.leaders, self.rightful = found.leaders[0].tolist(), found.rightful[0].tolist()
-        self.checked, self.not_held = found.checked[0].tolist(), found.not_held[0].tolist()
-        self.revoked = found.revoked[0].tolist()
+        self.leaders, self.rightful = found.leaders[board].tolist(), found.rightful[board].tolist()
+        self.checked, self.not_held = found.checked[board].tolist(), found.not_held[board].tolist()
+        self.revoked = found.revoked[board].tolist()
 
     def order(self, trick: int) -> list[int]:
         """Seats in the order they played the trick."""
@@ -363,20 +426,18 @@ class _Section:
                 problems.append(TokenProblem("pbn.play.irregularity", f"{card} is marked as a revoke (^R) but it "
                                              "is not one.", index))
 
-    def played(self, complete: int) -> tuple[str, ...]:
-        """The cards in the order played, up to the first that is missing or unknown."""
-        played: list[str] = []
-        for trick, cards in enumerate(self.tricks[:complete + 1]):
-            for place in range(4):
-                column = (self.leaders[trick] + place) & 3
-                if column >= len(cards) or cards[column] in ("-", "+"):
-                    return tuple(played)
-                played.append(cards[column])
-        return tuple(played)
+    def played(self, order: list[int], complete: int) -> tuple[str, ...]:
+        """The cards in the order played (`order`: their numbers), up to the first that is missing or unknown."""
+        played = takewhile(lambda number: 0 <= number < _UNKNOWN, order[:4 * complete + 4])
+        return tuple(CARD_NAMES[number] for number in played)
 
 
 def _card_tokens(tokens: tuple[str, ...], problems: list[TokenProblem], drift: list[tuple[int, str, str]]) -> list[str]:
     """Canonical cards (and - / + markers) up to the closing '*'."""
+    try:  # the usual play: cards written as PBN writes them, perhaps closed by '*'
+        return [CARDS[token] for token in (tokens[:-1] if tokens and tokens[-1] == "*" else tokens)]
+    except KeyError:
+        pass
     cards: list[str] = []
     for i, token in enumerate(tokens):
         card = CARDS.get(token)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cached_property, lru_cache
 from itertools import islice
 from types import MappingProxyType
 from typing import NamedTuple
@@ -70,8 +70,10 @@ class CallSection:
     """Lexical problems (bad note references, NAGs, doubled suffixes, stray text)."""
 
 
+@lru_cache(maxsize=1024)  # the reader reads a play section before its game, to replay a file's plays together
 def parse_call_section(seat: str, section: str, tag_index: int = 0) -> CallSection:
-    """Tokenise auction or play section data; plain data (the usual case) is one `split`."""
+    """Tokenise auction or play section data; plain data (the usual case) is one `split`. (The
+    result is shared between callers: it is frozen.)"""
     if _SPECIAL.search(section) is None:  # no annotations, comments, strings or escapes
         return CallSection(seat, tuple(section.split()))
     return _parse_annotated(seat, section, tag_index)[0]

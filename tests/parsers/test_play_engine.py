@@ -6,20 +6,36 @@ that is no card, more than 52 cards), and cases worked by hand."""
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import parsers.lin as lin
+import parsers.pbn as pbn
 from models.cards import Seat
 from models.contract import Strain
 from parsers.bridge import play_arrays
-from parsers.bridge.play import CardPlay, claim_fits, hand_masks, read_play, replay, replay_boards, seat_hands
+from parsers.bridge.play import (
+    CardPlay,
+    PlaySection,
+    claim_fits,
+    hand_masks,
+    play_section,
+    read_play,
+    read_plays,
+    replay,
+    replay_boards,
+    seat_hands,
+)
 from parsers.bridge.play_arrays import CARD_NAMES, UNKNOWN, played_order, played_twice, replay_in_order
 
-from ._laws_of_play import CARDS, RANKS, SUITS, Walk, lin_walk, pbn_walk, trick_winner, walk
+from ._laws_of_play import CARDS, RANKS, SUITS, PbnWalk, Walk, lin_walk, pbn_walk, trick_winner, walk
+from .conftest import CORPUS as _CORPUS
 
 _SEATS = (Seat.N, Seat.E, Seat.S, Seat.W)
 _STRAINS = {"S": Strain.S, "H": Strain.H, "D": Strain.D, "C": Strain.C, None: Strain.NT}
@@ -188,9 +204,24 @@ def _masks(board: Board) -> list[int]:
 # -- the PBN reader -----------------------------------------------------------------------------------
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(st.randoms(use_true_random=False))
-def test_the_pbn_reader_reads_a_section_as_the_laws_walk_it(seed: random.Random) -> None:
+def test_the_pbn_reader_reads_sections_as_the_laws_walk_them(seed: random.Random) -> None:
+    sections = [_section(seed) for _ in range(4)]
+    together = read_plays(section for section, _ in sections)  # as the PBN reader reads a file's
+    for section, expected in sections:
+        facts = read_play(section.leader, section.declarer, section.trump, section.tokens, dict(section.prefixes),
+                          None if section.hands is None else dict(section.hands))
+        assert (list(facts.played), facts.declarer_tricks, facts.known_tricks) == \
+            (expected.played, expected.won, expected.known)
+        assert [(problem.code, problem.token) for problem in facts.problems] == expected.problems
+        assert together[section] == facts
+
+
+def _section(seed: random.Random) -> tuple[PlaySection, PbnWalk]:
+    """A play section of a random play, by seat from the Play tag's seat (with now and then a card
+    unknown, a '+', a short last row, ^L and ^R marks, hands known in part or not at all), and the
+    walk of it."""
     board = _board(seed)
     first = seed.randrange(4)  # the Play tag's seat, whoever declares
     declarer = seed.choice([(first + 3) % 4, (first + 3) % 4, seed.randrange(4), None])
@@ -213,14 +244,33 @@ def test_the_pbn_reader_reads_a_section_as_the_laws_walk_it(seed: random.Random)
         if tokens else {}
     hands = {seat: {card for card in board.hands[seat] if seed.random() < 0.9} for seat in range(4)
              if seed.random() < 0.8} if seed.random() < 0.8 else None
-    expected = pbn_walk(first, declarer, board.trump, [row for row in rows if row], marks, hands)
     deal = tuple(None if hands is None or seat not in hands else
                  tuple("".join(r for r in RANKS if s + r in hands[seat]) for s in SUITS) for seat in range(4))
-    facts = read_play(_SEATS[first], None if declarer is None else _SEATS[declarer], board.trump,
-                      tokens, marks or None, None if hands is None else seat_hands(deal))
-    assert (list(facts.played), facts.declarer_tricks, facts.known_tricks) == \
-        (expected.played, expected.won, expected.known)
-    assert [(problem.code, problem.token) for problem in facts.problems] == expected.problems
+    section = play_section(_SEATS[first], None if declarer is None else _SEATS[declarer], board.trump, tokens,
+                           marks, None if hands is None else seat_hands(deal))
+    return section, pbn_walk(first, declarer, board.trump, [row for row in rows if row], marks, hands)
+
+
+def test_a_file_s_plays_are_replayed_in_one_call_of_the_engine(monkeypatch: pytest.MonkeyPatch) -> None:
+    calls: list[int] = []
+    for name in ("replay", "replay_in_order"):
+        monkeypatch.setattr(play_arrays, name, _counted(getattr(play_arrays, name), calls))
+    lin_file = _CORPUS / "lin" / "bbo_teammatch_17360.lin"
+    assert sum(bool(result.play) for result in lin.loads(lin_file.read_bytes()).results) == 36
+    pbn_file = _CORPUS / "pbn" / "lintopbn_wbtc2015_swe_pol.pbn"
+    for strict in (False, True):
+        assert sum(bool(result.play) for result in pbn.loads(pbn_file.read_bytes(), strict=strict).results) == 32
+    # LIN's plays in one call (36 boards); PBN's in one (32), and in strict mode each section twice,
+    # as its result's play and as the standard checks it (64).
+    assert calls == [36, 32, 64]
+
+
+def _counted(engine: Callable[..., Any], calls: list[int]) -> Callable[..., Any]:
+    """`engine`, noting the number of boards of each call in `calls`."""
+    def counted(cards: np.ndarray, *args: object, **kwargs: object) -> Any:
+        calls.append(cards.shape[0])
+        return engine(cards, *args, **kwargs)
+    return counted
 
 
 # -- cases worked by hand -----------------------------------------------------------------------------
