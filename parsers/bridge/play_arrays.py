@@ -149,7 +149,12 @@ class _Out:
 
 
 def _trumps(trump: Ints) -> Ints:
-    return np.where((trump >= 0) & (trump < 4), trump, _NO_SUIT).astype(np.uint8)
+    trumps: Ints = _TRUMP_BYTE.take(np.asarray(trump) + 1, mode="clip")
+    return trumps
+
+
+_TRUMP_BYTE = np.array([_NO_SUIT, 0, 1, 2, 3, _NO_SUIT], dtype=np.uint8)
+"""Trump suit number + 1 (clipped to 0-5) -> the trump inside (0-3, or none)."""
 
 
 def _sides(side: Ints | None, boards: int) -> Counts:
@@ -175,7 +180,7 @@ def _settle(out: _Out, part: slice, cells: Ints, suit: Ints, complete: Counts, s
     winners = out.winners[:, part]
     out.won[part] = (((winners & 1) == sides) & counted).sum(axis=0)
     np.copyto(winners, -1, where=~counted)
-    out.complete[part], out.cards[part] = complete, np.count_nonzero(cells != 255, axis=(0, 1))
+    out.complete[part], out.cards[part] = complete, (cells != 255).sum(axis=(0, 1))
     if dealt is not None and tricks:
         led = suit[trick, out.leaders[:, part], np.arange(boards)]  # (trick, board)
         alive = counted | ((trick == complete) & (led < 4))
