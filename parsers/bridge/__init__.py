@@ -3,7 +3,10 @@
 Modules: `calls` (the vocabulary of calls, every spelling the formats use, Laws 18 and 19),
 `cards` (card codes and spellings, suit masks, which card wins a trick), `auction` (legality,
 completion and the final contract), `auction_arrays` (the same rules over arrays, every auction of
-a file at once, for both fast paths), `play` (tricks replayed from the lead, claims, PBN's play rows).
+a file at once, for both fast paths), `play_arrays` (the rules of play, written only there: who holds
+which card, revokes, trick winners and leads, declarer's tricks; every play of a batch at once, for
+every reader), `play` (the careful readers' side: LIN's cards and PBN's play sections put to
+`play_arrays`, its findings in each reader's words; claims).
 Everything works on plain strings (`Pass`, `1NT`, `SA`) and reports problems as values; each reader
 turns them into positioned diagnostics with its own codes (`models.diagnostics`).
 """

@@ -2,10 +2,11 @@
 writes them, put to the bridge engine's rules of play (`parsers.bridge.play_arrays`).
 
 `replay_boards` (and `replay`, for one board) hands cards in the order they were played to the
-engine, with the hands when they are known; `read_play` reads a PBN play section (rows in a fixed
-seat order from the opening leader; `-`, `+`, `*`, `^L`, `^R`, drift spellings) and hands its
-tricks to the engine. What the engine finds comes back as problems with each format's codes, as
-values the reader turns into positioned diagnostics. `claim_fits` is the rule a claim must meet.
+engine, with the hands when they are known; `read_plays` (and `read_play`, for one) reads PBN play
+sections (rows in a fixed seat order from the opening leader; `-`, `+`, `*`, `^L`, `^R`, drift
+spellings) and hands their tricks to the engine. Either does a batch in one call of the engine;
+what it finds comes back as problems with each format's codes, as values the reader turns into
+positioned diagnostics. `claim_fits` is the rule a claim must meet. No rule of play is decided here.
 
 The engine and numpy load with the first play replayed, not with this module: the results site
 imports the PBN writer, and with it the PBN reader's modules, and never reads a play.

@@ -14,8 +14,11 @@ clockwise. That is how PBN writes a play; cards in the order they were played (L
 `replay_in_order` (or by `by_column`, which trusts the holder of each trick's first card).
 
 Who leads a trick is known only once the trick before it is won, so `replay` follows the leads one
-trick at a time, on whole rows of boards; the cards are checked against the hands on all tricks at
-once. Arrays are laid out (trick, column, board) inside, so that every step works on long rows.
+trick at a time, on whole rows of boards (for a few boards it first wins each trick for every
+possible leader, and then follows the leads by lookups: there numpy's cost per call is the work);
+the cards are checked against the hands on all tricks at once. Arrays are laid out (trick, column,
+board) inside, so that every step works on long rows. Whether a claim (or a Result) fits the tricks
+won and the tricks left is `parsers.bridge.play.claim_fits`, for one board or arrays of them.
 """
 
 from __future__ import annotations
