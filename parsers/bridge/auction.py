@@ -73,16 +73,14 @@ def judge_calls(auctions: Iterable[Sequence[str]]) -> list[Verdict]:
     """The verdict on each auction (normalised calls, dealer first), judging those not judged before
     in one call of the engine, and remembering them for `summarise_auction` and `read_auction`."""
     keys = [tuple(calls) for calls in auctions]
-    found = {calls: _VERDICTS[calls] for calls in keys if calls in _VERDICTS}
-    new = [calls for calls in dict.fromkeys(keys) if calls not in found]
-    if new:
-        judged = {calls: verdict for batch in _batches(new)
-                  for calls, verdict in zip(batch, _judge(batch), strict=True)}
-        if len(_VERDICTS) + len(judged) > _KEPT:
-            _VERDICTS.clear()  # simpler than an LRU, and the next file's auctions are judged again at once
-        _VERDICTS.update(judged)
-        found.update(judged)
-    return [found[calls] for calls in keys]
+    new = [calls for calls in dict.fromkeys(keys) if calls not in _VERDICTS]
+    if not new:
+        return [_VERDICTS[calls] for calls in keys]
+    judged = {calls: verdict for batch in _batches(new) for calls, verdict in zip(batch, _judge(batch), strict=True)}
+    if len(_VERDICTS) + len(judged) > _KEPT:
+        _VERDICTS.clear()  # simpler than an LRU, and the next file's auctions are judged again at once
+    _VERDICTS.update(judged)
+    return [_VERDICTS[calls] for calls in keys]
 
 
 _CELLS = 1 << 20

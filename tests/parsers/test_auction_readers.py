@@ -131,13 +131,3 @@ def test_one_long_auction_does_not_widen_the_table_of_every_short_one(
     auction._VERDICTS.clear()
     assert verdicts == [judge_calls([calls])[0] for calls in [long, *short]]
     assert verdicts[0].problems[0] == (3, INSUFFICIENT, 0) and verdicts[0].complete
-
-
-def test_a_full_memory_of_verdicts_is_emptied_without_losing_the_batch(
-        engine_calls: list[int], monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(auction, "_KEPT", 3)
-    known = ["1C", "Pass", "Pass", "Pass"]
-    judge_calls([known, ["Pass"] * 4])
-    verdicts = judge_calls([known, ["1S", "Pass", "Pass", "Pass"], ["1H", "Pass", "Pass", "Pass"]])
-    assert engine_calls == [2, 2]  # the first auction was remembered, the memory then emptied
-    assert [v.bid for v in verdicts] == [0, 3, 2] and len(auction._VERDICTS) == 2
