@@ -42,7 +42,7 @@ from parsers.lin.records import (
     BlockOutcome,
     derived_table,
     normalised_calls,
-    read_blocks,
+    read_block,
     seat_names,
 )
 from parsers.numbers import whole_number
@@ -137,7 +137,7 @@ class _Reader:
             contexts = self._plain_contexts(blocks, header)
         if len(contexts) > 1:  # all at once, for each block's summarise_auction to find (one block: as cheap alone)
             judge_calls(self._auctions(contexts))
-        outcomes = read_blocks(self.tokens, contexts, self.rep, self.players)
+        outcomes = [read_block(self.tokens, ctx, self.rep, self.players) for ctx in contexts]
         if not blocks and self.tokens.keys:
             self.rep.report(_ERROR, "lin.md.missing", "the file contains no deal (md), so there is no board to read",
                             offset=self.tokens.key_offset(0))

@@ -71,8 +71,7 @@ class CallSection:
 
 
 def parse_call_section(seat: str, section: str, tag_index: int = 0) -> CallSection:
-    """Tokenise auction or play section data; plain data (the usual case) is one `split`. (A kept
-    result is shared between callers: it is frozen.)"""
+    """Tokenise auction or play section data; plain data (the usual case) is one `split`."""
     if _SPECIAL.search(section) is None:  # no annotations, comments, strings or escapes
         return CallSection(seat, tuple(section.split()))
     if len(section) > _KEPT_LENGTH:
@@ -87,8 +86,7 @@ _KEPT_LENGTH = 4096
 @lru_cache(maxsize=1024)
 def _annotated_section(seat: str, section: str, tag_index: int) -> CallSection:
     """An annotated section, parsed once: a game's sections are read several times, and the PBN
-    reader reads a file's auction and play sections ahead, to have its auctions judged and its
-    plays replayed at once."""
+    reader reads a window of games' auction sections ahead, to have their auctions judged at once."""
     return _parse_annotated(seat, section, tag_index)[0]
 
 
