@@ -206,7 +206,9 @@ class _Block:
         return self._record(number, at, contract, tricks, calls, codes)
 
     def _calls(self, raw: list[str]) -> list[str] | None:
-        calls = normalised_calls(raw)
+        calls = list(map(CALL_SPELLINGS.get, raw))
+        if None in calls:
+            calls = [normalise_call(text) for text in raw]
         for index, call in enumerate(calls):
             if call is None:
                 self.report(_ERROR, "lin.mb.bad-call",
@@ -390,12 +392,6 @@ def derived_table(names: list[str] | None, source: str, index: int) -> str:
     if names is not None and any(names[:4]):
         return f"{_side_id(names, 2, 0, 'NS')} v {_side_id(names, 3, 1, 'EW')}"
     return f"{PurePath(source).stem}:{index + 1}"
-
-
-def normalised_calls(raw: list[str]) -> list[str | None]:
-    """`mb` values spelled as records spell calls (`p` -> Pass, `1n` -> 1NT); None for one that is no call."""
-    calls = list(map(CALL_SPELLINGS.get, raw))
-    return calls if None not in calls else [normalise_call(text) for text in raw]
 
 
 def read_block(tokens: Tokens, ctx: BlockContext, rep: Reporter, players: dict[str, Player]) -> BlockOutcome:

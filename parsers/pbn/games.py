@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
-from functools import cached_property, lru_cache
+from functools import cached_property
 from itertools import islice
 from types import MappingProxyType
 from typing import NamedTuple
@@ -74,19 +74,6 @@ def parse_call_section(seat: str, section: str, tag_index: int = 0) -> CallSecti
     """Tokenise auction or play section data; plain data (the usual case) is one `split`."""
     if _SPECIAL.search(section) is None:  # no annotations, comments, strings or escapes
         return CallSection(seat, tuple(section.split()))
-    if len(section) > _KEPT_LENGTH:
-        return _parse_annotated(seat, section, tag_index)[0]
-    return _annotated_section(seat, section, tag_index)
-
-
-_KEPT_LENGTH = 4096
-"""Annotated sections up to this length are kept once parsed (a few MB at most)."""
-
-
-@lru_cache(maxsize=1024)
-def _annotated_section(seat: str, section: str, tag_index: int) -> CallSection:
-    """An annotated section, parsed once: a game's sections are read several times, and the PBN
-    reader reads a window of games' auction sections ahead, to have their auctions judged at once."""
     return _parse_annotated(seat, section, tag_index)[0]
 
 

@@ -17,14 +17,12 @@ import logging
 import re
 from collections.abc import Iterator
 from datetime import date
-from itertools import islice
 from pathlib import Path
 
 from models.diagnostics import Diagnostic, Severity
-from parsers.bridge.auction import judge_sections
 from parsers.pbn.clauses import with_clause
 from parsers.pbn.encoding import decode
-from parsers.pbn.games import PbnGame, parse_call_section, read_games
+from parsers.pbn.games import PbnGame, read_games
 from parsers.pbn.inheritance import Inheritance, resolve
 from parsers.pbn.issues import Issue
 from parsers.pbn.records import Builder, GameRecords
@@ -73,23 +71,6 @@ def loads(data: str | bytes, *, source: str = "<string>", strict: bool = False) 
         return ParsedFile(source=source, format="pbn", parser_version=PARSER_VERSION, diagnostics=(diagnostic,))
 
 
-_WINDOW = 500
-"""Games read ahead, so that their auctions are judged together."""
-
-
-def _windows(items: Iterator[PbnGame | tuple[Issue, ...]]) -> Iterator[list[PbnGame | tuple[Issue, ...]]]:
-    while window := list(islice(items, _WINDOW)):
-        yield window
-
-
-def _auction_sections(window: list[PbnGame | tuple[Issue, ...]]) -> Iterator[tuple[str, ...]]:
-    """The tokens of each game's auction section."""
-    for game in window:
-        if isinstance(game, PbnGame) and (tag := game.index_of("Auction")) is not None:
-            _, seat, data = game.tags[tag]
-            yield parse_call_section(seat, data, tag).tokens
-
-
 class _Reader:
     """One reading of one file."""
 
@@ -113,14 +94,11 @@ class _Reader:
         builder = Builder()
         inheritance = Inheritance() if '"#' in decoded.text else None
         validator = Validator() if self.strict else None
-        for window in _windows(read_games(decoded.text)):
-            if len(window) > 1:  # at once, for each game's read_auction to find (one game: as cheap alone)
-                judge_sections(_auction_sections(window))
-            for item in window:
-                if isinstance(item, tuple):
-                    self._report(None, item, None)
-                    continue
-                self._game(item, builder, inheritance, validator)
+        for item in read_games(decoded.text):
+            if isinstance(item, tuple):
+                self._report(None, item, None)
+                continue
+            self._game(item, builder, inheritance, validator)
         return self._parsed(builder)
 
     def _game(self, game: PbnGame, builder: Builder, inheritance: Inheritance | None,
