@@ -1,5 +1,7 @@
-"""Calls: the one vocabulary of the auction, every spelling the readers accept, and the rules a
-call must follow (Laws 18 and 19).
+"""Calls: the one vocabulary of the auction, and every spelling the readers accept.
+
+The rules a call must follow (Laws 18 and 19) are not here but in `auction_arrays`, the only place
+they are written.
 
 Calls are spelled as `ResultRecord.auction` stores them: `Pass`, `X`, `XX`, `1C` ... `7NT`. Each
 format's spellings are built here from that vocabulary, so that no reader or writer keeps a table of
@@ -11,8 +13,6 @@ its own:
 """
 
 from __future__ import annotations
-
-from typing import Literal
 
 from models.contract import Strain
 
@@ -27,26 +27,6 @@ BIDS: tuple[str, ...] = tuple(f"{level}{strain.value}" for level in range(1, 8) 
 
 BID_RANK: dict[str, int] = {bid: rank for rank, bid in enumerate(BIDS)}
 """Bid -> its place in `BIDS` (a higher bid has a higher rank)."""
-
-CallProblem = Literal["double", "redouble", "insufficient"]
-"""Why a call is not allowed where it was made."""
-
-
-def call_problem(call: str, last_rank: int, bid_side: int, doubling: int, side: int) -> CallProblem | None:
-    """Why `call` may not be made now (Laws 18 and 19), or None when it may.
-
-    `last_rank` is the `BID_RANK` of the last bid (-1 before any), `bid_side` the side (0 or 1) that
-    made it, `doubling` 0, 1 (doubled) or 2 (redoubled) and `side` the side of the player calling.
-    A double is only allowed of an opponent's undoubled bid, a redouble only of a double of one's
-    own side's bid, and a bid must outrank the last one. Pass is always allowed.
-    """
-    if call == DOUBLE:
-        return "double" if last_rank < 0 or doubling or bid_side == side else None
-    if call == REDOUBLE:
-        return "redouble" if last_rank < 0 or doubling != 1 or bid_side != side else None
-    if call in BID_RANK and BID_RANK[call] <= last_rank:
-        return "insufficient"
-    return None
 
 
 def _pbn_spellings() -> tuple[dict[str, str], dict[str, str]]:

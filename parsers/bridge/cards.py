@@ -1,8 +1,9 @@
 """Cards as the bridge engine handles them: suit-first codes (`SA`, `HT`, `C2`, i.e. `str(Card)`),
-their spellings in files, suit masks, and which card wins a trick.
+their numbers in the engine (`CARD_NAMES`), their spellings in files, and suit masks.
 
-One table of card strength per trump (`STRENGTH`) decides every trick, in the careful readers of
-every format and in the writers that put PBN's play rows in seat order.
+Which card wins a trick is the engine's rule (`parsers.bridge.play_arrays`) for every reader.
+`winning_card` (with its table `STRENGTH`) says it for one trick of card codes, for code that
+writes plays of its own (the benchmarks' boards) and for tests; no reader uses it.
 """
 
 from __future__ import annotations
@@ -29,11 +30,15 @@ CARD_CODES: tuple[str, ...] = tuple(suit + rank for suit in SUITS for rank in _R
 CARD_SET = frozenset(CARD_CODES)
 """The 52 card codes, for membership tests."""
 
+CARD_NAMES: tuple[str, ...] = tuple(suit + rank for suit in SUITS for rank in RANKS)
+"""Card codes by card number, the bridge engine's: suit by suit in PBN's order and ace to two within a
+suit (SA=0, S2=12, HA=13 ... C2=51)."""
+
+CARD_NUMBER: dict[str, int] = {code: number for number, code in enumerate(CARD_NAMES)}
+"""Card code -> card number."""
+
 RANK_BIT: dict[str, int] = {rank: 1 << i for i, rank in enumerate(RANKS)}
 """Rank -> bit in a suit mask (A is bit 0, 2 is bit 12)."""
-
-CARD_INFO: dict[str, tuple[int, int]] = {code: (SUITS.index(code[0]), RANK_BIT[code[1]]) for code in CARD_CODES}
-"""Card code -> (suit index in `SUITS`, rank bit)."""
 
 
 def _spellings() -> tuple[dict[str, str], dict[str, str]]:

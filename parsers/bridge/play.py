@@ -1,38 +1,63 @@
-"""Play: tricks replayed from the lead, claims, and play sections as PBN writes them.
+"""Play as the careful readers see it: cards in the order played (LIN) and play sections as PBN
+writes them, put to the bridge engine's rules of play (`parsers.bridge.play_arrays`).
 
-`replay` (and `replay_masks`, with the hands as suit masks) replays cards in the order they were
-played, checking each against the hand of the player whose turn it is; `read_play` reads a PBN play
-section, whose rows are in a fixed seat order, into the order of play. Both decide tricks with
-`cards.STRENGTH`. `claim_fits` is the rule a claim must meet. Problems come back as values that the
-reader turns into positioned diagnostics, with its own codes.
+`replay_boards` (and `replay`, for one board) hands cards in the order they were played to the
+engine, with the hands when they are known; `read_plays` (and `read_play`, for one) reads PBN play
+sections (rows in a fixed seat order from the opening leader; `-`, `+`, `*`, `^L`, `^R`, drift
+spellings) and hands their tricks to the engine. Either does a batch in one call of the engine;
+what it finds comes back as problems with each format's codes, as values the reader turns into
+positioned diagnostics. `claim_fits` is the rule a claim must meet. No rule of play is decided here.
+
+The engine and numpy load with the first play replayed, not with this module: the results site
+imports the PBN writer, and with it the PBN reader's modules, and never reads a play.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import NamedTuple
+from collections.abc import Iterable, Mapping, Sequence
+from itertools import takewhile
+from typing import TYPE_CHECKING, Any, NamedTuple, overload
 
-from models.cards import Deal, Seat, Suit
+from models.cards import RANKS, Deal, Seat, Suit
 from models.contract import Strain
 from parsers.bridge.auction import Problem, TokenProblem
 from parsers.bridge.cards import (
     CARD_DRIFT,
-    CARD_INFO,
+    CARD_NAMES,
+    CARD_NUMBER,
     CARD_SET,
     CARDS,
     RANK_BIT,
     SEAT_INDEX,
     SEATS,
-    STRENGTH,
     SUITS,
     trump_of,
-    winning_card,
 )
+
+if TYPE_CHECKING:
+    from parsers.bridge.play_arrays import Bools, Ints, Play
 
 Hands = Mapping[Seat, Mapping[str, str] | None]
 """Seat -> suit letter (S, H, D, C) -> ranks held; None for an unknown hand."""
 
 _MAX_PROBLEMS = 50
+_UNKNOWN = 52
+"""The engine's number of a card that was played but is not known (`play_arrays.UNKNOWN`)."""
+_NO_TRUMP = 4
+_RANK_INDEX = {rank: i for i, rank in enumerate(RANKS)}
+
+
+@overload
+def claim_fits(claimed: int, won: int, complete: int) -> bool: ...
+@overload
+def claim_fits(claimed: Ints, won: Ints, complete: Ints) -> Bools: ...
+def claim_fits(claimed: Any, won: Any, complete: Any) -> Any:
+    """Whether declarer can end with `claimed` tricks having won `won` of the first `complete`:
+    one board's numbers, or numpy arrays of them (board by board)."""
+    return (won <= claimed) & (claimed <= won + 13 - complete)
+
+
+# -- LIN: cards in the order played ------------------------------------------------------------------
 
 
 class PlayOutcome(NamedTuple):
@@ -43,7 +68,18 @@ class PlayOutcome(NamedTuple):
     complete_tricks: int
     """Number of complete tricks (four cards each) that were counted."""
     problems: tuple[Problem, ...]
-    """Unknown cards, cards played twice or by the wrong player, revokes, play past 13 tricks."""
+    """Unknown cards, cards played twice or by the wrong player, revokes."""
+
+
+class CardPlay(NamedTuple):
+    """One board's play, as the order of the cards."""
+
+    cards: Sequence[str]
+    """Card codes in the order played; anything else is reported as no card."""
+    declarer: Seat
+    strain: Strain | None
+    masks: Sequence[int] | None
+    """The hands as `hand_masks`, or None when they are not all known."""
 
 
 def hands_of(deal: Deal) -> dict[Seat, dict[str, str] | None]:
@@ -85,98 +121,105 @@ def replay(cards: Sequence[str], declarer: Seat, strain: Strain | None,
     stops before the first trick that cannot be trusted: an unknown card, a card played twice or
     one played by somebody who does not hold it.
     """
-    return replay_masks(cards, declarer, strain, None if hands is None else hand_masks(hands))
+    return replay_boards([CardPlay(cards, declarer, strain, None if hands is None else hand_masks(hands))])[0]
 
 
-def replay_masks(cards: Sequence[str], declarer: Seat, strain: Strain | None,
-                 masks: Sequence[int] | None) -> PlayOutcome:
-    """`replay` with the hands already given as `hand_masks` (the LIN reader has them from `md`)."""
-    tables = STRENGTH[trump_of(strain)]
-    d = SEAT_INDEX[declarer]
-    leader, side, won = (d + 1) & 3, d & 1, 0
-    complete = min(len(cards) // 4, 13)
-    problems: list[Problem] = []
-    unique = set(cards)
-    if len(unique) != len(cards) or not unique <= CARD_SET:
-        complete = min(_trusted_prefix(cards, problems) // 4, 13)
-    left = None if masks is None else list(masks)
-    info = CARD_INFO
-    for t in range(complete):
-        k = 4 * t
-        trick = a, b, c, e = cards[k:k + 4]
-        if left is not None:
-            (sa, ba), (sb, bb), (sc, bc), (se, be) = info[a], info[b], info[c], info[e]
-            pa, pb, pc, pe = _SLOTS[leader]
-            # Common case inline: everybody follows suit with a card they hold. Anything else
-            # (a discard, a card from the wrong hand) goes through `_follow`, which reports it.
-            if sa == sb == sc == se and left[pa + sa] & ba and left[pb + sb] & bb and left[pc + sc] & bc \
-                    and left[pe + se] & be:
-                left[pa + sa] ^= ba
-                left[pb + sb] ^= bb
-                left[pc + sc] ^= bc
-                left[pe + se] ^= be
-            elif not _follow(trick, k, leader, left, info, problems):
-                return PlayOutcome(won, t, tuple(problems))
-        table = tables[a[0]]
-        x = (table[a], table[b], table[c], table[e])
-        leader = (leader + x.index(max(x))) & 3
-        won += (leader & 1) == side
-    rest = cards[4 * complete:]
-    if rest and not any(code != "revoke" for _, code, _ in problems):
-        if complete == 13:
-            problems.append((52, "too-many-cards", f"{len(cards)} cards were played; a deal has 52"))
-        elif left is not None:
-            _follow(rest, 4 * complete, leader, left, info, problems)
-    return PlayOutcome(won, complete, tuple(problems))
+def replay_boards(plays: Sequence[CardPlay]) -> list[PlayOutcome]:
+    """`replay` of many boards in one call of the engine (the LIN reader replays a file's plays)."""
+    if not plays:
+        return []
+    import numpy as np
+
+    from parsers.bridge import play_arrays as engine
+
+    numbers: list[int] = []
+    dealt: list[list[int]] = []
+    for play in plays:
+        cards = [CARD_NUMBER.get(card, _UNKNOWN) for card in play.cards[:52]]
+        numbers += cards + [-1] * (52 - len(cards))
+        opening = SEAT_INDEX[play.declarer] + 1
+        dealt.append([0] * 4 if play.masks is None else
+                     [_seat_cards(play.masks, (opening + column) & 3) for column in range(4)])
+    rows = np.array(numbers, dtype=np.int8).reshape(len(plays), 52)
+    trump = np.array([_trump_number(trump_of(play.strain)) for play in plays])
+    known = np.array([[play.masks is not None] * 4 for play in plays])
+    hands = np.array(dealt, dtype=np.uint64) if any(play.masks is not None for play in plays) else None
+    found, table = engine.replay_in_order(rows, hands, trump, known=None if hands is None else known)
+    # The first card that is no card or a card played again: past it no trick can be trusted.
+    suspect = (rows >= _UNKNOWN) | engine.played_twice(rows)
+    first = np.where(suspect.any(axis=1), suspect.argmax(axis=1), 52).tolist()
+    lin = _LinFindings(found, table, hands, plays)
+    return [lin.outcome(board, play, first[board]) for board, play in enumerate(plays)]
 
 
-_SLOTS = tuple(tuple(4 * ((leader + i) & 3) for i in range(4)) for leader in range(4))
+class _LinFindings:
+    """The engine's findings on a batch of plays in the order played, as LIN's problems."""
+
+    def __init__(self, found: Play, table: Any, hands: Any, plays: Sequence[CardPlay]) -> None:
+        self.found, self.table, self.hands = found, table, hands
+        self.leaders, self.winners = found.leaders.tolist(), found.winners.tolist()
+        # The cards found not held or revoked, by board, in the order played: (index, not held).
+        self.flagged: list[list[tuple[int, bool]]] = [[] for _ in plays]
+        if hands is not None:
+            import numpy as np
+
+            at = np.nonzero(found.not_held | found.revoked)
+            for board, trick, column, not_held in zip(*(a.tolist() for a in at), found.not_held[at].tolist(),
+                                                       strict=True):
+                self.flagged[board].append((4 * trick + ((column - self.leaders[board][trick]) & 3), not_held))
+            for flagged in self.flagged:
+                flagged.sort()
+
+    def outcome(self, board: int, play: CardPlay, first: int) -> PlayOutcome:
+        """Problems in the order of play: the first untrusted card, then revokes up to the first card
+        played by a player who did not hold it (where the count stops)."""
+        cards, problems = play.cards, []
+        complete = min(len(cards) // 4, 13)
+        end = 52  # flags reach past the complete tricks only into a last trick that is trusted
+        if first < len(cards):
+            card = cards[first]
+            problems.append((first, "card-played-twice", f"{card} is played a second time") if card in CARD_SET
+                            else (first, "bad-card", f"{card!r} is not a card"))
+            complete = min(first // 4, 13)
+            end = 4 * complete
+        opening = SEAT_INDEX[play.declarer] + 1
+        for index, not_held in self.flagged[board]:
+            if index >= end:
+                break
+            trick = index // 4
+            column = (self.leaders[board][trick] + index) & 3
+            seat = SEATS[(opening + column) & 3]
+            if not_held:
+                problems.append((index, "wrong-player", f"{cards[index]} is played in {seat.value}'s turn but "
+                                 f"{self._whose(board, trick, column, opening)}"))
+                complete = min(complete, trick)
+                break
+            problems.append((index, "revoke", f"{seat.value} played {cards[index]} while still holding a card "
+                             "of the suit led"))
+        won = sum(1 for winner in self.winners[board][:complete] if winner >= 0 and winner & 1)
+        return PlayOutcome(won, complete, tuple(problems))
+
+    def _whose(self, board: int, trick: int, column: int, opening: int) -> str:
+        import numpy as np
+
+        from parsers.bridge.play_arrays import holders
+
+        named = (np.array([board]), np.array([trick]), np.array([column]))
+        holder = int(holders(self.table, self.hands, self.found.leaders, *named)[0])
+        return "has already played it" if holder < 0 else f"{SEATS[(opening + holder) & 3].value} holds it"
 
 
-def _follow(trick: Sequence[str], k: int, leader: int, left: list[int], info: Mapping[str, tuple[int, int]],
-            problems: list[Problem]) -> bool:
-    """Take the trick's cards out of the players' hands; False at a card its player does not hold.
-
-    A player who does not follow suit while still holding the suit led has revoked (reported).
-    """
-    led = info[trick[0]][0]
-    for i, card in enumerate(trick):
-        suit, bit = info[card]
-        slot = 4 * ((leader + i) & 3) + suit
-        if not left[slot] & bit:
-            problems.append((k + i, "wrong-player", _not_held(card, (leader + i) & 3, left, info)))
-            return False
-        left[slot] ^= bit
-        if suit != led and left[slot - suit + led]:
-            problems.append((k + i, "revoke", f"{SEATS[(leader + i) & 3].value} played {card} while still "
-                                              "holding a card of the suit led"))
-    return True
+def _seat_cards(masks: Sequence[int], seat: int) -> int:
+    """A seat's cards as the engine's set of cards, from `hand_masks`' four suit masks."""
+    base = 4 * seat
+    return masks[base] | masks[base + 1] << 13 | masks[base + 2] << 26 | masks[base + 3] << 39
 
 
-def _not_held(card: str, seat: int, left: list[int], info: Mapping[str, tuple[int, int]]) -> str:
-    suit, bit = info[card]
-    holder = next((s for s in range(4) if left[4 * s + suit] & bit), None)
-    whose = "has already played it" if holder is None else f"{SEATS[holder].value} holds it"
-    return f"{card} is played in {SEATS[seat].value}'s turn but {whose}"
+def _trump_number(trump: str | None) -> int:
+    return _NO_TRUMP if trump is None else SUITS.index(trump)
 
 
-def _trusted_prefix(cards: Sequence[str], problems: list[Problem]) -> int:
-    """Length of the play before the first unknown or repeated card (reported)."""
-    seen: set[str] = set()
-    for i, card in enumerate(cards):
-        if card not in CARD_SET:
-            problems.append((i, "bad-card", f"{card!r} is not a card"))
-            return i
-        if card in seen:
-            problems.append((i, "card-played-twice", f"{card} is played a second time"))
-            return i
-        seen.add(card)
-    return len(cards)
-
-
-def claim_fits(claimed: int, won: int, complete: int) -> bool:
-    """Whether declarer can end with `claimed` tricks having won `won` of the first `complete`."""
-    return won <= claimed <= won + 13 - complete
+# -- PBN: play sections ------------------------------------------------------------------------------
 
 
 class PlayFacts(NamedTuple):
@@ -192,96 +235,210 @@ class PlayFacts(NamedTuple):
     drift: tuple[tuple[int, str, str], ...]
 
 
+def seat_hands(hands: tuple[tuple[str, str, str, str] | None, ...]) -> dict[Seat, int]:
+    """Cards held by each seat whose hand is known (hands in N, E, S, W order), as the engine's sets
+    of cards (bit `card number` set for each card held)."""
+    held: dict[Seat, int] = {}
+    for seat, hand in zip(SEATS, hands, strict=True):
+        if hand is not None:
+            cards = 0
+            for suit, ranks in enumerate(hand):
+                for rank in ranks:
+                    if rank in _RANK_INDEX:
+                        cards |= 1 << (13 * suit + _RANK_INDEX[rank])
+            held[seat] = cards
+    return held
+
+
+class PlaySection(NamedTuple):
+    """A play section to read: `read_play`'s arguments, as a key."""
+
+    leader: Seat
+    declarer: Seat | None
+    trump: str | None
+    tokens: tuple[str, ...]
+    prefixes: tuple[tuple[int, str], ...]
+    """(token, prefix) for each token with one, in token order."""
+    hands: tuple[tuple[Seat, int], ...] | None
+    """(seat, cards) for each seat whose hand is known, as `seat_hands`; None when none is."""
+
+
+def play_section(leader: Seat, declarer: Seat | None, trump: str | None, tokens: tuple[str, ...],
+                 prefixes: Mapping[int, str] | None = None, hands: Mapping[Seat, int] | None = None) -> PlaySection:
+    """`read_play`'s arguments as a `PlaySection`."""
+    return PlaySection(leader, declarer, trump, tokens, tuple(sorted(prefixes.items())) if prefixes else (),
+                       tuple(hands.items()) if hands else None)
+
+
 def read_play(leader: Seat, declarer: Seat | None, trump: str | None, tokens: tuple[str, ...],
-              prefixes: dict[int, str] | None = None,
-              hands: dict[Seat, set[str]] | None = None) -> PlayFacts:
+              prefixes: dict[int, str] | None = None, hands: dict[Seat, int] | None = None,
+              read: Mapping[PlaySection, PlayFacts] | None = None) -> PlayFacts:
     """Interpret play tokens (rows in seat order from `leader`) into the order the cards were played.
 
-    `trump` is S/H/D/C or None for notrump. With `hands` (remaining cards by seat), cards are also
-    checked against the hands: held, not played twice, following suit or marked as a revoke (^R).
+    `trump` is S/H/D/C or None for notrump. With `hands` (the cards of each seat whose hand is
+    known, `seat_hands`), cards are also checked against the hands: held, not played twice,
+    following suit or marked as a revoke (^R). `read` holds sections read already (`read_plays`).
     """
-    if not prefixes and hands is None:
-        quick = _quick_play(leader, declarer, trump, tokens)
-        if quick is not None:
-            return quick
-    problems: list[TokenProblem] = []
-    drift: list[tuple[int, str, str]] = []
-    cards = _card_tokens(tokens, problems, drift)
-    first = SEAT_INDEX[leader]
-    side = None if declarer is None else SEAT_INDEX[declarer] % 2
-    played: list[str] = []
-    won = known = 0
-    current = first
-    plus_seen = False
-    careful = bool(prefixes) or hands is not None
-    for start in range(0, len(cards), 4):
-        trick = cards[start:start + 4]
-        if not careful and len(trick) == 4 and "-" not in trick and "+" not in trick:
-            shift = (current - first) % 4
-            in_order = trick[shift:] + trick[:shift]  # columns are fixed seats; rotate to the leader
-            current = (current + winning_card(in_order, trump)) % 4
-            played.extend(in_order)
-            known += 1
-            won += current % 2 == side
-            continue
-        indices = list(range(start, start + len(trick)))
-        current = _actual_leader(current, first, indices, prefixes or {}, problems)
-        order = [(current + k) % 4 for k in range(4)]
-        column = {(first + k) % 4: k for k in range(len(trick))}
-        plus_seen = _check_continuation(order, column, trick, indices, plus_seen, problems)
-        if hands is not None:
-            problems.extend(_check_trick(order, column, trick, indices, hands, prefixes or {}))
-        if len(trick) < 4 or "-" in trick or "+" in trick:
-            # An unknown card hides who won, so the order of play stops being known here.
-            for seat in order:
-                k = column.get(seat)
-                if k is None or trick[k] in ("-", "+"):
-                    break
-                played.append(trick[k])
-            break
-        in_order = [trick[column[seat]] for seat in order]
-        current = order[winning_card(in_order, trump)]
-        played.extend(in_order)
-        known += 1
-        won += current % 2 == side
-    return PlayFacts(tuple(played), won, known, tuple(problems), tuple(drift))
+    return read_section(play_section(leader, declarer, trump, tokens, prefixes, hands), read)
 
 
-def _quick_play(leader: Seat, declarer: Seat | None, trump: str | None, tokens: tuple[str, ...]) -> PlayFacts | None:
-    """Complete tricks of plain cards (optionally closed by '*'): the common case, kept tight."""
-    count = len(tokens) - 1 if tokens and tokens[-1] == "*" else len(tokens)
-    if count % 4:
-        return None
-    try:
-        cards = [CARDS[tokens[i]] for i in range(count)]
-    except KeyError:
-        return None
-    strengths = STRENGTH[trump]
-    first = current = SEAT_INDEX[leader]
-    side = -1 if declarer is None else SEAT_INDEX[declarer] % 2
-    played: list[str] = []
-    won = 0
-    for start in range(0, count, 4):
-        # Rows are in fixed seat order from `leader`; the trick is played from the current leader.
-        shift = (current - first) & 3
-        a, b = cards[start + shift], cards[start + ((shift + 1) & 3)]
-        c, d = cards[start + ((shift + 2) & 3)], cards[start + ((shift + 3) & 3)]
-        power = strengths[a[0]]
-        best, winner = power[a], 0
-        if power[b] > best:
-            best, winner = power[b], 1
-        if power[c] > best:
-            best, winner = power[c], 2
-        if power[d] > best:
-            winner = 3
-        current = (current + winner) & 3
-        won += (current & 1) == side
-        played += (a, b, c, d)
-    return PlayFacts(tuple(played), won, count // 4, (), ())
+def read_section(section: PlaySection, read: Mapping[PlaySection, PlayFacts] | None = None) -> PlayFacts:
+    """`read_play` of a `PlaySection`: from `read` when it holds it, else replayed alone."""
+    facts = None if read is None else read.get(section)
+    return facts if facts is not None else read_plays([section])[section]
+
+
+def read_plays(sections: Iterable[PlaySection]) -> dict[PlaySection, PlayFacts]:
+    """`read_play` of many sections, their tricks replayed in one call of the engine (the PBN reader
+    reads a file's sections before its games)."""
+    tokens = [_Tokens(section) for section in dict.fromkeys(sections)]
+    if not tokens:
+        return {}
+    found, order = _replay_sections(tokens)
+    return {read.section: read.facts(found, order[board], board) for board, read in enumerate(tokens)}
+
+
+class _Tokens:
+    """A play section's tokens as cards, rows and leads out of turn, and the problems they have."""
+
+    def __init__(self, section: PlaySection) -> None:
+        self.section = section
+        self.problems: list[TokenProblem] = []
+        self.drift: list[tuple[int, str, str]] = []
+        cards = _card_tokens(section.tokens, self.problems, self.drift)
+        self.tricks = [cards[start:start + 4] for start in range(0, len(cards), 4)]
+        self.marks = dict(section.prefixes)
+        self.leads, self.two_leads = _leads_out_of_turn(self.tricks, self.marks)
+
+    def facts(self, found: Play, order: list[int], board: int) -> PlayFacts:
+        """What the section says, with the engine's findings on it (`board` of `found`, whose cards in
+        the order played are `order`)."""
+        problems, tricks = list(self.problems), self.tricks
+        if not tricks:
+            return PlayFacts((), 0, 0, tuple(problems), tuple(self.drift))
+        section = _Section(tricks, SEAT_INDEX[self.section.leader], self.marks, found, board)
+        complete = int(found.complete[board])
+        for trick in range(min(complete + 1, len(tricks))):
+            if trick in self.two_leads:
+                problems.append(self.two_leads[trick])
+            section.lead_in_turn(trick, problems)
+            if trick == complete:
+                _check_continuation(section.order(trick), section.columns(trick), tricks[trick],
+                                    list(range(4 * trick, 4 * trick + len(tricks[trick]))), False, problems)
+            if self.section.hands is not None:
+                section.check_hands(trick, problems)
+        return PlayFacts(section.played(order, complete), int(found.won[board]), complete, tuple(problems),
+                         tuple(self.drift))
+
+
+def _leads_out_of_turn(tricks: list[list[str]], marks: dict[int, str]) -> tuple[list[int], dict[int, TokenProblem]]:
+    """Each trick's column marked ^L (lead out of turn), or -1; and the tricks marked twice (neither
+    mark then stands)."""
+    leads = [-1] * len(tricks)
+    twice: dict[int, TokenProblem] = {}
+    if not marks:
+        return leads, twice
+    for trick, cards in enumerate(tricks):
+        marked = [column for column in range(len(cards)) if marks.get(4 * trick + column) == "^L"]
+        if len(marked) > 1:
+            twice[trick] = TokenProblem("pbn.play.irregularity", "Two leads out of turn in one trick.",
+                                        4 * trick + marked[1])
+        elif marked:
+            leads[trick] = marked[0]
+    return leads, twice
+
+
+def _replay_sections(sections: list[_Tokens]) -> tuple[Play, list[list[int]]]:
+    """The engine's replay of play sections, one board each (columns are seats from the leader),
+    and each board's card numbers in the order played."""
+    import numpy as np
+
+    from parsers.bridge import play_arrays as engine
+
+    tricks = max((len(section.tricks) for section in sections), default=0)
+    table = np.full((len(sections), tricks, 4), -1, dtype=np.int8)
+    leads = np.full((len(sections), tricks), -1, dtype=np.int8)
+    dealt = np.zeros((len(sections), 4), dtype=np.uint64)
+    known = np.zeros((len(sections), 4), dtype=bool)
+    trump, side = np.empty(len(sections), dtype=np.int64), np.empty(len(sections), dtype=np.int64)
+    for board, read in enumerate(sections):
+        section = read.section
+        numbers = [CARD_NUMBER.get(card, _UNKNOWN) for trick in read.tricks for card in trick]
+        table[board].flat[:len(numbers)] = numbers  # (only the last row can be short)
+        leads[board, :len(read.leads)] = read.leads
+        first = SEAT_INDEX[section.leader]
+        if section.hands:
+            hands = dict(section.hands)
+            seats = [SEATS[(first + column) & 3] for column in range(4)]
+            dealt[board] = [hands.get(seat, 0) for seat in seats]
+            known[board] = [seat in hands for seat in seats]
+        trump[board] = _trump_number(section.trump)
+        side[board] = -1 if section.declarer is None else (SEAT_INDEX[section.declarer] - first) & 1
+    checked = bool(known.any())
+    found = engine.replay(table, dealt if checked else None, trump, known=known if checked else None, side=side,
+                          leads=leads)
+    return found, engine.played_order(table, found.leaders).tolist()
+
+
+class _Section:
+    """A play section's tricks and the engine's findings on them, as PBN's problems."""
+
+    def __init__(self, tricks: list[list[str]], first: int, marks: dict[int, str], found: Play, board: int) -> None:
+        self.tricks, self.first, self.marks = tricks, first, marks
+        self.leaders, self.rightful = found.leaders[board].tolist(), found.rightful[board].tolist()
+        self.checked, self.not_held = found.checked[board].tolist(), found.not_held[board].tolist()
+        self.revoked = found.revoked[board].tolist()
+
+    def order(self, trick: int) -> list[int]:
+        """Seats in the order they played the trick."""
+        return [(self.first + self.leaders[trick] + k) % 4 for k in range(4)]
+
+    def columns(self, trick: int) -> dict[int, int]:
+        """Seat -> its column (place in the row) in the trick."""
+        return {(self.first + k) % 4: k for k in range(len(self.tricks[trick]))}
+
+    def lead_in_turn(self, trick: int, problems: list[TokenProblem]) -> None:
+        """^L on the seat that was on lead anyway."""
+        column = self.rightful[trick]
+        if self.leaders[trick] == column and self.marks.get(4 * trick + column) == "^L" and \
+                sum(self.marks.get(4 * trick + k) == "^L" for k in range(len(self.tricks[trick]))) == 1:
+            problems.append(TokenProblem("pbn.play.irregularity", f"{SEATS[(self.first + column) % 4].value} was on "
+                                         "lead; ^L (lead out of turn) does not apply.", 4 * trick + column))
+
+    def check_hands(self, trick: int, problems: list[TokenProblem]) -> None:
+        """Cards held, not played twice, suit followed or the revoke marked ^R (in the order played)."""
+        cards = self.tricks[trick]
+        leader = self.leaders[trick]
+        for place in range(4):
+            column = (leader + place) & 3
+            if not self.checked[trick][column]:
+                continue
+            card, index, seat = cards[column], 4 * trick + column, SEATS[(self.first + column) % 4]
+            if self.not_held[trick][column]:
+                problems.append(TokenProblem("pbn.play.card-not-held", f"{seat.value} does not hold {card} (not "
+                                             "dealt to them, or already played).", index))
+                continue
+            revoke = self.revoked[trick][column]
+            marked = self.marks.get(index) == "^R"
+            if revoke and not marked:
+                problems.append(TokenProblem("pbn.play.revoke", f"{seat.value} plays {card} but still holds "
+                                             f"{cards[leader][0]}: a revoke must be marked ^R.", index))
+            elif marked and not revoke:
+                problems.append(TokenProblem("pbn.play.irregularity", f"{card} is marked as a revoke (^R) but it "
+                                             "is not one.", index))
+
+    def played(self, order: list[int], complete: int) -> tuple[str, ...]:
+        """The cards in the order played (`order`: their numbers), up to the first that is missing or unknown."""
+        played = takewhile(lambda number: 0 <= number < _UNKNOWN, order[:4 * complete + 4])
+        return tuple(CARD_NAMES[number] for number in played)
 
 
 def _card_tokens(tokens: tuple[str, ...], problems: list[TokenProblem], drift: list[tuple[int, str, str]]) -> list[str]:
     """Canonical cards (and - / + markers) up to the closing '*'."""
+    try:  # the usual play: cards written as PBN writes them, perhaps closed by '*'
+        return [CARDS[token] for token in (tokens[:-1] if tokens and tokens[-1] == "*" else tokens)]
+    except KeyError:
+        pass
     cards: list[str] = []
     for i, token in enumerate(tokens):
         card = CARDS.get(token)
@@ -296,7 +453,7 @@ def _card_tokens(tokens: tuple[str, ...], problems: list[TokenProblem], drift: l
                 card = CARD_DRIFT.get(token)
                 if card is None:
                     problems.append(TokenProblem("pbn.play.card", f"{token!r} is not a card (suit then rank, like SA).",
-                                            i))
+                                                 i))
                     if len(problems) >= _MAX_PROBLEMS:
                         break  # the play is unusable already; garbage must not cost a finding per token
                     card = "-"
@@ -304,23 +461,6 @@ def _card_tokens(tokens: tuple[str, ...], problems: list[TokenProblem], drift: l
                     drift.append((i, token, card))
         cards.append(card)
     return cards
-
-
-def _actual_leader(rightful: int, first: int, indices: list[int], prefixes: dict[int, str],
-                   problems: list[TokenProblem]) -> int:
-    """Who led the trick: the rightful leader, or the seat marked ^L (lead out of turn)."""
-    out_of_turn = [k for k, i in enumerate(indices) if prefixes.get(i) == "^L"]
-    if len(out_of_turn) > 1:
-        problems.append(TokenProblem("pbn.play.irregularity", "Two leads out of turn in one trick.",
-                                indices[out_of_turn[1]]))
-        return rightful
-    if out_of_turn:
-        seat = (first + out_of_turn[0]) % 4
-        if seat != rightful:
-            return seat
-        problems.append(TokenProblem("pbn.play.irregularity", f"{SEATS[seat].value} was on lead; ^L (lead out of "
-                                "turn) does not apply.", indices[out_of_turn[0]]))
-    return rightful
 
 
 def _check_continuation(order: list[int], column: dict[int, int], trick: list[str], indices: list[int],
@@ -336,48 +476,5 @@ def _check_continuation(order: list[int], column: dict[int, int], trick: list[st
             plus_seen = True
         elif plus_seen and trick[k] != "-":
             problems.append(TokenProblem("pbn.play.continue", f"{trick[k]} is played after the '+' that marks the "
-                                    "next card.", indices[k]))
+                                         "next card.", indices[k]))
     return plus_seen
-
-
-def _check_trick(order: list[int], column: dict[int, int], trick: list[str], indices: list[int],
-                 hands: dict[Seat, set[str]], prefixes: dict[int, str]) -> list[TokenProblem]:
-    """Cards held, not played twice, suit followed or the revoke marked ^R."""
-    problems: list[TokenProblem] = []
-    led: str | None = None
-    for position, seat_index in enumerate(order):
-        k = column.get(seat_index)
-        if k is None or trick[k] in ("-", "+"):
-            if position == 0:
-                return problems
-            continue
-        card, index, seat = trick[k], indices[k], SEATS[seat_index]
-        hand = hands.get(seat)
-        if hand is None:
-            led = led or card[0]
-            continue
-        if card not in hand:
-            problems.append(TokenProblem("pbn.play.card-not-held", f"{seat.value} does not hold {card} (not dealt to "
-                                    "them, or already played).", index))
-            led = led or card[0]
-            continue
-        revoke = led is not None and card[0] != led and any(c[0] == led for c in hand)
-        marked = prefixes.get(index) == "^R"
-        if revoke and not marked:
-            problems.append(TokenProblem("pbn.play.revoke", f"{seat.value} plays {card} but still holds {led}: "
-                                         "a revoke must be marked ^R.", index))
-        elif marked and not revoke:
-            problems.append(TokenProblem("pbn.play.irregularity", f"{card} is marked as a revoke (^R) but it is not "
-                                    "one.", index))
-        hand.discard(card)
-        led = led or card[0]
-    return problems
-
-
-def seat_hands(hands: tuple[tuple[str, str, str, str] | None, ...]) -> dict[Seat, set[str]]:
-    """Cards held by each seat whose hand is known (hands in N, E, S, W order), as card strings."""
-    held: dict[Seat, set[str]] = {}
-    for seat, hand in zip(SEATS, hands, strict=True):
-        if hand is not None:
-            held[seat] = {suit + rank for suit, ranks in zip(SUITS, hand, strict=True) for rank in ranks}
-    return held

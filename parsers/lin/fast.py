@@ -33,7 +33,7 @@ import pyarrow as pa
 
 from models.events import BoardDealt, ResultRecorded
 from parsers.arrow import named, series
-from parsers.bridge.auction_arrays import CALL_NAMES, Contracts, read_auctions
+from parsers.bridge.auction_arrays import CALL_NAMES, Auctions, read_auctions
 from parsers.bridge.play_arrays import CARD_NAMES
 from parsers.columnar import BOARD_SCHEMA, PLAYERS, RESULT_SCHEMA, ColumnarFile, conformed, encode_published
 from parsers.lin.fast_auction import SPELLING_WIDTH, call_numbers
@@ -105,7 +105,7 @@ def _read(data: str | bytes, source: str) -> ColumnarFile:
 _RS = r"^([1-7])(NT|[CDHSN])([NESW])(XX|X)?(=|[+-][0-9]{1,2})?$"  # `parsers.lin.values.parse_rs`
 
 
-def _require_rs_agrees(rs: pl.Series, contracts: Contracts, taken: Ints) -> None:
+def _require_rs_agrees(rs: pl.Series, contracts: Auctions, taken: Ints) -> None:
     """Decline unless every `rs` entry of a played contract names that contract and (if it says)
     its tricks: the careful reader warns of any other."""
     checked = ((contracts.bid >= 0) & (rs != "").to_numpy())
@@ -291,7 +291,7 @@ def _side_id(first: str, second: str, fallback: str) -> pl.Expr:
     return pl.when(unnamed).then(pl.lit(fallback)).otherwise(pl.concat_str(first, pl.lit("/"), second))
 
 
-def _result_frame(lines: pl.DataFrame, blocks: Blocks, contracts: Contracts, taken: Ints,
+def _result_frame(lines: pl.DataFrame, blocks: Blocks, contracts: Auctions, taken: Ints,
                   calls: _Values, cards: _Values) -> pl.DataFrame:
     """One result per board with an auction; a passed-out board has no declarer, tricks or lead."""
     rows = np.flatnonzero(contracts.calls > 0)

@@ -1,7 +1,7 @@
 """Calls for the vectorised LIN reader: `mb` spellings to call numbers.
 
-The auction's rules over those numbers are the bridge engine's (`parsers.bridge.auction_arrays`),
-shared with the PBN fast path.
+The auction's rules over those numbers are the bridge engine's (`parsers.bridge.auction_arrays`, the
+only place they are written, for every reader); the file is declined on any problem it finds.
 """
 
 from __future__ import annotations

@@ -2,9 +2,10 @@
 (`parsers.bridge.play_arrays`), replayed at once, and the tricks counted and claims checked.
 
 LIN lists the cards in played order and the deal says who holds each: each trick's first card goes
-to its holder's column and the others follow round the table. The engine then checks every card
-against the hand of its column's seat, and finds who leads each trick: "the winner of a trick leads
-the next one" becomes a comparison between that and the holder of each trick's first card.
+to its holder's column and the others follow round the table, and that column is named as the
+trick's leader. The engine then checks every card against the hand of its column's seat, and says
+whose lead each trick was: "the winner of a trick leads the next one" becomes a comparison between
+that and the holder of each trick's first card.
 """
 
 from __future__ import annotations
@@ -12,7 +13,8 @@ from __future__ import annotations
 import numpy as np
 
 from parsers.bridge import play_arrays
-from parsers.bridge.play_arrays import Play, by_column, dealt_by_column
+from parsers.bridge.play import claim_fits
+from parsers.bridge.play_arrays import Play, by_column, dealt_by_column, require_lawful
 from parsers.lin.fast_bytes import Bools, Ints, require
 
 _TRUMP_SUIT = np.array([3, 2, 1, 0, -1], dtype=np.int8)  # strain C, D, H, S, NT -> suit number (-1: none)
@@ -33,8 +35,10 @@ def replay(cards: Ints, holder: Ints, declarer: Ints, trump: Ints) -> Play:
     """
     opening = ((declarer + 1) & 3).astype(np.int64)
     table, first = by_column(cards, holder, opening)
-    play = play_arrays.replay(table, dealt_by_column(holder, opening), trump)
-    require(bool(((first < 0) | (first == play.leaders)).all()),
+    dealt = dealt_by_column(holder, opening)
+    play = play_arrays.replay(table, dealt, trump, leads=first)
+    require_lawful(play, table, dealt)
+    require(bool(((first < 0) | (first == play.rightful)).all()),
             "a trick led by a player who did not win the trick before")
     return play
 
@@ -51,6 +55,5 @@ def declarer_tricks(contract: Bools, tricks: Play, claim: Ints) -> Ints:
     require(bool((~contract | full | claimed).all()), "the play stops without a claim")
     require(bool((~(full & claimed) | (claim == tricks.won)).all()), "a claim that differs from the play")
     # (This also refuses a claim of more than 13 tricks.)
-    possible = (tricks.won <= claim) & (claim <= tricks.won + 13 - tricks.complete)
-    require(bool((~claimed | full | possible).all()), "an impossible claim")
+    require(bool((~claimed | full | claim_fits(claim, tricks.won, tricks.complete)).all()), "an impossible claim")
     return np.where(contract, np.where(full, tricks.won, claim), -1)

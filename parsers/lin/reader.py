@@ -28,15 +28,23 @@ from __future__ import annotations
 
 import bisect
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from itertools import compress
 from pathlib import Path
 
 from models.diagnostics import Diagnostic, Severity
 from models.events import Player
+from parsers.bridge.auction import judge_calls
 from parsers.lin.lexer import KNOWN_KEYS, Reporter, Tokens, decode, repair_mojibake, tokenize
-from parsers.lin.records import BlockContext, BlockOutcome, derived_table, read_block, seat_names
+from parsers.lin.records import (
+    BlockContext,
+    BlockOutcome,
+    derived_table,
+    normalised_calls,
+    read_blocks,
+    seat_names,
+)
 from parsers.numbers import whole_number
 from parsers.positions import LineIndex
 from parsers.records import BoardRecord, FileMetadata, ParsedFile, PublishedValues, ResultRecord
@@ -127,7 +135,9 @@ class _Reader:
             contexts = self._vugraph_contexts(blocks, header)
         else:
             contexts = self._plain_contexts(blocks, header)
-        outcomes = [read_block(self.tokens, ctx, self.rep, self.players) for ctx in contexts]
+        if len(contexts) > 1:  # all at once, for each block's summarise_auction to find (one block: as cheap alone)
+            judge_calls(self._auctions(contexts))
+        outcomes = read_blocks(self.tokens, contexts, self.rep, self.players)
         if not blocks and self.tokens.keys:
             self.rep.report(_ERROR, "lin.md.missing", "the file contains no deal (md), so there is no board to read",
                             offset=self.tokens.key_offset(0))
@@ -138,6 +148,19 @@ class _Reader:
         return ParsedFile(source=self.rep.source, format="lin", parser_version=PARSER_VERSION,
                           metadata=self._metadata(header), boards=tuple(boards), results=tuple(results),
                           diagnostics=tuple(diagnostics), quarantined=quarantined)
+
+    def _auctions(self, contexts: list[BlockContext]) -> Iterator[list[str]]:
+        """The calls of each block that has an auction of calls only, no undo (`up`), normalised."""
+        keys, values = self.tokens.keys, self.tokens.values
+        mb, up = (list(compress(range(len(keys)), map(key.__eq__, keys))) for key in ("mb", "up"))
+        for ctx in contexts:
+            first, end = bisect.bisect_left(mb, ctx.start), bisect.bisect_left(mb, ctx.end)
+            if first == end or bisect.bisect_left(up, ctx.start) < bisect.bisect_left(up, ctx.end):
+                continue
+            calls = normalised_calls([values[k] for k in mb[first:end]])
+            known = [call for call in calls if call is not None]
+            if len(known) == len(calls):
+                yield known
 
     # -- structure ----------------------------------------------------------------------------------
 

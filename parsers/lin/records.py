@@ -2,15 +2,18 @@
 
 The block's tokens are looked at in bulk (`dict(zip(...))` for the single-valued keys, one list
 comprehension each for the `mb` and `pc` runs) rather than dispatching on every token; play is
-checked with bit masks (`parsers.bridge.play.replay_masks`); records are assembled without re-validation
-(pydantic's `model_construct`). Per-token pydantic work was what made a first version slow.
+put to the bridge engine's rules of play (`parsers.bridge.play.replay_boards`), every play of a file
+in one call (`read_blocks`); records are assembled without re-validation (pydantic's
+`model_construct`). Per-token pydantic work was what made a first version slow.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import PurePath
+from typing import NamedTuple
 
 from models.board import Vulnerability, law2_dealer
 from models.contract import Contract
@@ -18,7 +21,7 @@ from models.diagnostics import Severity
 from models.events import Player
 from parsers.bridge.auction import summarise_auction
 from parsers.bridge.calls import CALL_SPELLINGS, normalise_call
-from parsers.bridge.play import claim_fits, replay_masks
+from parsers.bridge.play import CardPlay, PlayOutcome, claim_fits, replay_boards
 from parsers.lin.lexer import Reporter, Tokens
 from parsers.lin.values import CARD_CODES, CARDS, ParsedDeal, parse_md, parse_rs, parse_vulnerability
 from parsers.numbers import whole_number
@@ -69,14 +72,30 @@ class BlockOutcome:
     """True when the block carried a result (auction, claim, play or `rs`), trusted or not."""
 
 
+class _Played(NamedTuple):
+    """A result that waits for its play to be replayed (`read_blocks`)."""
+
+    number: int
+    at: Position
+    contract: Contract
+    calls: list[str]
+    codes: list[str]
+    claim: str | None
+    play: CardPlay
+
+
 class _Block:
-    """Reads one block; methods report problems through the shared `Reporter`."""
+    """Reads one block; methods report problems, which reach the shared `Reporter` when the block is
+    done (`flush`), in the order they were found."""
 
     def __init__(self, tokens: Tokens, ctx: BlockContext, rep: Reporter, players: dict[str, Player]) -> None:
         self.tokens, self.ctx, self.rep, self.players = tokens, ctx, rep, players
         self.keys = tokens.keys[ctx.start:ctx.end]
         self.values = tokens.values[ctx.start:ctx.end]
         self.last = dict(zip(self.keys, self.values, strict=True))
+        self.outcome = BlockOutcome()
+        self.played: _Played | None = None
+        self.reports: list[tuple[Severity, str, str, int, str]] = []
 
     def _runs(self) -> tuple[list[str], list[str]]:
         """The values of the block's calls (`mb`) and cards (`pc`), in order, in one pass."""
@@ -98,10 +117,18 @@ class _Block:
             if found:
                 k = self.ctx.start + found[nth if -len(found) <= nth < len(found) else -1]
         offset = self.tokens.value_offset(k) if key is not None and value else self.tokens.key_offset(k)
-        self.rep.report(severity, code, message, offset=offset, record=self.ctx.index, part=part)
+        self.reports.append((severity, code, message, offset, part))
+
+    def flush(self) -> None:
+        """Hand the block's problems to the shared `Reporter`."""
+        for severity, code, message, offset, part in self.reports:
+            self.rep.report(severity, code, message, offset=offset, record=self.ctx.index, part=part)
+        self.reports.clear()
 
     def read(self) -> BlockOutcome:
-        outcome = BlockOutcome(result_expected=self._has_result())
+        """The block's records, but a result whose play waits to be replayed (`finish`)."""
+        outcome = self.outcome
+        outcome.result_expected = self._has_result()
         md = self.last.get("md")
         if md is None:
             self.report(_ERROR, "lin.md.missing", "this board has no deal (md); board and result are left out")
@@ -199,16 +226,22 @@ class _Block:
             return self._record(number, at, contract, None, calls, codes)
         if not codes and claim is None:
             return self._from_rs(number, at, contract, calls)
-        tricks = self._tricks(contract, codes, claim, parsed)
+        assert contract.declarer is not None
+        self.played = _Played(number, at, contract, calls, codes, claim,
+                              CardPlay(codes, contract.declarer, contract.strain, parsed.masks()))
+        return None
+
+    def finish(self, played: _Played, replayed: PlayOutcome) -> None:
+        """The result of a block whose play was replayed: tricks from the play or the claim."""
+        tricks = self._tricks(played.codes, played.claim, replayed)
         if tricks is None:
-            return None
-        self._cross_check(contract, tricks)
-        return self._record(number, at, contract, tricks, calls, codes)
+            return
+        self._cross_check(played.contract, tricks)
+        self.outcome.result = self._record(played.number, played.at, played.contract, tricks, played.calls,
+                                           played.codes)
 
     def _calls(self, raw: list[str]) -> list[str] | None:
-        calls = list(map(CALL_SPELLINGS.get, raw))
-        if None in calls:
-            calls = [normalise_call(text) for text in raw]
+        calls = normalised_calls(raw)
         for index, call in enumerate(calls):
             if call is None:
                 self.report(_ERROR, "lin.mb.bad-call",
@@ -245,9 +278,7 @@ class _Block:
                     key="up", part="result")
         return calls, cards
 
-    def _tricks(self, contract: Contract, codes: list[str], claim: str | None, parsed: ParsedDeal) -> int | None:
-        assert contract.declarer is not None
-        outcome = replay_masks(codes, contract.declarer, contract.strain, parsed.masks())
+    def _tricks(self, codes: list[str], claim: str | None, outcome: PlayOutcome) -> int | None:
         fatal = False
         for index, code, message in outcome.problems:
             severity = _WARNING if code == "revoke" else _ERROR
@@ -394,9 +425,28 @@ def derived_table(names: list[str] | None, source: str, index: int) -> str:
     return f"{PurePath(source).stem}:{index + 1}"
 
 
-def read_block(tokens: Tokens, ctx: BlockContext, rep: Reporter, players: dict[str, Player]) -> BlockOutcome:
-    """Read one board block into a hand record and (when the block has one) a result."""
-    return _Block(tokens, ctx, rep, players).read()
+def normalised_calls(raw: list[str]) -> list[str | None]:
+    """`mb` values spelled as records spell calls (`p` -> Pass, `1n` -> 1NT); None for one that is no call."""
+    calls = list(map(CALL_SPELLINGS.get, raw))
+    return calls if None not in calls else [normalise_call(text) for text in raw]
+
+
+def read_blocks(tokens: Tokens, contexts: Sequence[BlockContext], rep: Reporter,
+                players: dict[str, Player]) -> list[BlockOutcome]:
+    """Read board blocks into hand records and (when a block has one) results.
+
+    Every play is replayed in one call of the bridge engine: each block is read up to its play,
+    the plays are replayed, and then each block is finished. The problems reach `rep` block by
+    block, as if each block had been read from start to end before the next."""
+    blocks = [_Block(tokens, ctx, rep, players) for ctx in contexts]
+    outcomes = [block.read() for block in blocks]
+    waiting = [(block, block.played) for block in blocks if block.played is not None]
+    replayed = replay_boards([played.play for _, played in waiting])
+    for (block, played), outcome in zip(waiting, replayed, strict=True):
+        block.finish(played, outcome)
+    for block in blocks:
+        block.flush()
+    return outcomes
 
 
 def seat_names(text: str) -> list[str]:

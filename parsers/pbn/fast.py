@@ -7,7 +7,8 @@
 The careful reader (`parsers.pbn.loads`) walks a file game by game in Python. This path reads the
 whole text at once, as bytes (`fast_bytes`): lines, tag pairs and tokens are positions found with
 numpy, tag values become a String column per tag that points into the text, deals 52-bit card
-masks, auctions one numpy step per call position and plays one per trick, for all games together.
+masks, auctions judged by the bridge engine (`parsers.bridge.auction_arrays`) and plays replayed one
+trick per step, for all games together.
 It takes only files the careful reader reads without a single diagnostic, and checks at least what
 that reader's strict mode checks on them (deals, auction legality and agreement with the Contract
 and Declarer tags, play legality, Result against the play). For anything else it returns None,

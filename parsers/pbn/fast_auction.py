@@ -1,9 +1,10 @@
 """Fast path: every auction of a file checked at once.
 
-The rules are the bridge engine's, over arrays (`parsers.bridge.auction_arrays`, shared with the LIN
-fast path): a bid must outrank the last bid, a double needs an undoubled bid of the other side, a
-redouble a double of one's own side's bid; the auction ends after three passes following a bid
-(four passes: passed out) and nothing may follow. Here PBN's own spellings are read: only calls
+The rules are the bridge engine's (`parsers.bridge.auction_arrays`, the only place they are written,
+for every reader): a bid must outrank the last bid, a double needs an undoubled bid of the other
+side, a redouble a double of one's own side's bid; the auction ends after three passes following a
+bid (four passes: passed out) and nothing may follow. The file is declined on any problem the
+engine finds, or any auction that does not end. Here PBN's own spellings are read: only calls
 spelled the standard way are taken (`Pass`, `X`, `XX`, `1C`..`7NT`, a final `AP`, `-` padding up to
 the dealer); lower case, `*`, `+` and incomplete auctions are left to the careful reader. An auction
 must be complete and end in the contract and declarer of the Contract and Declarer tags.
@@ -15,7 +16,7 @@ import numpy as np
 import polars as pl
 
 from parsers.arrow import named
-from parsers.bridge.auction_arrays import PASS_CALL, Contracts, Ints
+from parsers.bridge.auction_arrays import ALL_PASSES, PASS_CALL, Auctions, Ints
 from parsers.bridge.auction_arrays import read_auctions as check_auctions
 from parsers.bridge.calls import BIDS, DOUBLE, PASS, REDOUBLE
 from parsers.pbn.fast_bytes import (
@@ -35,7 +36,7 @@ from parsers.pbn.fast_lines import rows_of
 
 CALLS = (PASS, DOUBLE, REDOUBLE, *BIDS, "AP", "-")
 """Tokens taken, by code: 0 Pass, 1 X, 2 XX, 3.. the bids in rank order, then AP and -."""
-PASS_CODE, FIRST_BID = 0, 3
+PASS_CODE = 0
 ALL_PASS, DASH = len(CALLS) - 2, len(CALLS) - 1
 NONE = -1
 _CALL_WORDS = Vocabulary(CALLS, words=1)
@@ -61,15 +62,18 @@ def read_auctions(games: pl.DataFrame, tokens: Tokens, source: Source) -> pl.Dat
         raise Declined("'-' after a call")
     if (all_pass & ~_last_of_row(rows)).any():
         raise Declined("'AP' before the last token")
-    passes = _passes_for_all_pass(games.height, rows[call], codes[call], rows[all_pass])
     dealer = seat_codes(games["Dealer"])
     dashes = np.bincount(rows[dash], minlength=games.height)
     if ((seat_codes(games["Auction"]) + dashes) % 4 != dealer).any():
         raise Declined("an auction whose first call is not the dealer's")
-    contracts = check_auctions(_call_table(games.height, rows[call], codes[call], passes), dealer)
+    written = np.bincount(rows[call], minlength=games.height)
+    added = np.zeros(games.height, dtype=np.int64)
+    added[rows[all_pass]] = ALL_PASSES
+    contracts = check_auctions(_call_table(games.height, rows[call], codes[call], added), dealer, written)
     if (contracts.calls == 0).any():
         raise Declined("an auction that is not complete")
     _check_contract(games, contracts)
+    passes = np.where(added > 0, contracts.end + 1 - written, 0)  # the passes `AP` stands for, up to the end
     return games.select("record").with_columns(auction=_call_lists(rows, codes, passes))
 
 
@@ -85,26 +89,8 @@ def _last_of_row(rows: IntArray) -> BoolArray:
     return np.append(rows[1:] != rows[:-1], True) if rows.size else np.zeros(0, dtype=bool)
 
 
-def _passes_for_all_pass(games: int, rows: IntArray, codes: IntArray, all_pass_rows: IntArray) -> IntArray:
-    """The passes each game's `AP` stands for: those that end its auction after its calls (three after
-    a bid, four in all without one); 0 without `AP`. An `AP` after the end is a call too many."""
-    bid = codes >= FIRST_BID
-    calls = np.bincount(rows, minlength=games)
-    bids = np.bincount(rows[bid], minlength=games)
-    last_other = np.full(games, -1, dtype=np.int64)  # place of the last call that is not a pass
-    other = codes != PASS_CODE
-    np.maximum.at(last_other, rows[other], _positions(rows)[other])
-    run = calls - 1 - last_other
-    wanted = np.where(bids > 0, 3, 4) - run
-    has = np.zeros(games, dtype=bool)
-    has[all_pass_rows] = True
-    if (has & (wanted <= 0)).any():
-        raise Declined("a call after the end of the auction")
-    return np.where(has, wanted, 0)
-
-
 def _call_table(games: int, rows: IntArray, codes: IntArray, passes: IntArray) -> Ints:
-    """Each game's calls as the engine's call numbers, dealer first, then its `AP` passes; -1 after."""
+    """Each game's calls as the engine's call numbers, dealer first, then `passes` passes; -1 after."""
     calls = np.bincount(rows, minlength=games)
     width = int((calls + passes).max(initial=0))
     table = np.full((games, max(width, 1)), -1, dtype=np.int8)
@@ -141,7 +127,7 @@ def _call_lists(rows: IntArray, codes: IntArray, passes: IntArray) -> pl.Series:
     return list_column(named(flat, CALLS), offsets)
 
 
-def _check_contract(games: pl.DataFrame, contracts: Contracts) -> None:
+def _check_contract(games: pl.DataFrame, contracts: Auctions) -> None:
     """The auction ends in the Contract and Declarer the tags give."""
     said = np.where(contracts.bid < 0, 0, 1 + 3 * contracts.bid + contracts.doubling)  # the code in CONTRACTS
     written = games["Contract"].cast(pl.Enum(CONTRACTS), strict=False).to_physical().fill_null(-1).to_numpy()

@@ -15,7 +15,8 @@ import numpy as np
 import polars as pl
 
 from parsers.arrow import named
-from parsers.bridge.play_arrays import CARD_NAMES, Cards, played_order, replay
+from parsers.bridge.play import claim_fits
+from parsers.bridge.play_arrays import CARD_NAMES, Cards, played_order, replay, require_lawful
 from parsers.pbn.fast_auction import CONTRACTS
 from parsers.pbn.fast_bytes import (
     Declined,
@@ -68,6 +69,7 @@ def read_plays(games: pl.DataFrame, lines: Lines, source: Source, deals: Deals) 
     dealt = np.take_along_axis(deals.hands[_deal_rows(games, deals)], seats, axis=1)
     contract = games["Contract"].cast(_CONTRACT_ENUM, strict=False).to_physical().to_numpy()
     play = replay(table, dealt, _TRUMP_OF_CONTRACT[contract])
+    require_lawful(play, table, dealt)
     played = played_order(table, play.leaders)
     return pl.DataFrame({"record": games["record"], "play": _card_lists(played, count),
                          "tricks": _check_result(games["tricks"], tricks, play.won),
@@ -184,7 +186,7 @@ def _check_result(result: pl.Series, tricks: IntArray, won: IntArray) -> pl.Seri
     if (missing & (tricks != 13)).any():
         raise Declined("no Result and an incomplete play")
     taken = np.where(missing, won, given)
-    if ((taken < won) | (13 - taken < tricks - won)).any():
+    if (~claim_fits(taken, won, tricks)).any():
         raise Declined("a Result that the play contradicts")
     return pl.Series(taken.astype(np.int64))
 

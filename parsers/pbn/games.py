@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cached_property, lru_cache
 from itertools import islice
 from types import MappingProxyType
 from typing import NamedTuple
@@ -71,9 +71,24 @@ class CallSection:
 
 
 def parse_call_section(seat: str, section: str, tag_index: int = 0) -> CallSection:
-    """Tokenise auction or play section data; plain data (the usual case) is one `split`."""
+    """Tokenise auction or play section data; plain data (the usual case) is one `split`. (A kept
+    result is shared between callers: it is frozen.)"""
     if _SPECIAL.search(section) is None:  # no annotations, comments, strings or escapes
         return CallSection(seat, tuple(section.split()))
+    if len(section) > _KEPT_LENGTH:
+        return _parse_annotated(seat, section, tag_index)[0]
+    return _annotated_section(seat, section, tag_index)
+
+
+_KEPT_LENGTH = 4096
+"""Annotated sections up to this length are kept once parsed (a few MB at most)."""
+
+
+@lru_cache(maxsize=1024)
+def _annotated_section(seat: str, section: str, tag_index: int) -> CallSection:
+    """An annotated section, parsed once: a game's sections are read several times, and the PBN
+    reader reads a file's auction and play sections ahead, to have its auctions judged and its
+    plays replayed at once."""
     return _parse_annotated(seat, section, tag_index)[0]
 
 

@@ -20,12 +20,16 @@ from datetime import date
 from pathlib import Path
 
 from models.diagnostics import Diagnostic, Severity
+from parsers.bridge.auction import judge_sections
+from parsers.bridge.play import PlaySection, read_plays
 from parsers.pbn.clauses import with_clause
 from parsers.pbn.encoding import decode
-from parsers.pbn.games import PbnGame, read_games
+from parsers.pbn.games import PbnGame, parse_call_section, read_games
 from parsers.pbn.inheritance import Inheritance, resolve
 from parsers.pbn.issues import Issue
 from parsers.pbn.records import Builder, GameRecords
+from parsers.pbn.results import Tags, cards_section
+from parsers.pbn.sections import play_section_of
 from parsers.pbn.validate import Validator
 from parsers.records import ArtificialRecord, BoardRecord, ContestantRecord, FileMetadata, ParsedFile, ResultRecord
 
@@ -71,6 +75,14 @@ def loads(data: str | bytes, *, source: str = "<string>", strict: bool = False) 
         return ParsedFile(source=source, format="pbn", parser_version=PARSER_VERSION, diagnostics=(diagnostic,))
 
 
+def _auction_sections(items: list[PbnGame | tuple[Issue, ...]]) -> Iterator[tuple[str, ...]]:
+    """The tokens of each game's auction section."""
+    for game in items:
+        if isinstance(game, PbnGame) and (tag := game.index_of("Auction")) is not None:
+            _, seat, data = game.tags[tag]
+            yield parse_call_section(seat, data, tag).tokens
+
+
 class _Reader:
     """One reading of one file."""
 
@@ -91,17 +103,38 @@ class _Reader:
 
     def read(self, data: str | bytes) -> ParsedFile:
         decoded = decode(data)
-        builder = Builder()
         inheritance = Inheritance() if '"#' in decoded.text else None
-        validator = Validator() if self.strict else None
-        for item in read_games(decoded.text):
+        # Inherited values depend on the games before only: every game is resolved first, so that
+        # every play section of the file is replayed in one call of the play engine, and every
+        # auction judged in one call of the auction engine (each game's read_auction then finds its
+        # verdict; a one-game file's auction is as cheap judged alone).
+        items = list(read_games(decoded.text))
+        if len(items) > 1:
+            judge_sections(_auction_sections(items))
+        resolutions = [None if isinstance(item, tuple) else _resolved(item, inheritance) for item in items]
+        read = read_plays(self._play_sections([resolved for resolved, _ in filter(None, resolutions)]))
+        builder = Builder(read)
+        validator = Validator(read) if self.strict else None
+        for item, resolution in zip(items, resolutions, strict=True):
             if isinstance(item, tuple):
                 self._report(None, item, None)
-                continue
-            self._game(item, builder, inheritance, validator)
+            elif resolution is not None:
+                self._game(item, *resolution, builder, validator)
         return self._parsed(builder)
 
-    def _game(self, game: PbnGame, builder: Builder, inheritance: Inheritance | None,
+    def _play_sections(self, games: list[PbnGame]) -> Iterator[PlaySection]:
+        """The play sections the (resolved) games will read: the play of their own result
+        (`read_cards`), and in strict mode the play section as the standard checks it."""
+        for game in games:
+            if any(name == "Play" for name, _, _ in game.tags):
+                lenient = cards_section(Tags.of(game))
+                if lenient is not None:
+                    yield lenient
+                strict = play_section_of(game) if self.strict else None
+                if strict is not None:
+                    yield strict
+
+    def _game(self, game: PbnGame, resolved: PbnGame, inherited: list[Issue], builder: Builder,
               validator: Validator | None) -> None:
         if game.orphans:
             self._report(game, game.orphans, None)
@@ -111,11 +144,7 @@ class _Reader:
             for name in ("Application", "Generator"):
                 if name not in self.first_tags and (value := game.get(name)):
                     self.first_tags[name] = value
-        issues: list[Issue] = list(game.issues)
-        resolved = game
-        if inheritance is not None:
-            resolved, inherited = inheritance.resolve(game)
-            issues.extend(inherited)
+        issues: list[Issue] = [*game.issues, *inherited]
         records, built = builder.add(resolved)
         issues.extend(built)
         if validator is not None:
@@ -196,6 +225,11 @@ class _Reader:
                           artificial=tuple(self.artificial),
                           contestants=tuple(self.standings) + self._seated(builder.derived_contestants()),
                           diagnostics=self._diagnostics(), quarantined=self.quarantined)
+
+
+def _resolved(game: PbnGame, inheritance: Inheritance | None) -> tuple[PbnGame, list[Issue]]:
+    """The game with inherited values filled in, and problems with its inheritance."""
+    return (game, []) if inheritance is None else inheritance.resolve(game)
 
 
 def _sides_of(records: list[ResultRecord] | list[ArtificialRecord]) -> set[tuple[str, str]]:

@@ -10,10 +10,12 @@ that omit them (LinToPbn, rpbridge).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import NamedTuple
 
 from models.board import Vulnerability
 from models.cards import Deal, Seat
+from parsers.bridge.play import PlayFacts, PlaySection
 from parsers.numbers import whole_number
 from parsers.pbn.games import PbnGame
 from parsers.pbn.issues import ERROR, INFO, WARNING, Anchor, Issue, at_tag, at_value, lenient, note
@@ -79,7 +81,9 @@ class _Board(NamedTuple):
 class Builder:
     """Turns resolved games, in file order, into records; keeps the state that spans games."""
 
-    def __init__(self) -> None:
+    def __init__(self, read: Mapping[PlaySection, PlayFacts] | None = None) -> None:
+        self.read = read
+        """Play sections read already (`parsers.pbn.results.cards_section`)."""
         self.context: dict[str, str] = {}
         self.noted: set[str] = set()
         self.last_board: _Board | None = None
@@ -308,7 +312,7 @@ class Builder:
                                "was not recorded.", at_tag(tags.first_of("Contract", "Auction"))))
             return out
         auction = read_calls(game, tags, board.dealer, contract, issues)
-        played, play_tricks = read_cards(game, tags, contract, issues)
+        played, play_tricks = read_cards(game, tags, contract, issues, self.read)
         tricks = None
         if contract.level:
             outcome = read_tricks(tags, contract, play_tricks, issues)

@@ -6,14 +6,15 @@ result. Findings that strict validation checks again are reported for lenient mo
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import NamedTuple
 
 from models.cards import Card, Seat, Suit
 from models.contract import Contract, Doubling
 from models.events import Player
 from parsers.bridge.auction import AuctionFacts, read_auction
-from parsers.bridge.play import read_play
-from parsers.pbn.games import PbnGame, parse_call_section
+from parsers.bridge.play import PlayFacts, PlaySection, play_section, read_section
+from parsers.pbn.games import CallSection, PbnGame, parse_call_section
 from parsers.pbn.issues import ERROR, INFO, WARNING, Issue, at_tag, at_token, at_value, lenient, note
 from parsers.pbn.lexer import TagPair
 from parsers.pbn.scoretables import player
@@ -185,9 +186,10 @@ def read_calls(game: PbnGame, tags: Tags, dealer: Seat | None, contract: Contrac
     return facts.calls if _agrees(facts, contract, tag, issues) else ()
 
 
-def read_cards(game: PbnGame, tags: Tags, contract: Contract,
-               issues: list[Issue]) -> tuple[tuple[str, ...], int | None]:
-    """Cards in played order, and declarer's tricks when all 13 tricks are known."""
+def read_cards(game: PbnGame, tags: Tags, contract: Contract, issues: list[Issue],
+               read: Mapping[PlaySection, PlayFacts] | None = None) -> tuple[tuple[str, ...], int | None]:
+    """Cards in played order, and declarer's tricks when all 13 tricks are known. `read` holds play
+    sections read already (`cards_section`)."""
     tag = tags.where.get("Play")
     if tag is None:
         return (), None
@@ -196,14 +198,12 @@ def read_cards(game: PbnGame, tags: Tags, contract: Contract,
         return (), None
     _, seat, data = tags.pairs[tag]
     section = parse_call_section(seat, data, tag)
-    leader = parse_seat(section.seat)
-    if leader is None:
+    cards = _cards_section(section, contract)
+    if cards is None:
         issues.append(lenient(WARNING, "pbn.play.seat", f"Play {section.seat!r} does not name a seat; the play "
                               "was not recorded.", at_value(tag)))
         return (), None
-    prefixes = {i: a.prefix for i, a in section.annotations.items() if a.prefix} if section.annotations else None
-    trump = None if contract.strain.value == "NT" else contract.strain.value
-    facts = read_play(leader, contract.declarer, trump, section.tokens, prefixes)
+    facts = read_section(cards, read)
     if facts.problems:
         for problem in facts.problems:
             issues.append(lenient(WARNING, problem.code, problem.message + " The play was not recorded.",
@@ -214,6 +214,29 @@ def read_cards(game: PbnGame, tags: Tags, contract: Contract,
         issues.append(lenient(INFO, "pbn.play.spelling", f"Card written {written!r}; read as {card}.",
                               at_token(tag, i)))
     return facts.played, facts.declarer_tricks if facts.known_tricks == 13 else None
+
+
+def cards_section(tags: Tags) -> PlaySection | None:
+    """The play section `read_cards` reads, when the game's own Contract tag gives its contract: the
+    reader replays a file's sections together before it reads the games."""
+    tag = tags.where.get("Play")
+    if tag is None or "Contract" not in tags.values:
+        return None
+    contract = read_contract(tags, []).contract
+    if contract is None:
+        return None
+    _, seat, data = tags.pairs[tag]
+    return _cards_section(parse_call_section(seat, data, tag), contract)
+
+
+def _cards_section(section: CallSection, contract: Contract) -> PlaySection | None:
+    """The section as `read_play` reads it for the contract; None when it names no opening leader."""
+    leader = parse_seat(section.seat)
+    if leader is None or contract.strain is None or contract.declarer is None:
+        return None
+    prefixes = {i: a.prefix for i, a in section.annotations.items() if a.prefix} if section.annotations else None
+    trump = None if contract.strain.value == "NT" else contract.strain.value
+    return play_section(leader, contract.declarer, trump, section.tokens, prefixes)
 
 
 def report_unread_play(tags: Tags, issues: list[Issue]) -> None:

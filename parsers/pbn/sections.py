@@ -8,23 +8,26 @@ defenders left).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from models.cards import Seat
 from parsers.bridge.auction import read_auction
 from parsers.bridge.calls import CALL_DRIFT
 from parsers.bridge.cards import CARD_DRIFT
-from parsers.bridge.play import read_play, seat_hands
+from parsers.bridge.play import PlayFacts, PlaySection, claim_fits, play_section, read_section, seat_hands
 from parsers.numbers import whole_number
 from parsers.pbn.games import CallSection, PbnGame, is_table_tag, parse_call_section
 from parsers.pbn.issues import WARNING, Issue, at_tag, at_token, at_value, strict
 from parsers.pbn.lexer import section_tokens
-from parsers.pbn.values import is_unknown, parse_contract, parse_deal, parse_result, parse_seat
+from parsers.pbn.values import ParsedDeal, is_unknown, parse_contract, parse_deal, parse_result, parse_seat
 
 _AUCTION_NAGS = frozenset({1, 2, 3, 4, 5, 6, 13})
 _PLAY_NAGS = frozenset({7, 8, 9, 10, 11, 12, 14})
 
 
-def check_sections(game: PbnGame) -> list[Issue]:
-    """Strict problems of the auction, play, notes and tables of a (resolved) game."""
+def check_sections(game: PbnGame, read: Mapping[PlaySection, PlayFacts] | None = None) -> list[Issue]:
+    """Strict problems of the auction, play, notes and tables of a (resolved) game; `read` holds
+    play sections read already (`play_section_of`)."""
     issues: list[Issue] = []
     where: dict[str, int] = {}
     for i, (name, _, section) in enumerate(game.tags):
@@ -33,7 +36,7 @@ def check_sections(game: PbnGame) -> list[Issue]:
             issues.append(strict("pbn.section.unexpected", f"Text after the {name} tag; only sections "
                                  "(Auction, Play, tables) have data after their tag.", at_tag(i)))
     auction = _auction(game, where, issues)
-    play = _play(game, where, issues)
+    play = _play(game, where, issues, read)
     _notes(game, auction, play, issues)
     _outcome(game, where, issues)
     for i, (name, _, _) in enumerate(game.tags):
@@ -113,7 +116,8 @@ def _agreement(game: PbnGame, where: dict[str, int], final: tuple[int, str, str,
                              f"{how}{final[3].value}.", at_value(where["Declarer"])))
 
 
-def _play(game: PbnGame, where: dict[str, int], issues: list[Issue]) -> tuple[int, CallSection] | None:
+def _play(game: PbnGame, where: dict[str, int], issues: list[Issue],
+          read: Mapping[PlaySection, PlayFacts] | None) -> tuple[int, CallSection] | None:
     tag = where.get("Play")
     if tag is None:
         return None
@@ -121,25 +125,20 @@ def _play(game: PbnGame, where: dict[str, int], issues: list[Issue]) -> tuple[in
     section = parse_call_section(value, data, tag)
     issues.extend(section.issues)
     issues.extend(_annotation_classes(section, tag, _PLAY_NAGS, "card"))
-    deal_text = game.tags[where["Deal"]][1] if "Deal" in where and where["Deal"] < tag else None
-    deal = None if is_unknown(deal_text) else parse_deal(deal_text or "")
+    deal = _deal_before(game, where, tag)
     end_position = deal is not None and deal.hands is not None and all(
         h is None or sum(map(len, h)) < 13 for h in deal.hands)
     needed = ("Deal", "Contract") if end_position else ("Deal", "Declarer", "Contract")
     for name in needed:
         if name not in where or where[name] > tag or is_unknown(game.tags[where[name]][1]):
             issues.append(strict("pbn.play.needs", f"A play section needs the {name} tag before it.", at_tag(tag)))
-    leader = parse_seat(value)
-    contract = parse_contract(game.tags[where["Contract"]][1]) if "Contract" in where else None
-    if leader is None or contract is None or contract.strain is None:
-        if leader is None:
+    played = _play_section(game, where, section, deal)
+    if played is None:
+        if parse_seat(value) is None:
             issues.append(strict("pbn.play.seat", f"Play {value!r} must name the opening leader.", at_value(tag)))
         return tag, section
-    declarer = parse_seat((game.get("Declarer") or "").strip().removeprefix("^")) or leader.next(3)
-    hands = seat_hands(deal.hands) if deal is not None and deal.hands is not None and not deal.problem[0] else None
-    prefixes = {i: a.prefix for i, a in section.annotations.items() if a.prefix}
-    trump = None if contract.strain.value == "NT" else contract.strain.value
-    facts = read_play(leader, declarer, trump, section.tokens, prefixes, hands if hands else {})
+    facts = read_section(played, read)
+    declarer = played.declarer
     issues.extend(strict(p.code, p.message, at_token(tag, p.token)) for p in facts.problems)
     for i, token in enumerate(section.tokens):
         if token in CARD_DRIFT:
@@ -148,11 +147,45 @@ def _play(game: PbnGame, where: dict[str, int], issues: list[Issue]) -> tuple[in
     result = parse_result(game.get("Result") or "") if not is_unknown(game.get("Result")) else None
     tricks = None if result is None or result.irregular else result.for_declarer(declarer)
     defence = facts.known_tricks - facts.declarer_tricks
-    if tricks is not None and (tricks < facts.declarer_tricks or 13 - tricks < defence):
+    if tricks is not None and not claim_fits(tricks, facts.declarer_tricks, facts.known_tricks):
         issues.append(strict("pbn.result.play", f"Result gives declarer {tricks} tricks, but the play already shows "
                              f"{facts.declarer_tricks} for declarer and {defence} "
                              "for the defence.", at_value(where["Result"])))
     return tag, section
+
+
+def play_section_of(game: PbnGame) -> PlaySection | None:
+    """The play section `check_sections` reads: the strict reader replays a file's sections together
+    before it reads the games."""
+    where: dict[str, int] = {}
+    for i, (name, _, _) in enumerate(game.tags):
+        where.setdefault(name, i)
+    tag = where.get("Play")
+    if tag is None:
+        return None
+    _, value, data = game.tags[tag]
+    return _play_section(game, where, parse_call_section(value, data, tag), _deal_before(game, where, tag))
+
+
+def _deal_before(game: PbnGame, where: dict[str, int], tag: int) -> ParsedDeal | None:
+    """The Deal tag before the play section (tag `tag`), read."""
+    deal_text = game.tags[where["Deal"]][1] if "Deal" in where and where["Deal"] < tag else None
+    return None if is_unknown(deal_text) else parse_deal(deal_text or "")
+
+
+def _play_section(game: PbnGame, where: dict[str, int], section: CallSection,
+                  deal: ParsedDeal | None) -> PlaySection | None:
+    """The section as `read_play` reads it, checked against the deal's known hands; None without an
+    opening leader or a contract with a strain."""
+    leader = parse_seat(section.seat)
+    contract = parse_contract(game.tags[where["Contract"]][1]) if "Contract" in where else None
+    if leader is None or contract is None or contract.strain is None:
+        return None
+    declarer = parse_seat((game.get("Declarer") or "").strip().removeprefix("^")) or leader.next(3)
+    hands = seat_hands(deal.hands) if deal is not None and deal.hands is not None and not deal.problem[0] else None
+    prefixes = {i: a.prefix for i, a in section.annotations.items() if a.prefix}
+    trump = None if contract.strain.value == "NT" else contract.strain.value
+    return play_section(leader, declarer, trump, section.tokens, prefixes, hands)
 
 
 def _annotation_classes(section: CallSection, tag: int, allowed: frozenset[int], what: str) -> list[Issue]:

@@ -10,8 +10,9 @@ errors too, as in the reference verifier, although the standard asks only for ro
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 
+from parsers.bridge.play import PlayFacts, PlaySection
 from parsers.numbers import whole_number
 from parsers.pbn.games import PbnGame
 from parsers.pbn.issues import WARNING, Issue, at_offset, at_tag, at_value, strict
@@ -83,7 +84,9 @@ _EXPORT_TAG = re.compile(r'\[[A-Za-z0-9_]+ "(?:[^"\\]|\\.)*"\]')
 class Validator:
     """Checks each game of a file against PBN 2.1 (strict mode)."""
 
-    def __init__(self) -> None:
+    def __init__(self, read: Mapping[PlaySection, PlayFacts] | None = None) -> None:
+        self.read = read
+        """Play sections read already (`parsers.pbn.sections.play_section_of`)."""
         self.export = False
         """True once the file has declared `% EXPORT`."""
 
@@ -94,7 +97,7 @@ class Validator:
         issues = _lines(raw)
         issues.extend(_names(raw))
         issues.extend(_values(resolved))
-        issues.extend(check_sections(resolved))
+        issues.extend(check_sections(resolved, self.read))
         if self.export:
             issues.extend(_export_layout(raw))
         return issues

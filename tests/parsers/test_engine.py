@@ -6,31 +6,15 @@ import pytest
 
 from models.cards import Seat
 from parsers.bridge.auction import read_auction, summarise_auction
-from parsers.bridge.calls import CALL_DRIFT, CALL_SPELLINGS, CALLS, call_problem
+from parsers.bridge.calls import CALL_DRIFT, CALL_SPELLINGS, CALLS
 from parsers.bridge.cards import STRENGTH, winning_card
 from parsers.bridge.play import claim_fits
 from parsers.positions import LineIndex, locate
 
 
-@pytest.mark.parametrize(("call", "last_rank", "bid_side", "doubling", "side", "problem"), [
-    ("X", -1, -1, 0, 0, "double"),          # nothing to double
-    ("X", 0, 1, 0, 0, None),                # an opponent's 1C
-    ("X", 0, 0, 0, 0, "double"),            # partner's 1C
-    ("X", 0, 1, 1, 0, "double"),            # already doubled
-    ("XX", 0, 0, 1, 0, None),               # our 1C, doubled
-    ("XX", 0, 1, 1, 0, "redouble"),         # their 1C, doubled
-    ("XX", 0, 0, 0, 0, "redouble"),         # not doubled
-    ("1C", 0, 1, 0, 0, "insufficient"),     # 1C over 1C
-    ("1D", 0, 1, 0, 0, None),
-    ("Pass", 34, 0, 2, 1, None),            # a pass is always allowed
-])
-def test_the_laws_of_calls(call: str, last_rank: int, bid_side: int, doubling: int, side: int,
-                           problem: str | None) -> None:
-    assert call_problem(call, last_rank, bid_side, doubling, side) == problem
-
-
-def test_both_auction_readers_apply_the_same_rule_with_their_own_codes() -> None:
-    # 1C by North, then South doubles partner's bid: LIN's summary and PBN's section both refuse it.
+def test_both_auction_readers_apply_the_engines_rule_with_their_own_codes() -> None:
+    # 1C by North, then South doubles partner's bid: the engine (`auction_arrays`) refuses it, and
+    # LIN's summary and PBN's section both say so.
     summary = summarise_auction(["1C", "Pass", "X"], Seat.N)
     assert summary.problems == ((2, "illegal-double", "a double is only allowed of an opponent's undoubled bid"),)
     facts = read_auction(Seat.N, Seat.N, ("1C", "Pass", "X", "Pass", "Pass", "Pass"))

@@ -143,6 +143,22 @@ def test_repeated_board_and_partial_play_with_all_pass() -> None:
                                                   ["Pass", "Pass", "Pass", "Pass"]]
 
 
+@pytest.mark.parametrize(("auction", "taken"), [
+    ("1S AP", ["1S", "Pass", "Pass", "Pass"]),
+    ("1S X XX AP", ["1S", "X", "XX", "Pass", "Pass", "Pass"]),
+    ("1S Pass Pass AP", ["1S", "Pass", "Pass", "Pass"]),
+    ("1S Pass Pass Pass AP", None),  # AP after the end: one call too many
+    ("1S 1H AP", None),              # an insufficient bid before AP
+])
+def test_all_pass_stands_for_the_passes_up_to_the_end(auction: str, taken: list[str] | None) -> None:
+    contract = "1SXX" if "XX" in auction else "1S"
+    text = (HEADER + '[Event "Club"]\n[Board "1"]\n[Dealer "N"]\n[Vulnerable "None"]\n'
+            '[Deal "N:AKQJ.T98.765.432 T98.765.432.AKQJ 765.432.AKQJ.T98 432.AKQJ.T98.765"]\n'
+            f'[Declarer "N"]\n[Contract "{contract}"]\n[Result "7"]\n[Auction "N"]\n{auction}\n')
+    found = agree(text)
+    assert (None if found is None else found.results["auction"].to_list()) == (None if taken is None else [taken])
+
+
 def test_sections_in_any_line_layout() -> None:
     # Import format lets calls and cards run over lines in any way; tabs separate them too.
     def relaid(game: str) -> str:

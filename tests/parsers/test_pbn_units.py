@@ -176,6 +176,17 @@ def test_encodings() -> None:
     assert decode('[Event "x"]'.encode("utf-16")).text == '[Event "x"]'
 
 
+def test_an_annotated_section_is_parsed_once() -> None:
+    text = "1C =1= Pass $2 ^I 1H ! {a comment} Pass Pass Pass"
+    first = parse_call_section("N", text, 3)
+    assert parse_call_section("N", text, 3) is first  # kept: sections are read several times
+    assert first.tokens == ("1C", "Pass", "1H", "Pass", "Pass", "Pass") and first.annotations[2].prefix == "^I"
+    assert parse_call_section("N", text, 4) is not first  # positions of its issues name the tag
+    long = text + " {" + "x" * 5000 + "}"
+    assert parse_call_section("N", long, 3) is not parse_call_section("N", long, 3)
+    assert parse_call_section("N", long, 3) == parse_call_section("N", long, 3)
+
+
 def test_auction_reading() -> None:
     facts = read_auction(Seat.W, Seat.N, ("-", "1D", "1S", "3H", "4S", "4NT", "X", "Pass", "Pass", "5C", "X",
                                          "5H", "X", "AP"))

@@ -1,7 +1,7 @@
-"""The fast paths' play rules over arrays (`parsers.bridge.play_arrays`) against the bridge engine's
-own replay of a play (`parsers.bridge.play.replay_masks`): the same plays are accepted, with the
-same tricks, and every other play is declined. Plays are taken both as LIN gives them (cards in
-played order) and as PBN writes them (each trick's cards by seat from the opening leader)."""
+"""The fast paths' use of the play rules over arrays (`parsers.bridge.play_arrays`), against a plain
+walk of the Laws (`_laws_of_play`): the same plays are accepted, with the same tricks, and every
+other play is declined. Plays are taken both as LIN gives them (cards in played order) and as PBN
+writes them (each trick's cards by seat from the opening leader)."""
 
 from __future__ import annotations
 
@@ -10,14 +10,20 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from models.contract import Strain
-from parsers.bridge.cards import SEATS, SUITS
-from parsers.bridge.play import hand_masks, replay_masks
-from parsers.bridge.play_arrays import CARD_NAMES, NO_TRUMP, by_column, dealt_by_column, played_order, replay
+from parsers.bridge.cards import SUITS
+from parsers.bridge.play_arrays import (
+    CARD_NAMES,
+    NO_TRUMP,
+    by_column,
+    dealt_by_column,
+    played_order,
+    replay,
+    require_lawful,
+)
 from parsers.declined import Declined
 from parsers.lin import fast_play
 
-_STRAINS = (Strain.S, Strain.H, Strain.D, Strain.C, Strain.NT)
+from ._laws_of_play import lin_walk
 
 
 def _suit(card: int) -> int:
@@ -81,11 +87,11 @@ def _winner(trick: list[int], trump: int) -> int:
 
 
 def _engine(holder: list[int], declarer: int, trump: int, played: list[int]) -> tuple[int, int] | None:
-    """The bridge engine's (won, complete) of the play, or None when it finds anything wrong."""
-    hands = {seat: {suit: "".join(CARD_NAMES[c][1] for c in range(52) if holder[c] == i and CARD_NAMES[c][0] == suit)
-                    for suit in SUITS} for i, seat in enumerate(SEATS)}
-    outcome = replay_masks([CARD_NAMES[card] for card in played], SEATS[declarer], _STRAINS[trump], hand_masks(hands))
-    return None if outcome.problems else (outcome.declarer_tricks, outcome.complete_tricks)
+    """The Laws' (won, complete) of the play, or None when a walk of them finds anything wrong."""
+    hands = [{CARD_NAMES[card] for card in range(52) if holder[card] == seat} for seat in range(4)]
+    won, complete, problems = lin_walk([CARD_NAMES[card] for card in played], declarer,
+                                       SUITS[trump] if trump < 4 else None, hands)
+    return None if problems else (won, complete)
 
 
 def _row(played: list[int]) -> np.ndarray:
@@ -122,7 +128,9 @@ def test_a_play_written_by_seat_is_replayed_into_the_order_it_was_played(
     opening = np.array([(declarer + 1) & 3])
     holders = np.array([holder], dtype=np.int8)
     table, _ = by_column(_row(whole), holders, opening)
-    play = replay(table, dealt_by_column(holders, opening), np.array([trump]))
+    dealt = dealt_by_column(holders, opening)
+    play = replay(table, dealt, np.array([trump]))
+    require_lawful(play, table, dealt)
     assert (int(play.won[0]), int(play.complete[0])) == expected
     assert played_order(table, play.leaders)[0, :len(whole)].tolist() == whole
 
@@ -181,8 +189,9 @@ def test_each_broken_rule_is_named(holder: np.ndarray, trick: list[int], reason:
     table = np.full((1, 13, 4), -1, dtype=np.int8)
     table[0, :len(trick) // 4] = np.reshape(trick, (-1, 4))
     opening = np.array([3])
+    dealt = dealt_by_column(holder, opening)
     with pytest.raises(Declined, match=reason):
-        replay(table, dealt_by_column(holder, opening), np.array([NO_TRUMP]))
+        require_lawful(replay(table, dealt, np.array([NO_TRUMP])), table, dealt)
 
 
 def test_discarding_without_the_suit_led_is_no_revoke() -> None:
