@@ -21,26 +21,31 @@ positioned diagnostics.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
-from typing import NamedTuple
-
-import numpy as np
-import numpy.typing as npt
+from typing import TYPE_CHECKING, NamedTuple
 
 from models.cards import Seat
 from models.contract import Contract, Doubling
-from parsers.bridge.auction_arrays import (
+from parsers.bridge.calls import (
     AFTER_END,
     ALL_PASSES,
     BAD_DOUBLE,
     BAD_REDOUBLE,
+    BID_RANK,
+    CALL_DRIFT,
     CALL_NAMES,
     CALL_NUMBERS,
+    CALLS,
     INSUFFICIENT,
-    Auctions,
-    judge_auctions,
+    PASS,
+    STRAINS,
 )
-from parsers.bridge.calls import BID_RANK, CALL_DRIFT, CALLS, PASS, STRAINS
 from parsers.bridge.cards import SEAT_INDEX, SEATS
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+
+    from parsers.bridge.auction_arrays import Auctions
 
 Problem = tuple[int, str, str]
 """(index of the call or card, stable code suffix, message) — the caller adds position and prefix."""
@@ -113,6 +118,10 @@ def _verdict(calls: tuple[str, ...]) -> Verdict:
 
 def _judge(auctions: list[tuple[str, ...]]) -> list[Verdict]:
     """One engine call for `auctions` (dealer 0, so that declarer is a place from the dealer)."""
+    import numpy as np  # with the first auction judged: the results site writes PBN and judges none
+
+    from parsers.bridge.auction_arrays import judge_auctions
+
     judged = judge_auctions(_table(auctions), np.zeros(len(auctions), dtype=np.int8))
     ends = judged.end.tolist()
     problems = _problems(judged, ends) if judged.problem.any() else [[]] * len(auctions)
@@ -124,6 +133,8 @@ def _judge(auctions: list[tuple[str, ...]]) -> list[Verdict]:
 
 def _table(auctions: list[tuple[str, ...]]) -> npt.NDArray[np.int8]:
     """The auctions' call numbers, one auction a row, padded with -1."""
+    import numpy as np
+
     if len(auctions) == 1:  # a one-board file, or an auction not judged ahead: for less
         return np.array([[CALL_NUMBERS[call] for call in auctions[0]] or [-1]], dtype=np.int8)
     lengths = np.fromiter(map(len, auctions), dtype=np.int64, count=len(auctions))
@@ -135,6 +146,8 @@ def _table(auctions: list[tuple[str, ...]]) -> npt.NDArray[np.int8]:
 
 def _problems(judged: Auctions, ends: list[int]) -> list[list[tuple[int, int, int]]]:
     """Each auction's problems (place, problem, last bid before it), up to the first call after its end."""
+    import numpy as np
+
     problems: list[list[tuple[int, int, int]]] = [[] for _ in ends]
     rows, places = np.nonzero(judged.problem)
     for row, place, problem, last in zip(rows.tolist(), places.tolist(), judged.problem[rows, places].tolist(),

@@ -34,24 +34,20 @@ from typing import Any, NamedTuple
 import numpy as np
 import numpy.typing as npt
 
-from parsers.bridge.calls import BIDS, DOUBLE, PASS, REDOUBLE
+from parsers.bridge.calls import (
+    AFTER_END,
+    BAD_DOUBLE,
+    BAD_REDOUBLE,
+    DOUBLE_CALL,
+    INSUFFICIENT,
+    LEGAL,
+    PASS_CALL,
+    REDOUBLE_CALL,
+)
 from parsers.declined import Declined, require
 
 Ints = npt.NDArray[np.integer[Any]]
 Bools = npt.NDArray[np.bool_]
-
-CALL_NAMES: tuple[str, ...] = (*BIDS, PASS, DOUBLE, REDOUBLE)
-"""Normalised calls (`ResultRecord.auction` spelling) by call number."""
-CALL_NUMBERS: dict[str, int] = {call: number for number, call in enumerate(CALL_NAMES)}
-"""Normalised call -> its call number."""
-PASS_CALL, DOUBLE_CALL, REDOUBLE_CALL = 35, 36, 37
-
-ALL_PASSES = 4
-"""Passes enough to end any auction, whatever came before (PBN's `AP` stands for those up to its end)."""
-
-LEGAL, INSUFFICIENT, BAD_DOUBLE, BAD_REDOUBLE, AFTER_END = range(5)
-"""What `Auctions.problem` says of a call: nothing wrong (or no call), a bid that does not outrank
-the last bid, a double or a redouble the Laws do not allow there, a call after the auction ended."""
 
 _NO_CALL = 255
 """-1 (no call) read as an unsigned byte."""

@@ -29,6 +29,21 @@ BID_RANK: dict[str, int] = {bid: rank for rank, bid in enumerate(BIDS)}
 """Bid -> its place in `BIDS` (a higher bid has a higher rank)."""
 
 
+# The engine's numbers (`auction_arrays`), here so that a module wording its verdicts needs no numpy.
+CALL_NAMES: tuple[str, ...] = (*BIDS, PASS, DOUBLE, REDOUBLE)
+"""Normalised calls (`ResultRecord.auction` spelling) by call number."""
+CALL_NUMBERS: dict[str, int] = {call: number for number, call in enumerate(CALL_NAMES)}
+"""Normalised call -> its call number."""
+PASS_CALL, DOUBLE_CALL, REDOUBLE_CALL = 35, 36, 37
+
+ALL_PASSES = 4
+"""Passes enough to end any auction, whatever came before (PBN's `AP` stands for those up to its end)."""
+
+LEGAL, INSUFFICIENT, BAD_DOUBLE, BAD_REDOUBLE, AFTER_END = range(5)
+"""What `auction_arrays.Auctions.problem` says of a call: nothing wrong (or no call), a bid that does
+not outrank the last bid, a double or a redouble the Laws do not allow there, a call after the end."""
+
+
 def _pbn_spellings() -> tuple[dict[str, str], dict[str, str]]:
     standard: dict[str, str] = {}
     for call in (PASS, DOUBLE, REDOUBLE, *BIDS):

@@ -33,7 +33,8 @@ import pyarrow as pa
 
 from models.events import BoardDealt, ResultRecorded
 from parsers.arrow import named, series
-from parsers.bridge.auction_arrays import CALL_NAMES, Auctions, read_auctions
+from parsers.bridge.auction_arrays import Auctions, read_auctions
+from parsers.bridge.calls import CALL_NAMES
 from parsers.bridge.play_arrays import CARD_NAMES
 from parsers.columnar import BOARD_SCHEMA, PLAYERS, RESULT_SCHEMA, ColumnarFile, conformed, encode_published
 from parsers.lin.fast_auction import SPELLING_WIDTH, call_numbers

@@ -8,8 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from parsers.bridge.auction_arrays import CALL_NAMES
-from parsers.bridge.calls import CALL_SPELLINGS
+from parsers.bridge.calls import CALL_NAMES, CALL_SPELLINGS
 from parsers.lin.fast_bytes import Ints, require
 
 SPELLING_WIDTH = 5

@@ -16,9 +16,9 @@ import numpy as np
 import polars as pl
 
 from parsers.arrow import named
-from parsers.bridge.auction_arrays import ALL_PASSES, PASS_CALL, Auctions, Ints
+from parsers.bridge.auction_arrays import Auctions, Ints
 from parsers.bridge.auction_arrays import read_auctions as check_auctions
-from parsers.bridge.calls import BIDS, DOUBLE, PASS, REDOUBLE
+from parsers.bridge.calls import ALL_PASSES, BIDS, DOUBLE, PASS, PASS_CALL, REDOUBLE
 from parsers.pbn.fast_bytes import (
     MASKS,
     BoolArray,

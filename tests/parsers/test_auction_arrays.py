@@ -13,18 +13,19 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from parsers.bridge.auction_arrays import (
+from parsers.bridge.auction_arrays import Auctions, judge_auctions, read_auctions
+from parsers.bridge.calls import (
     AFTER_END,
     BAD_DOUBLE,
     BAD_REDOUBLE,
+    BIDS,
     CALL_NAMES,
+    DOUBLE,
     INSUFFICIENT,
     LEGAL,
-    Auctions,
-    judge_auctions,
-    read_auctions,
+    PASS,
+    REDOUBLE,
 )
-from parsers.bridge.calls import BIDS, DOUBLE, PASS, REDOUBLE
 from parsers.declined import Declined
 
 

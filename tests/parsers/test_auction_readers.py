@@ -14,9 +14,9 @@ import parsers.lin.reader
 import parsers.pbn.reader
 from models.cards import Seat
 from parsers import lin, pbn
-from parsers.bridge import auction
+from parsers.bridge import auction, auction_arrays
 from parsers.bridge.auction import TokenProblem, judge_calls, read_auction, summarise_auction
-from parsers.bridge.auction_arrays import INSUFFICIENT
+from parsers.bridge.calls import INSUFFICIENT
 
 from .conftest import CORPUS
 
@@ -89,13 +89,13 @@ def test_a_batch_gives_each_auction_the_verdict_it_gets_alone() -> None:
 def engine_calls(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[int]]:
     """The number of auctions in each call of the engine (with nothing judged before)."""
     batches: list[int] = []
-    judge = auction.judge_auctions
+    judge = auction_arrays.judge_auctions
 
     def counted(calls: Any, dealer: Any) -> Any:
         batches.append(calls.shape[0])
         return judge(calls, dealer)
 
-    monkeypatch.setattr(auction, "judge_auctions", counted)
+    monkeypatch.setattr(auction_arrays, "judge_auctions", counted)
     auction._VERDICTS.clear()
     auction._AUCTIONS.clear()
     yield batches

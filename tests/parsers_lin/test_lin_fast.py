@@ -23,8 +23,7 @@ from hypothesis import strategies as st
 from benchmarks.bench_lin import lin_text
 from benchmarks.boards import LIN_SEAT_ORDER, LIN_VUL, SEATS, Board, boards, to_lin
 from parsers import lin
-from parsers.bridge.auction_arrays import CALL_NAMES
-from parsers.bridge.calls import CALL_SPELLINGS
+from parsers.bridge.calls import CALL_NAMES, CALL_SPELLINGS
 from parsers.columnar import ColumnarFile, assert_same, columnar_from_parsed
 from parsers.lin import fast as lin_fast
 from parsers.lin.fast_auction import call_numbers
