@@ -1,7 +1,7 @@
 """Random but legal boards for the benchmarks: a deal, an auction, and all 52 cards played.
 
-Written independently of our readers (only `parsers.bridge.cards.trick_winner` is shared, to order PBN
-play lines), so that a reader bug cannot make its own benchmark file easier.
+Written independently of our readers and of the bridge engine (it decides its own tricks), so that
+a reader bug cannot make its own benchmark file easier.
 """
 
 from __future__ import annotations
@@ -10,14 +10,19 @@ import random
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from models.cards import Seat
-from parsers.bridge.cards import trick_winner
-
 RANKS = "AKQJT98765432"
 SEATS = "NESW"
 LIN_SEAT_ORDER = "SWNE"
 VULS = ["None", "NS", "EW", "All", "NS", "EW", "All", "None", "EW", "All", "None", "NS", "All", "None", "NS", "EW"]
 LIN_VUL = {"None": "o", "NS": "n", "EW": "e", "All": "b"}
+
+
+def trick_winner(trick: list[str], leader: str, trump: str | None) -> str:
+    """The seat that wins a complete trick led by `leader`: the highest trump, else the highest card
+    of the suit led."""
+    led = trick[0][0]
+    power = [(card[0] == trump, card[0] == led, -RANKS.index(card[1])) for card in trick]
+    return SEATS[(SEATS.index(leader) + power.index(max(power))) % 4]
 
 
 @dataclass(frozen=True)
@@ -67,7 +72,7 @@ def _play(hands: dict[str, list[str]], leader: str, trump: str | None, rng: rand
             left[seat].remove(card)
             trick.append(card)
         played.extend(trick)
-        leader = trick_winner(trick, Seat(leader), trump).value
+        leader = trick_winner(trick, leader, trump)
     return played
 
 
@@ -116,7 +121,7 @@ def _pbn_play_lines(board: Board, first: str) -> list[str]:
         trick = board.play[t * 4:(t + 1) * 4]
         by_seat = {SEATS[(SEATS.index(leader) + k) % 4]: card for k, card in enumerate(trick)}
         lines.append(" ".join(by_seat[seat] for seat in columns))
-        leader = trick_winner(trick, Seat(leader), trump).value
+        leader = trick_winner(trick, leader, trump)
     return lines
 
 
@@ -124,6 +129,6 @@ def _declarer_tricks(board: Board) -> int:
     trump = None if board.contract.endswith("NT") else board.contract[-1]
     leader, won = SEATS[(SEATS.index(board.declarer) + 1) % 4], 0
     for t in range(13):
-        leader = trick_winner(board.play[t * 4:(t + 1) * 4], Seat(leader), trump).value
+        leader = trick_winner(board.play[t * 4:(t + 1) * 4], leader, trump)
         won += leader in (board.declarer, SEATS[(SEATS.index(board.declarer) + 2) % 4])
     return won

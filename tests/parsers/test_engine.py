@@ -7,7 +7,6 @@ import pytest
 from models.cards import Seat
 from parsers.bridge.auction import read_auction, summarise_auction
 from parsers.bridge.calls import CALL_DRIFT, CALL_SPELLINGS, CALLS
-from parsers.bridge.cards import STRENGTH, winning_card
 from parsers.bridge.play import claim_fits
 from parsers.positions import LineIndex, locate
 
@@ -24,13 +23,6 @@ def test_both_auction_readers_apply_the_engines_rule_with_their_own_codes() -> N
 def test_the_spelling_tables_share_one_vocabulary() -> None:
     assert set(CALLS.values()) == set(CALL_SPELLINGS.values()) == set(CALL_DRIFT.values())
     assert (CALLS.get("1N"), CALL_DRIFT["1N"], CALL_SPELLINGS["1n!"]) == (None, "1NT", "1NT")
-
-
-def test_one_strength_table_decides_every_trick() -> None:
-    assert winning_card(["H2", "HA", "S2", "HK"], "S") == 2           # the only trump
-    assert winning_card(["H2", "HA", "S2", "HK"], None) == 1          # notrump: the ace of the suit led
-    assert winning_card(["D5", "C9", "DT", "D4"], "H") == 2           # a discard never wins
-    assert STRENGTH["S"]["H"]["S2"] > STRENGTH["S"]["H"]["HA"] > STRENGTH["S"]["H"]["CA"]
 
 
 @pytest.mark.parametrize(("claimed", "won", "complete", "fits"), [

@@ -19,10 +19,8 @@ from hypothesis import strategies as st
 
 import parsers.pbn as pbn
 from benchmarks.boards import SEATS, Board, boards, to_pbn
-from models.cards import Seat
 from models.diagnostics import Severity
 from parsers.arrow import named
-from parsers.bridge.cards import trick_winner
 from parsers.columnar import ColumnarFile, assert_same, columnar_from_parsed
 from parsers.pbn.fast_bytes import (
     Lines,
@@ -34,6 +32,7 @@ from parsers.pbn.fast_bytes import (
     view_column,
     views,
 )
+from tests.parsers._laws_of_play import trick_winner
 from tests.parsers.conftest import Declines, pbn_files, random_file
 
 ACCEPTED_CORPUS = ["bigdeal_pbn10.pbn", "bridgecomposer_hand_trophy_pairs.pbn",
@@ -213,7 +212,7 @@ def _leaders(board: Board) -> list[int]:
     leader, leaders = (SEATS.index(board.declarer) + 1) % 4, []
     for trick in range(13):
         leaders.append(leader)
-        leader = SEATS.index(trick_winner(board.play[4 * trick:4 * trick + 4], Seat(SEATS[leader]), trump).value)
+        leader = (leader + trick_winner(board.play[4 * trick:4 * trick + 4], trump)) % 4
     return leaders
 
 

@@ -12,7 +12,6 @@ from models.board import Vulnerability
 from models.cards import Seat
 from models.contract import Doubling, Strain
 from parsers.bridge.auction import read_auction
-from parsers.bridge.cards import winning_card as trick_winner
 from parsers.bridge.play import read_play
 from parsers.pbn.encoding import decode
 from parsers.pbn.games import parse_call_section, token_offsets
@@ -28,6 +27,7 @@ from parsers.pbn.values import (
     parse_sided,
     parse_vulnerable,
 )
+from tests.parsers._laws_of_play import trick_winner
 from tests.parsers.conftest import pbn_files
 
 

@@ -10,7 +10,6 @@ from models.cards import Seat
 from models.contract import Contract, Doubling, Strain
 from parsers.bridge.auction import contract_from_auction, declarer_from_auction, summarise_auction
 from parsers.bridge.calls import normalise_call
-from parsers.bridge.cards import trick_winner
 from parsers.bridge.play import hand_masks, hands_of, replay
 
 from .conftest import auctions, deal_from_permutation, expected_declarer, independent_tricks, legal_play
@@ -68,18 +67,6 @@ def test_illegal_calls_are_reported_with_their_index(calls: list[str], code: str
 def test_incomplete_auction_has_no_contract() -> None:
     summary = summarise_auction(["1S", "Pass", "Pass"], Seat.N)
     assert not summary.complete and summary.contract is None and summary.problems == ()
-
-
-@pytest.mark.parametrize(("trick", "trump", "winner"), [
-    (["SA", "S2", "S3", "S4"], None, Seat.N),
-    (["S2", "SA", "S3", "S4"], None, Seat.E),
-    (["S2", "H2", "S3", "SK"], "H", Seat.E),
-    (["S2", "H2", "HA", "SK"], "H", Seat.S),
-    (["D5", "C2", "CA", "D4"], None, Seat.N),
-    (["DT", "DJ", "C2", "DQ"], "S", Seat.W),
-])
-def test_trick_winner(trick: list[str], trump: str | None, winner: Seat) -> None:
-    assert trick_winner(trick, Seat.N, trump) is winner
 
 
 def test_replay_flags_a_card_from_the_wrong_hand_and_stops_counting() -> None:
