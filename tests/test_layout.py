@@ -69,3 +69,20 @@ def test_the_shared_wiring_does_no_bridgeledger_work() -> None:
                                  "scheduled_time", "settings"]
     for function in functions.values():
         assert len(function.body) <= 12, f"{function.name} is growing logic"
+
+
+def _architecture_section() -> str:
+    text = (REPO / "README.md").read_text()
+    start = text.index("\n## Architecture\n")
+    return text[start:text.index("\n## ", start + 1)]
+
+
+def test_the_readme_architecture_names_every_module() -> None:
+    # The README's architecture section is the map a newcomer reads: one line per module, so a
+    # module added without its line (or renamed) is caught here.
+    section = _architecture_section()
+    modules = [path.relative_to(REPO) for layer in [*LAYERS, "scripts"] for path in sorted((REPO / layer).rglob("*.py"))
+               if path.name != "__init__.py"]
+    unnamed = [str(module) for module in modules if f"`{module.name}`" not in section]
+    assert len(modules) > 100
+    assert unnamed == []
