@@ -12,6 +12,11 @@ warm-up) are printed beside them: the difference between the two rows is start-u
 
     .venv/bin/python -m benchmarks.ingest_vs_endplay --format pbn --boards 50000 --generator wild
 
+The command is also run split (one file only): in a fresh process of its own, the same `ingest` with
+its reader (`read_columnar`) timed from inside. What is left (start-up, imports, the events built,
+the append with its hash chain) is paid whatever the reader does, so it is set beside the time the
+target leaves the whole command (endplay's time / the target ratio).
+
 With `--files N` the boards are N files given to one `bridgeledger ingest` (a BBO tournament comes
 as hundreds of one-board files), and the peer parses them all in one process.
     .venv/bin/python -m benchmarks.ingest_vs_endplay --format lin --boards 200 --files 200
@@ -35,6 +40,23 @@ TARGETS = {"pbn": 15.0, "lin": 20.0}
 
 _PEER = "import sys\nfrom endplay.parsers import {fmt}\nboards = 0\nfor name in sys.argv[1:]:\n" \
         "    with open(name, encoding='utf-8') as f:\n        boards += len({fmt}.load(f))\nprint(boards)\n"
+
+_SPLIT = (
+    "import sys, time\n"
+    "import pipelines.ingest as ingest\n"
+    "read = ingest.read_columnar\n"
+    "def timed(*args, **kwargs):\n"
+    "    started = time.perf_counter()\n"
+    "    try:\n"
+    "        return read(*args, **kwargs)\n"
+    "    finally:\n"
+    "        print(f'reader-seconds {time.perf_counter() - started:.6f}', flush=True)\n"
+    "ingest.read_columnar = timed\n"
+    "from pipelines.cli import main\n"
+    "sys.argv = ['bridgeledger', *sys.argv[1:]]\n"
+    "main()\n"
+)
+"""`bridgeledger` with its reader timed from inside: it prints `reader-seconds S` for each file read."""
 
 
 @dataclass(frozen=True)
@@ -94,6 +116,7 @@ def main() -> None:
         peer = [sys.executable, "-c", _PEER.format(fmt=args.format), *map(str, paths)]
         ours: list[Run] = []
         theirs: list[Run] = []
+        split: list[tuple[Run, float]] = []
         for run in range(args.runs + 1):  # run 0 is the untimed warm-up of both sides
             store = Path(tmp) / f"store{run}.duckdb"
             mine, said = timed([command, "ingest", *map(str, paths), "--store", str(store)], env)
@@ -101,6 +124,10 @@ def main() -> None:
             if run:
                 ours.append(mine)
                 theirs.append(peers)
+            if run and len(paths) == 1:
+                whole, printed = timed([sys.executable, "-c", _SPLIT, "ingest", str(paths[0]), "--store",
+                                        str(Path(tmp) / f"split{run}.duckdb")], env)
+                split.append((whole, _reader_seconds(printed)))
         size = sum(p.stat().st_size for p in paths)
         shape = "file" if len(paths) == 1 else f"{len(paths):,} files"
         print(f"{args.format.upper()} {shape}: {args.boards:,} boards from the {args.generator} generator, "
@@ -114,6 +141,8 @@ def main() -> None:
         target = TARGETS[args.format]
         verdict = f" (target >= {target:g}x: {'yes' if ratio >= target else 'no'})" if len(paths) == 1 else ""
         print(f"  whole process, median wall: {ratio:.2f}x endplay{verdict}; load average {os.getloadavg()[0]:.1f}")
+        if split:
+            _report_split(split, statistics.median(r.wall for r in theirs) / target, target)
         if not args.skip_in_process and len(paths) == 1:
             _in_process(args.format, paths[0], args.runs)
 
@@ -139,6 +168,21 @@ def _report(label: str, runs: list[Run], boards: int) -> None:
     print(f"  {label:<42} median {wall:6.2f} s wall ({boards / wall:>9,.0f} boards/s), "
           f"CPU {statistics.median(r.cpu for r in runs):6.2f} s, peak {max(r.peak_mb for r in runs):,.0f} MB; "
           f"runs {', '.join(f'{r.wall:.2f}' for r in runs)} s")
+
+
+def _reader_seconds(printed: str) -> float:
+    return sum(float(line.split()[1]) for line in printed.splitlines() if line.startswith("reader-seconds "))
+
+
+def _report_split(split: list[tuple[Run, float]], budget: float, target: float) -> None:
+    """The command's time beside its reader's, and what is left of the target's budget."""
+    wall = statistics.median(whole.wall for whole, _ in split)
+    reader = statistics.median(seconds for _, seconds in split)
+    rest = statistics.median(whole.wall - seconds for whole, seconds in split)
+    print(f"  the same command split (fresh process, median of {len(split)}): {wall:.2f} s wall, of which the "
+          f"reader {reader:.2f} s and the rest {rest:.2f} s (start-up, imports, events built and appended)")
+    print(f"  the target ({target:g}x) leaves the whole command {budget:.2f} s: the rest alone is "
+          f"{rest / budget:.0%} of it, {'within' if rest < budget else 'over'} it before any byte is read")
 
 
 def _in_process(fmt: str, path: Path, runs: int) -> None:
