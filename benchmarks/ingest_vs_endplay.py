@@ -15,7 +15,9 @@ warm-up) are printed beside them: the difference between the two rows is start-u
 The command is also run split (one file only): in a fresh process of its own, the same `ingest` with
 its reader (`read_columnar`) timed from inside. What is left (start-up, imports, the events built,
 the append with its hash chain) is paid whatever the reader does, so it is set beside the time the
-target leaves the whole command (endplay's time / the target ratio).
+target leaves the whole command (endplay's time / the target ratio). Its floor is measured too: a
+fresh process that imports `pipelines.store` and appends the same events, already built (read
+from a Parquet copy of them, not timed), to an empty store: what storing them costs the command.
 
 With `--files N` the boards are N files given to one `bridgeledger ingest` (a BBO tournament comes
 as hundreds of one-board files), and the peer parses them all in one process.
@@ -57,6 +59,22 @@ _SPLIT = (
     "main()\n"
 )
 """`bridgeledger` with its reader timed from inside: it prints `reader-seconds S` for each file read."""
+
+_STORE_ONLY = (
+    "import sys, time\n"
+    "from datetime import UTC, datetime\n"
+    "started = time.perf_counter()\n"
+    "import polars as pl\n"
+    "from pipelines.store import EventStore\n"
+    "imported = time.perf_counter()\n"
+    "events = pl.read_parquet(sys.argv[1])\n"
+    "loaded = time.perf_counter()\n"
+    "EventStore(sys.argv[2]).append_frame(events, recorded_at=datetime(2026, 11, 22, tzinfo=UTC))\n"
+    "done = time.perf_counter()\n"
+    "print(f'{imported - started:.6f} {done - loaded:.6f}')\n"
+)
+"""Imports the store and appends the events of a Parquet file to an empty store; prints the seconds
+of the imports and of the append (reading the Parquet file is left out)."""
 
 
 @dataclass(frozen=True)
@@ -142,7 +160,9 @@ def main() -> None:
         verdict = f" (target >= {target:g}x: {'yes' if ratio >= target else 'no'})" if len(paths) == 1 else ""
         print(f"  whole process, median wall: {ratio:.2f}x endplay{verdict}; load average {os.getloadavg()[0]:.1f}")
         if split:
-            _report_split(split, statistics.median(r.wall for r in theirs) / target, target)
+            budget = statistics.median(r.wall for r in theirs) / target
+            _report_split(split, budget, target)
+            _report_store_only(Path(tmp), Path(tmp) / "store1.duckdb", env, args.runs, budget)
         if not args.skip_in_process and len(paths) == 1:
             _in_process(args.format, paths[0], args.runs)
 
@@ -183,6 +203,31 @@ def _report_split(split: list[tuple[Run, float]], budget: float, target: float) 
           f"reader {reader:.2f} s and the rest {rest:.2f} s (start-up, imports, events built and appended)")
     print(f"  the target ({target:g}x) leaves the whole command {budget:.2f} s: the rest alone is "
           f"{rest / budget:.0%} of it, {'within' if rest < budget else 'over'} it before any byte is read")
+
+
+def _report_store_only(folder: Path, store: Path, env: dict[str, str], runs: int, budget: float) -> None:
+    """The floor under the command: the events it appended, appended again to an empty store by a
+    fresh process that imports only the store (the events come ready from a Parquet file)."""
+    import duckdb
+
+    events = folder / "events.parquet"
+    with duckdb.connect(str(store), read_only=True) as con:
+        con.execute("COPY (SELECT stream_id, type, schema_version, payload::VARCHAR AS payload, "
+                    "epoch_us(occurred_at) AS occurred_us FROM events ORDER BY position) "
+                    f"TO '{events}' (FORMAT parquet)")
+    walls, imports, appends = [], [], []
+    for run in range(runs):
+        target = folder / f"store-only{run}.duckdb"
+        whole, printed = timed([sys.executable, "-c", _STORE_ONLY, str(events), str(target)], env)
+        imported, appended = map(float, printed.split())
+        walls.append(whole.wall)
+        imports.append(imported)
+        appends.append(appended)
+    floor = statistics.median(i + a for i, a in zip(imports, appends, strict=True))
+    print(f"  the store alone (fresh process, median of {runs}): importing it {statistics.median(imports):.2f} s, "
+          f"appending the same events, already built, {statistics.median(appends):.2f} s: {floor:.2f} s, "
+          f"{floor / budget:.0%} of the target's {budget:.2f} s (process start-up and reading the events "
+          f"from Parquet left out)")
 
 
 def _in_process(fmt: str, path: Path, runs: int) -> None:
