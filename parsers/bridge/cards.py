@@ -19,17 +19,12 @@ SEATS: tuple[Seat, ...] = (Seat.N, Seat.E, Seat.S, Seat.W)
 SEAT_INDEX: dict[Seat, int] = {seat: i for i, seat in enumerate(SEATS)}
 """Seat -> its index in `SEATS`."""
 
-_RANKS_LOW_TO_HIGH = "23456789TJQKA"
-
-CARD_CODES: tuple[str, ...] = tuple(suit + rank for suit in SUITS for rank in _RANKS_LOW_TO_HIGH)
-"""The 52 card codes."""
-
-CARD_SET = frozenset(CARD_CODES)
-"""The 52 card codes, for membership tests."""
-
 CARD_NAMES: tuple[str, ...] = tuple(suit + rank for suit in SUITS for rank in RANKS)
 """Card codes by card number, the bridge engine's: suit by suit in PBN's order and ace to two within a
 suit (SA=0, S2=12, HA=13 ... C2=51)."""
+
+CARD_SET = frozenset(CARD_NAMES)
+"""The 52 card codes, for membership tests."""
 
 CARD_NUMBER: dict[str, int] = {code: number for number, code in enumerate(CARD_NAMES)}
 """Card code -> card number."""
