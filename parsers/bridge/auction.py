@@ -24,7 +24,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, NamedTuple
 
 from models.cards import Seat
-from models.contract import Contract, Doubling
+from models.contract import Contract, Doubling, Strain
 from parsers.bridge.calls import (
     AFTER_END,
     ALL_PASSES,
@@ -37,7 +37,6 @@ from parsers.bridge.calls import (
     CALLS,
     INSUFFICIENT,
     PASS,
-    STRAINS,
 )
 from parsers.bridge.cards import SEAT_INDEX, SEATS
 
@@ -172,7 +171,6 @@ _SUMMARY_PROBLEMS = {
     BAD_DOUBLE: ("illegal-double", "a double is only allowed of an opponent's undoubled bid"),
     BAD_REDOUBLE: ("illegal-redouble", "a redouble is only allowed after an opponent doubled your side's bid"),
 }
-_DOUBLINGS = (Doubling.NONE, Doubling.X, Doubling.XX)
 
 
 def summarise_auction(calls: Sequence[str], dealer: Seat) -> AuctionSummary:
@@ -194,11 +192,12 @@ def summarise_auction(calls: Sequence[str], dealer: Seat) -> AuctionSummary:
         return AuctionSummary(False, None, ((place, code, message),))
     if not verdict.complete:
         return AuctionSummary(False, None, ())
-    if verdict.bid < 0:
+    contract = _contract(verdict, SEAT_INDEX[dealer])
+    if contract is None:
         return AuctionSummary(True, Contract.passed_out(), ())
-    return AuctionSummary(True, Contract(level=verdict.bid // 5 + 1, strain=STRAINS[verdict.bid % 5],
-                                         doubling=_DOUBLINGS[verdict.doubling],
-                                         declarer=SEATS[(SEAT_INDEX[dealer] + verdict.declarer) & 3]), ())
+    level, strain, doubling, declarer = contract
+    return AuctionSummary(True, Contract(level=level, strain=Strain(strain), doubling=Doubling(doubling),
+                                         declarer=declarer), ())
 
 
 def contract_from_auction(calls: Sequence[str], dealer: Seat) -> Contract | None:
@@ -372,6 +371,8 @@ def _with_marks(found: list[TokenProblem], section: _Section, verdict: Verdict,
 
 
 def _contract(verdict: Verdict, actual: int) -> tuple[int, str, str, Seat] | None:
+    """(level, strain, doubling, declarer) of a complete auction whose dealer is seat `actual`;
+    None when it is not complete or was passed out."""
     if not verdict.complete or verdict.bid < 0:
         return None
     return (verdict.bid // 5 + 1, CALL_NAMES[verdict.bid][1:], ("", "X", "XX")[verdict.doubling],
