@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -88,4 +89,9 @@ def missing_heads(con: duckdb.DuckDBPyConnection, anchor: Head | None) -> list[t
         return []
     held = dict(con.execute("SELECT position, hash FROM events WHERE position IN (SELECT unnest(?))",
                             [[head.position for head, _ in seen]]).fetchall())
+    return unheld_heads(seen, held)
+
+
+def unheld_heads(seen: Sequence[tuple[Head, str]], held: Mapping[int, str]) -> list[tuple[Head, str]]:
+    """The heads in `seen` whose position the log does not hold with that hash (`held`: position -> hash)."""
     return [(head, where) for head, where in seen if held.get(head.position) != head.hash]

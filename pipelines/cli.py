@@ -30,9 +30,9 @@ from pipelines.cli_common import (
     print_frame,
     print_left_out,
     shown,
-    store_path,
 )
 from pipelines.cli_director import add_commands as register_director_commands
+from pipelines.cli_log import register as register_log_commands
 from pipelines.cli_ranking import register as register_ranking_commands
 
 if TYPE_CHECKING:
@@ -375,7 +375,9 @@ def sql(query: Annotated[str, typer.Argument(help="SQL to run on a read-only con
     from pipelines.store import StoreError
 
     try:
-        frame = run_query(store_path(store), query)
+        event_store = open_store(store)
+        event_store.refresh_mirror()
+        frame = run_query(event_store.analytics_path, query)
     except QueryRefused as exc:
         errors.print(f"[red]refused[/red] {shown(str(exc))}")
         raise typer.Exit(1) from exc
@@ -413,6 +415,7 @@ def demo(workdir: Annotated[Path, typer.Option(help="Where the demo store and ou
 
 
 register_ranking_commands(app)  # players, rank, statement
+register_log_commands(app)  # info, log copy
 
 
 def main() -> None:

@@ -45,8 +45,9 @@ DEFAULT_STORE = "bridgeledger.duckdb"
 MAX_POSITION = 2**63 - 1
 """The largest log position (DuckDB BIGINT)."""
 StoreOption = Annotated[
-    Path | None,
-    typer.Option("--store", help=f"DuckDB event store (default: $BRIDGELEDGER_STORE or {DEFAULT_STORE})"),
+    str | None,
+    typer.Option("--store", help="The event log: a DuckDB file, or a postgresql:// URL "
+                                 f"(default: $BRIDGELEDGER_STORE or {DEFAULT_STORE})"),
 ]
 
 
@@ -57,12 +58,13 @@ def shown(text: str) -> str:
     return for_terminal(text)
 
 
-def store_path(store: Path | None) -> Path:
-    """The store file: --store, else $BRIDGELEDGER_STORE, else ./bridgeledger.duckdb."""
-    return store or Path(os.environ.get("BRIDGELEDGER_STORE", DEFAULT_STORE))
+def store_path(store: str | Path | None) -> str:
+    """Where the log is (a DuckDB file or a postgresql:// URL): --store, else $BRIDGELEDGER_STORE,
+    else ./bridgeledger.duckdb."""
+    return str(store or os.environ.get("BRIDGELEDGER_STORE", DEFAULT_STORE))
 
 
-def open_store(store: Path | None) -> "EventStore":
+def open_store(store: str | Path | None) -> "EventStore":
     """The event store named by --store (or its defaults); pipelines.store is imported here, when used."""
     from pipelines.store import EventStore
 
@@ -87,15 +89,22 @@ def parse_time(text: str) -> datetime:
         raise typer.BadParameter(str(exc)) from exc
 
 
-def existing_store(store: Path | None) -> "EventStore":
+def existing_store(store: str | Path | None) -> "EventStore":
     """The store named by --store (see `store_path`), which must exist: commands that read it
     never create an empty one."""
-    path = store_path(store)
-    if not path.exists():
-        errors.print(f"[red]error[/red] no event store at {shown(str(path))}; ingest a file first "
-                     "(or give --store)")
+    from pipelines.store import StoreError
+
+    event_store = open_store(store)
+    try:
+        found = event_store.exists()
+    except StoreError as exc:
+        errors.print(f"[red]error[/red] {shown(str(exc))}")
+        raise typer.Exit(1) from exc
+    if not found:
+        errors.print(f"[red]error[/red] no event store at {shown(event_store.shown_location)}; ingest a file "
+                     "first (or give --store)")
         raise typer.Exit(1)
-    return open_store(path)
+    return event_store
 
 
 def now_or(at: str | None) -> datetime:

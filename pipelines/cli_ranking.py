@@ -23,8 +23,9 @@ players_app = typer.Typer(help="Members and who each player is: import, unmatche
                           no_args_is_help=True, rich_markup_mode=None)
 rank_app = typer.Typer(help="Ranking editions: compute, publish, rebuild, compare.", rich_markup_mode=None)
 
-StoreOpt = Annotated[Path | None, typer.Option("--store", help="DuckDB event store (default: $BRIDGELEDGER_STORE "
-                                                                 "or bridgeledger.duckdb)")]
+StoreOpt = Annotated[str | None, typer.Option("--store", help="The event log: a DuckDB file or a postgresql:// "
+                                                                "URL (default: $BRIDGELEDGER_STORE or "
+                                                                "bridgeledger.duckdb)")]
 AtOpt = Annotated[str | None, typer.Option("--at", help="When (ISO time with zone; default now)")]
 RulesOpt = Annotated[str | None, typer.Option("--rules", help="Rule set: a TOML file or a preset (pzbs-3, wbf, ...)")]
 AsOfOpt = Annotated[str | None, typer.Option("--as-of", help="Edition time (ISO time with zone)")]
@@ -37,7 +38,7 @@ def register(app: typer.Typer) -> None:
     app.command("statement")(statement)
 
 
-def _store(path: Path | None) -> "EventStore":
+def _store(path: str | None) -> "EventStore":
     from pipelines.store import EventStore
 
     return EventStore(store_path(path))

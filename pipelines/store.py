@@ -1,52 +1,85 @@
-"""The event log: one append-only DuckDB table, a hash chain, and one write path.
+"""The event store: the one door to the log of record, and to the analytics store beside it.
 
 Rules (DESIGN.md, "The event log"):
 - `append` is the only function that writes events. No UPDATE or DELETE touches `events`; the only
   DELETE in the code base swaps rows of the derived projection tables (`pipelines.live`).
-- One call of `append` is one transaction: all its events or none.
+- One call of `append` is one transaction: all its events or none. An idempotency key, recorded
+  in the same transaction, makes a retried command append nothing twice.
 - `UNIQUE(stream_id, stream_version)` is the whole optimistic-concurrency story; a clash becomes
   our own `ConcurrencyError`.
-- `hash = sha256(prev_hash || canonical event)`; `verify` recomputes the chain and names the first
-  position where it breaks.
-- DuckDB lets one process write a file at a time. Another process gets `StoreBusy` after a bounded
-  wait; nothing is lost or half-written.
+- `hash = sha256(prev_hash || canonical event)` (`pipelines.log.chain`); `verify` recomputes the
+  chain and names the first position where it breaks.
 - Payloads are upcast on read, never rewritten.
+
+Two backends hold the log. The embedded DuckDB file (the default) holds the log and the derived
+tables in one file, which one process at a time may write: another gets `StoreBusy` after a
+bounded wait. A `postgresql://` URL puts the log in PostgreSQL (`pipelines.log.postgres`), where
+many processes on many machines append at once; its events are mirrored into a local DuckDB
+analytics file (`pipelines.log.mirror`), which holds the derived tables and is what every reader's
+connection opens, so replay, scoring and the site read the same tables on both backends.
 """
 
 from __future__ import annotations
 
-import hashlib
 import logging
+import os
 import threading
 import time
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager, nullcontext
-from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
-from itertools import accumulate
+from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import duckdb
-import orjson
 import polars as pl
 
-from models.events import CURRENT_VERSIONS, UPCASTERS
-from models.upcasting import MissingUpcaster, Upcasters
-from pipelines.anchor import Head, missing_heads, read_anchor, write_anchor
-from pipelines.payloads import encode_payload
+from models.events import UPCASTERS
+from models.upcasting import Upcasters
+from pipelines.anchor import Head, missing_heads, read_anchor, unheld_heads, write_anchor
+from pipelines.log.chain import (
+    GENESIS_HASH,
+    ROW_SCHEMA,
+    ChainCheck,
+    arrow_rows,
+    canonical_bytes,
+    chain,
+    from_epoch_us,
+    shorter_message,
+    to_epoch_us,
+    with_hashes,
+)
+from pipelines.log.errors import ConcurrencyError, MirrorMismatch, StoreBusy, StoreError, StoreMissing
+from pipelines.log.records import (
+    AppendResult,
+    NewEvent,
+    StoredEvent,
+    VerifyReport,
+    check_expected,
+    event_frame,
+    prepared_frame,
+    stored_events,
+    with_versions,
+)
 from pipelines.query_frames import ArrowStream, for_duckdb
 
 if TYPE_CHECKING:  # a command that only reads, or appends a few events, never imports pyarrow
     import pyarrow as pa
 
+    from pipelines.log.postgres import PostgresLog
+
+__all__ = [
+    "GENESIS_HASH", "AppendResult", "ConcurrencyError", "EventStore", "MirrorMismatch", "NewEvent",
+    "StoreBusy", "StoreError", "StoreMissing", "StoredEvent", "VerifyReport", "canonical_bytes", "chain",
+    "event_frame", "from_epoch_us", "table_columns", "to_epoch_us",
+]
+
 log = logging.getLogger(__name__)
 
-GENESIS_HASH = "0" * 64
-"""The `prev_hash` of the first event."""
+ANALYTICS_ENV = "BRIDGELEDGER_ANALYTICS"
+"""Names the analytics file of a PostgreSQL log (default: one per database, in the working folder)."""
 
-_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 # Hashes are stored uncompressed: SHA-256 output is incompressible, and the compression analysis
 # DuckDB would run on them costs a fifth of a bulk append.
 _SCHEMA = """
@@ -65,6 +98,14 @@ CREATE TABLE IF NOT EXISTS events (
     hash            VARCHAR     USING COMPRESSION uncompressed NOT NULL,
     UNIQUE (stream_id, stream_version)
 );
+CREATE TABLE IF NOT EXISTS commands (
+    idempotency_key VARCHAR     PRIMARY KEY,
+    first_position  BIGINT      NOT NULL,
+    last_position   BIGINT      NOT NULL,
+    count           BIGINT      NOT NULL,
+    last_hash       VARCHAR     NOT NULL,
+    recorded_at     TIMESTAMPTZ NOT NULL
+);
 """
 
 
@@ -79,114 +120,51 @@ def _session_key(path: Path) -> tuple[Path, int]:
     return path.resolve(), threading.get_ident()
 
 
-class StoreError(Exception):
-    """Base class of the event store's errors."""
-
-
-class ConcurrencyError(StoreError):
-    """Another writer appended to the same stream version first (UNIQUE(stream_id, stream_version))."""
-
-
-class StoreBusy(StoreError):
-    """Another process holds the DuckDB write lock and did not release it within the wait."""
-
-
-class StoreMissing(StoreError):
-    """A read-only operation was asked of a store file that does not exist."""
-
-
-@dataclass(frozen=True, slots=True)
-class NewEvent:
-    """An event about to be appended: the caller says what and when; the store says where."""
-
-    stream_id: str
-    type: str
-    payload: Mapping[str, Any]
-    occurred_at: datetime
-    schema_version: int | None = None  # None: the version this code writes for `type`
-
-
-@dataclass(frozen=True, slots=True)
-class AppendResult:
-    """What an append wrote."""
-
-    count: int
-    first_position: int | None
-    last_position: int | None
-    last_hash: str | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class StoredEvent:
-    """An event as read back, with its payload upcast to the current schema version."""
-
-    position: int
-    stream_id: str
-    stream_version: int
-    type: str
-    schema_version: int
-    payload: dict[str, Any]
-    occurred_at: datetime
-    recorded_at: datetime
-    source_sha256: str | None
-
-
-@dataclass(frozen=True, slots=True)
-class VerifyReport:
-    """Result of recomputing the hash chain."""
-
-    events: int
-    first_bad_position: int | None
-    reason: str | None
-
-    @property
-    def ok(self) -> bool:
-        """True when every row is where the chain says it should be, unedited."""
-        return self.first_bad_position is None
-
-
-def to_epoch_us(moment: datetime) -> int:
-    """Microseconds since the Unix epoch; naive datetimes are refused (time must carry its zone)."""
-    if moment.tzinfo is None or moment.utcoffset() is None:
-        raise ValueError(f"time {moment.isoformat()} has no timezone; give one (e.g. +01:00 or Z)")
-    return (moment - _EPOCH) // timedelta(microseconds=1)
-
-
-def from_epoch_us(micros: int) -> datetime:
-    """The UTC datetime `micros` microseconds after the Unix epoch."""
-    return _EPOCH + timedelta(microseconds=micros)
-
-
-def canonical_bytes(position: int, stream_id: str, stream_version: int, event_type: str,
-                    schema_version: int, payload_json: str, occurred_us: int, recorded_us: int,
-                    source_sha256: str | None) -> bytes:
-    """The bytes a row's hash covers: every column but the hashes themselves."""
-    return (
-        f"{position}\x1f{stream_id}\x1f{stream_version}\x1f{event_type}\x1f{schema_version}\x1f"
-        f"{occurred_us}\x1f{recorded_us}\x1f{source_sha256 or ''}\x1f{payload_json}"
-    ).encode()
-
-
-def chain(prev_hash: str, canonical: Iterable[bytes]) -> list[bytes]:
-    """The raw SHA-256 digest of each row in order, each chained on the one before.
-
-    Link i is sha256(digest of row i-1 || 0x1E || canonical bytes of row i); the stored `hash`
-    column is the hex form. Sequential by nature: each link needs the one before.
-    """
-    sha256 = hashlib.sha256
-    links = accumulate(canonical, lambda prev, line: sha256(prev + b"\x1e" + line).digest(),
-                       initial=bytes.fromhex(prev_hash))
-    next(links)  # the initial value is the previous row's digest, not a new link
-    return list(links)
-
-
 class EventStore:
-    """The append-only event log in one DuckDB file."""
+    """The append-only event log: an embedded DuckDB file, or PostgreSQL with a DuckDB analytics file.
 
-    def __init__(self, path: str | Path, *, busy_timeout: float = 10.0) -> None:
-        self.path = Path(path)
+    `location` is a file path (the DuckDB log, which also holds the derived tables) or a
+    `postgresql://` URL. With a URL, `path` is the analytics file: `analytics`, else
+    $BRIDGELEDGER_ANALYTICS, else one named after the database in the working folder.
+    """
+
+    def __init__(self, location: str | Path, *, busy_timeout: float = 10.0,
+                 analytics: str | Path | None = None) -> None:
+        from pipelines.log.postgres import is_postgres_url
+
+        self.location = str(location)
         self.busy_timeout = busy_timeout
         self._held: duckdb.DuckDBPyConnection | None = None
+        self._log: PostgresLog | None = None
+        self._last_sync = 0
+        if is_postgres_url(self.location):
+            from pipelines.log.postgres import PostgresLog
+
+            self._log = PostgresLog(self.location)
+            self.path = Path(analytics or os.environ.get(ANALYTICS_ENV) or default_analytics_file(self.location))
+        else:
+            self.path = Path(location)
+
+    @property
+    def backend(self) -> str:
+        """`duckdb` or `postgresql`: where the log of record is."""
+        return "duckdb" if self._log is None else "postgresql"
+
+    @property
+    def shown_location(self) -> str:
+        """Where the log is, fit to print (a URL's password hidden)."""
+        from pipelines.log.postgres import redacted
+
+        return redacted(self.location)
+
+    @property
+    def analytics_path(self) -> Path:
+        """The DuckDB file analysts and every reader open (the log's own file on the DuckDB backend)."""
+        return self.path
+
+    def with_busy_timeout(self, seconds: float) -> EventStore:
+        """The same store, waiting at most `seconds` for a busy DuckDB file."""
+        return EventStore(self.location, busy_timeout=seconds, analytics=self.path if self._log else None)
 
     # -- connections -------------------------------------------------------------------------
 
@@ -203,8 +181,9 @@ class EventStore:
                     raise StoreError(f"cannot open {self.path}: {exc}") from exc
                 if time.monotonic() >= deadline:
                     raise StoreBusy(
-                        f"{self.path} is busy: another process is writing to it and did not finish "
-                        f"within {self.busy_timeout:.0f}s; try again when it is done"
+                        f"{self.path} is busy: another process holds it (a writer, or a reader that "
+                        f"keeps it open) and did not let go within {self.busy_timeout:.0f}s; "
+                        "try again when it is done"
                     ) from exc
                 time.sleep(delay)
                 delay = min(delay * 2, 1.0)
@@ -218,12 +197,15 @@ class EventStore:
     def reader(self) -> Iterator[duckdb.DuckDBPyConnection]:
         """A read-only connection (what analysts get: no write is possible through it).
 
-        Inside `session()` the session's connection is lent instead.
+        Inside `session()` the session's connection is lent instead. On PostgreSQL the analytics
+        file is first brought up to the log.
         """
         held = self._lent()
         if held is not None:
             yield held
             return
+        if self._log is not None:
+            self.refresh_mirror()
         con = self._connect(read_only=True)
         try:
             yield con
@@ -241,6 +223,8 @@ class EventStore:
         con = self._connect(read_only=False)
         try:
             con.execute(_SCHEMA)
+            if self._log is not None:
+                self._sync(con)
             yield con
         finally:
             con.close()
@@ -277,25 +261,48 @@ class EventStore:
             return self._held
         return _SESSIONS.get(_session_key(self.path)) if _SESSIONS else None
 
+    # -- the mirror of a PostgreSQL log ----------------------------------------------------------
+
+    def refresh_mirror(self) -> int:
+        """Bring the analytics file up to the PostgreSQL log; the events copied (0 on DuckDB)."""
+        if self._log is None:
+            return 0
+        held = self._lent()
+        if held is not None:
+            return self._sync(held)
+        with self.writer():  # `writer` brings the file up to the log as it opens
+            return self._last_sync
+
+    def _sync(self, con: duckdb.DuckDBPyConnection) -> int:
+        from pipelines.log.mirror import sync_mirror
+
+        assert self._log is not None
+        self._last_sync = sync_mirror(self._log, con)
+        return self._last_sync
+
     # -- the one write path --------------------------------------------------------------------
 
     def append(self, events: Sequence[NewEvent], *, recorded_at: datetime,
                source_sha256: str | None = None,
-               expected_versions: Mapping[str, int] | None = None) -> AppendResult:
+               expected_versions: Mapping[str, int] | None = None,
+               idempotency_key: str | None = None) -> AppendResult:
         """Append `events` in one transaction; all or nothing.
 
         Stream versions continue each stream. `expected_versions` (stream -> version the caller
         last saw, 0 = new stream) makes the append fail with `ConcurrencyError` if anyone got there
-        first; the UNIQUE key catches the same race between concurrent writers.
+        first; the UNIQUE key catches the same race between concurrent writers. An
+        `idempotency_key` the log already holds appends nothing and answers what its first append
+        wrote (`AppendResult.replayed`).
         """
         if not events:
             return AppendResult(0, None, None)
         return self.append_frame(event_frame(events), recorded_at=recorded_at, source_sha256=source_sha256,
-                                 expected_versions=expected_versions)
+                                 expected_versions=expected_versions, idempotency_key=idempotency_key)
 
     def append_frame(self, frame: pl.DataFrame, *, recorded_at: datetime,
                      source_sha256: str | None = None,
-                     expected_versions: Mapping[str, int] | None = None) -> AppendResult:
+                     expected_versions: Mapping[str, int] | None = None,
+                     idempotency_key: str | None = None) -> AppendResult:
         """Append a batch of events given as columns, in one transaction; all or nothing.
 
         `frame` has `stream_id`, `type`, `payload` (canonical JSON as `encode_payload` writes it),
@@ -303,19 +310,47 @@ class EventStore:
         version this code writes for the type). Bulk writers (ingest of a large file) build it with
         polars expressions; `append` builds it from `NewEvent`s. Otherwise as `append`.
         """
-        missing = {"stream_id", "type", "payload", "occurred_us"} - set(frame.columns)
-        if missing:
-            raise ValueError(f"append_frame needs columns {sorted(missing)}")
+        frame = prepared_frame(frame, recorded_at=recorded_at, source_sha256=source_sha256)
         if frame.height == 0:
             return AppendResult(0, None, None)
-        frame = _with_schema_versions(frame).with_columns(
-            recorded_us=pl.lit(to_epoch_us(recorded_at), dtype=pl.Int64),
-            source_sha256=pl.lit(source_sha256, dtype=pl.String),
-        )
+        if self._log is not None:
+            result = self._append_to_postgres(frame, expected_versions or {}, idempotency_key)
+        else:
+            result = self._append_to_duckdb(frame, expected_versions or {}, idempotency_key)
+        log.debug("appended %d events at positions %s..%s", result.count, result.first_position,
+                  result.last_position)
+        return result
+
+    def _append_to_postgres(self, frame: pl.DataFrame, expected: Mapping[str, int],
+                            idempotency_key: str | None) -> AppendResult:
+        assert self._log is not None
+        with self._log.connection() as pg:
+            result = self._log.append(pg, frame, expected_versions=expected, idempotency_key=idempotency_key)
+        if result.last_position is not None and result.last_hash is not None:
+            write_anchor(self.path, Head(result.last_position, result.last_hash))
+        try:
+            self.refresh_mirror()
+        except StoreError as exc:
+            # The events are committed: failing the append would misreport them as lost. The next
+            # reader of the analytics file meets the same error and stops there.
+            log.warning("appended at positions %s..%s, but the analytics file was not brought up: %s",
+                        result.first_position, result.last_position, exc)
+        return result
+
+    def _append_to_duckdb(self, frame: pl.DataFrame, expected: Mapping[str, int],
+                          idempotency_key: str | None) -> AppendResult:
         with self.writer() as con:
             try:
                 con.execute("BEGIN TRANSACTION")
-                result = self._append_in_transaction(con, frame, expected_versions or {})
+                done = _command(con, idempotency_key) if idempotency_key is not None else None
+                if done is not None:
+                    con.execute("ROLLBACK")
+                    return done
+                result = self._append_in_transaction(con, frame, expected)
+                if idempotency_key is not None:
+                    con.execute("INSERT INTO commands VALUES (?, ?, ?, ?, ?, ?)",
+                                [idempotency_key, result.first_position, result.last_position, result.count,
+                                 result.last_hash, from_epoch_us(int(frame["recorded_us"][0]))])
                 _commit(con, checkpoint=_checkpoints_at_commit(frame))
                 # Still holding the write lock: anchors are written in commit order.
                 write_anchor(self.path, Head(result.last_position or 0, result.last_hash or GENESIS_HASH))
@@ -328,21 +363,15 @@ class EventStore:
             except BaseException:
                 con.execute("ROLLBACK")
                 raise
-        log.debug("appended %d events at positions %s..%s", result.count, result.first_position,
-                  result.last_position)
         return result
 
     def _append_in_transaction(self, con: duckdb.DuckDBPyConnection, frame: pl.DataFrame,
                                expected: Mapping[str, int]) -> AppendResult:
         current = _current_versions(con, frame["stream_id"].unique().sort().to_list())
-        for stream, version in expected.items():
-            if current.get(stream, 0) != version:
-                raise ConcurrencyError(
-                    f"stream {stream} is at version {current.get(stream, 0)}, expected {version}"
-                )
+        check_expected(current, expected)
         positions = _next_positions(con, frame.height)
         tip = con.execute("SELECT hash FROM events ORDER BY position DESC LIMIT 1").fetchall()
-        frame = _with_versions(frame.with_columns(position=positions), current)
+        frame = with_versions(frame.with_columns(position=positions), current)
         prev_hash = tip[0][0] if tip else GENESIS_HASH
         # DuckDB releases the GIL while it inserts, so one writer thread stores chunk k while this
         # thread chains chunk k+1: the hash chain (sequential Python) and the insert overlap
@@ -358,13 +387,13 @@ class EventStore:
         """Chain `frame`'s rows on `prev_hash` a chunk at a time, inserting each while the next is hashed."""
         step = _chunk_rows(frame.height)
         if frame.height <= step:  # one chunk: nothing to overlap, and a thread costs more than the insert
-            chunk = _with_hashes(frame, prev_hash)
+            chunk = with_hashes(frame, prev_hash)
             _insert(con, for_duckdb(chunk.select(_COLUMNS)))
             return str(chunk["hash"][-1])
         with ThreadPoolExecutor(max_workers=1, thread_name_prefix="event-insert") as writer:
             pending: Future[None] | None = None
             for start in range(0, frame.height, step):
-                chunk = _with_hashes(frame.slice(start, step), prev_hash)
+                chunk = with_hashes(frame.slice(start, step), prev_hash)
                 prev_hash = chunk["hash"][-1]
                 rows = for_duckdb(chunk.select(_COLUMNS))
                 if pending is not None:
@@ -377,21 +406,22 @@ class EventStore:
     # -- reading -------------------------------------------------------------------------------
 
     def exists(self) -> bool:
-        """Whether the store file exists."""
+        """Whether the log exists (the DuckDB file; on PostgreSQL, the log's table)."""
+        if self._log is not None:
+            with self._log.connection() as pg:
+                return self._log.has_log(pg)
         return self.path.exists()
 
     def head(self) -> int:
         """The position of the last event (0 when the log is empty)."""
-        if not self.exists():
-            return 0
-        with self.reader() as con:
-            if not self._has_events(con):
-                return 0
-            rows = con.execute("SELECT coalesce(max(position), 0) FROM events").fetchall()
-            return int(rows[0][0])
+        tip = self.tip()
+        return tip.position if tip else 0
 
     def tip(self) -> Head | None:
         """The last event's position and hash (None when the log is empty): what anchors carry."""
+        if self._log is not None:
+            with self._log.connection() as pg:
+                return self._log.tip(pg)
         if not self.exists():
             return None
         with self.reader() as con:
@@ -401,7 +431,10 @@ class EventStore:
         return Head(int(rows[0][0]), str(rows[0][1])) if rows else None
 
     def stream_version(self, stream_id: str) -> int:
-        """Current version of a stream (0 = no events yet)."""
+        """Current version of a stream (0 = no events yet), read from the log of record."""
+        if self._log is not None:
+            with self._log.connection() as pg:
+                return self._log.stream_version(pg, stream_id)
         if not self.exists():
             return 0
         with self.reader() as con:
@@ -411,6 +444,9 @@ class EventStore:
 
     def has_event(self, stream_id: str, event_type: str) -> bool:
         """Whether the stream holds an event of this type (read without decoding any payload)."""
+        if self._log is not None:
+            with self._log.connection() as pg:
+                return self._log.has_event(pg, stream_id, event_type)
         if not self.exists():
             return False
         with self.reader() as con:
@@ -425,6 +461,10 @@ class EventStore:
              upcasters: Upcasters = UPCASTERS) -> list[StoredEvent]:
         """Events in log order, payloads upcast to the current schema versions (one by one: this
         is the path of the few events a command reads; replay upcasts in bulk)."""
+        if self._log is not None:
+            with self._log.connection() as pg:
+                return stored_events(self._log.raw_events(pg, types=types, up_to=up_to, stream_id=stream_id),
+                                     upcasters)
         if not self.exists():
             return []
         query, params = _select_events(types, up_to, stream_id)
@@ -432,44 +472,154 @@ class EventStore:
             if not self._has_events(con):
                 return []
             rows = con.execute(query, params).fetchall()
-        events = []
-        for pos, stream, version, typ, schema, payload, occurred, recorded, sha in rows:
-            body = orjson.loads(payload)
-            target = CURRENT_VERSIONS.get(typ, schema)
-            if schema < target:
-                try:
-                    body = upcasters.upcast(typ, schema, body, target)
-                except MissingUpcaster as exc:
-                    raise StoreError(str(exc)) from exc
-                schema = target
-            events.append(StoredEvent(pos, stream, version, typ, schema, body, from_epoch_us(occurred),
-                                      from_epoch_us(recorded), sha))
-        return events
+        return stored_events(rows, upcasters)
+
+    def rows_after(self, position: int, *, limit: int = 200_000) -> pl.DataFrame:
+        """Up to `limit` whole rows after `position` (`pipelines.log.chain.ROW_COLUMNS`: hashes
+        included, times in microseconds), in log order: what a move of the log copies."""
+        if self._log is not None:
+            with self._log.connection() as pg:
+                return self._log.rows_after(pg, position, limit)
+        if not self.exists():
+            return pl.DataFrame(schema=ROW_SCHEMA)
+        with self.reader() as con:
+            if not self._has_events(con):
+                return pl.DataFrame(schema=ROW_SCHEMA)
+            frame: pl.DataFrame = con.sql(
+                f"{_ROWS_QUERY} WHERE position > ? ORDER BY position LIMIT ?", params=[position, limit]).pl()
+        return frame.cast(ROW_SCHEMA)  # type: ignore[arg-type]
 
     def verify(self, *, batch_size: int = 100_000) -> VerifyReport:
         """Recompute the hash chain; name the first position where a row was edited, added or removed."""
+        if self._log is not None:
+            return self._verify_postgres(batch_size)
         if not self.exists():
             raise StoreMissing(f"no event store at {self.path}")
         anchor = read_anchor(self.path)
         with self.reader() as con:
             if not self._has_events(con):
                 if anchor is not None:
-                    return VerifyReport(0, anchor.position, _shorter(anchor, "the anchor file", "has no events table"))
+                    return VerifyReport(0, anchor.position,
+                                        shorter_message(anchor, "the anchor file", "has no events table"))
                 return VerifyReport(0, None, None)
-            cursor = con.sql(
-                "SELECT position, stream_id, stream_version, type, schema_version, payload::VARCHAR,"
-                " epoch_us(occurred_at), epoch_us(recorded_at), source_sha256, prev_hash, hash"
-                " FROM events ORDER BY position"
-            ).to_arrow_reader(batch_size)
-            chain_report = _verify_batches(cursor)
+            check = ChainCheck()
+            check.feed(arrow_rows(con.sql(f"{_ROWS_QUERY} ORDER BY position").to_arrow_reader(batch_size)))
+            chain_report = check.report()
             if not chain_report.ok:
                 return chain_report
             missing = missing_heads(con, anchor)
-        if missing:
-            head, where = missing[0]
-            return VerifyReport(chain_report.events, head.position,
-                                _shorter(head, where, f"holds {chain_report.events} events"))
+        return _with_missing_heads(chain_report, missing)
+
+    def _verify_postgres(self, batch_size: int) -> VerifyReport:
+        assert self._log is not None
+        anchor = read_anchor(self.path)
+        check = ChainCheck()
+        with self._log.connection() as pg:
+            if not self._log.has_log(pg):
+                raise StoreMissing(f"no event log in the PostgreSQL database {self._log!r}")
+            position = 0
+            while True:
+                rows = self._log.rows_after(pg, position, batch_size)
+                if rows.height == 0 or not check.feed(rows.iter_rows()):
+                    break
+                position = int(rows["position"][-1])
+            chain_report = check.report()
+            if not chain_report.ok:
+                return chain_report
+            seen = ([(anchor, "the anchor file")] if anchor else []) + self._log.published_heads(pg)
+            missing = unheld_heads(seen, self._log.hashes_at(pg, [head.position for head, _ in seen]))
+        return _with_missing_heads(chain_report, missing)
+
+    def import_rows(self, rows: pl.DataFrame) -> None:
+        """Store rows exactly as another log holds them (hashes included), continuing this log's
+        chain at its tip: the move of a log between backends (`pipelines.log.transfer`)."""
+        if self._log is not None:
+            with self._log.connection() as pg:
+                self._log.import_rows(pg, rows)
+            return
+        with self.writer() as con:
+            tip = con.execute("SELECT hash FROM events ORDER BY position DESC LIMIT 1").fetchall()
+            if rows.height and rows["prev_hash"][0] != (tip[0][0] if tip else GENESIS_HASH):
+                raise StoreError("the rows do not continue this log's chain at its tip; nothing was copied")
+            con.execute("BEGIN TRANSACTION")
+            try:
+                _insert(con, for_duckdb(rows.with_columns(
+                    occurred_at=pl.col("occurred_us").cast(pl.Datetime("us", "UTC")),
+                    recorded_at=pl.col("recorded_us").cast(pl.Datetime("us", "UTC"))).select(_COLUMNS)))
+                last = int(rows["position"].max() or 0)  # type: ignore[arg-type]
+                con.execute(f"SELECT setval('event_position', {last})" if last else "SELECT 1")
+                con.execute("COMMIT")
+            except BaseException:
+                con.execute("ROLLBACK")
+                raise
+        if rows.height:
+            write_anchor(self.path, Head(int(rows["position"][-1]), str(rows["hash"][-1])))
+
+    def commands(self) -> pl.DataFrame:
+        """Every idempotency key the log recorded, with what its append wrote."""
+        from pipelines.log.postgres import COMMAND_SCHEMA
+
+        if self._log is not None:
+            with self._log.connection() as pg:
+                return self._log.commands(pg)
+        if not self.exists():
+            return pl.DataFrame(schema=COMMAND_SCHEMA)
+        with self.reader() as con:
+            if "commands" not in table_columns(con, ["commands"]):
+                return pl.DataFrame(schema=COMMAND_SCHEMA)
+            frame: pl.DataFrame = con.sql(
+                "SELECT idempotency_key, first_position, last_position, count, last_hash, "
+                "epoch_us(recorded_at) AS recorded_us FROM commands ORDER BY first_position").pl()
+        return frame.cast(COMMAND_SCHEMA)  # type: ignore[arg-type]
+
+    def import_commands(self, commands: pl.DataFrame) -> None:
+        """Record another log's idempotency keys as they are."""
+        if self._log is not None:
+            with self._log.connection() as pg:
+                self._log.import_commands(pg, commands)
+            return
+        with self.writer() as con:
+            con.register("incoming_commands", commands.to_arrow())
+            try:
+                con.execute("INSERT INTO commands SELECT idempotency_key, first_position, last_position, count, "
+                            "last_hash, make_timestamptz(recorded_us) FROM incoming_commands")
+            finally:
+                con.unregister("incoming_commands")
+
+
+def default_analytics_file(url: str) -> Path:
+    """The analytics file of a PostgreSQL log when none is named: one per server and database, in
+    the working folder, so two databases never share one."""
+    import hashlib
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(url)
+    database = (parts.path.strip("/") or "postgres").replace("/", "_")
+    identity = f"{parts.hostname}:{parts.port}/{database}".encode()
+    return Path(f"bridgeledger-analytics-{database}-{hashlib.sha256(identity).hexdigest()[:8]}.duckdb")
+
+
+def _with_missing_heads(chain_report: VerifyReport, missing: list[tuple[Head, str]]) -> VerifyReport:
+    if not missing:
         return chain_report
+    head, where = missing[0]
+    return VerifyReport(chain_report.events, head.position,
+                        shorter_message(head, where, f"holds {chain_report.events} events"))
+
+
+def _command(con: duckdb.DuckDBPyConnection, key: str) -> AppendResult | None:
+    rows = con.execute("SELECT first_position, last_position, last_hash FROM commands WHERE idempotency_key = ?",
+                       [key]).fetchall()
+    if not rows:
+        return None
+    first, last, last_hash = rows[0]
+    log.info("command %s was already appended at positions %s..%s; nothing appended", key, first, last)
+    return AppendResult(0, int(first), int(last), str(last_hash), replayed=True)
+
+
+_ROWS_QUERY = ("SELECT position, stream_id, stream_version, type, schema_version, payload::VARCHAR AS payload,"
+               " epoch_us(occurred_at) AS occurred_us, epoch_us(recorded_at) AS recorded_us, source_sha256,"
+               " prev_hash, hash FROM events")
 
 
 ROW_GROUP_SIZE = 16_384
@@ -520,37 +670,6 @@ def _chunk_rows(rows: int) -> int:
     return max(_MIN_CHUNK_ROWS, min(_CHUNK_ROWS, -(-rows // 4)))
 _COLUMNS = ["position", "stream_id", "stream_version", "type", "schema_version", "payload",
             "occurred_at", "recorded_at", "source_sha256", "prev_hash", "hash"]
-_CANONICAL = ["position", "stream_id", "stream_version", "type", "schema_version", "occurred_us",
-              "recorded_us", "source_sha256", "payload"]
-
-
-def event_frame(events: Sequence[NewEvent]) -> pl.DataFrame:
-    """`NewEvent`s as the columns `append_frame` takes, payloads encoded canonically."""
-    epoch_us: dict[datetime, int] = {}  # a file's events mostly share one occurred_at
-    occurred = []
-    for event in events:
-        moment = event.occurred_at
-        if moment not in epoch_us:
-            epoch_us[moment] = to_epoch_us(moment)
-        occurred.append(epoch_us[moment])
-    return pl.DataFrame(
-        {
-            "stream_id": [e.stream_id for e in events],
-            "type": [e.type for e in events],
-            "schema_version": [e.schema_version for e in events],
-            "payload": [encode_payload(e.payload) for e in events],
-            "occurred_us": occurred,
-        },
-        schema={"stream_id": pl.String, "type": pl.String, "schema_version": pl.Int32,
-                "payload": pl.String, "occurred_us": pl.Int64},
-    )
-
-
-def _with_schema_versions(frame: pl.DataFrame) -> pl.DataFrame:
-    """Fill missing schema versions with the version this code writes for each type."""
-    current = pl.col("type").replace_strict(CURRENT_VERSIONS, default=1, return_dtype=pl.Int32)
-    given = pl.col("schema_version").cast(pl.Int32) if "schema_version" in frame.columns else None
-    return frame.with_columns(schema_version=current if given is None else given.fill_null(current))
 
 
 _CHECKPOINT_AT_COMMIT_BYTES = 1 << 20
@@ -607,56 +726,6 @@ def _insert(con: duckdb.DuckDBPyConnection, rows: pa.Table | ArrowStream) -> Non
         con.execute("INSERT INTO events SELECT * FROM incoming_events")
     finally:
         con.unregister("incoming_events")
-
-
-def _with_versions(frame: pl.DataFrame, current: Mapping[str, int]) -> pl.DataFrame:
-    base = pl.DataFrame({"stream_id": list(current), "base": list(current.values())},
-                        schema={"stream_id": pl.String, "base": pl.Int64})
-    return (
-        frame.join(base, on="stream_id", how="left", maintain_order="left")
-        .with_columns(
-            stream_version=pl.col("base").fill_null(0) + pl.int_range(1, pl.len() + 1).over("stream_id")
-        )
-        .drop("base")
-    )
-
-
-def _with_hashes(frame: pl.DataFrame, prev_hash: str) -> pl.DataFrame:
-    canonical = frame.select(
-        pl.concat_str([pl.col(c).cast(pl.String).fill_null("") for c in _CANONICAL], separator="\x1f")
-    ).to_series()
-    digests = pl.Series(chain(prev_hash, canonical.cast(pl.Binary).to_list()), dtype=pl.Binary)
-    hashes = digests.bin.encode("hex")
-    return frame.with_columns(
-        hash=hashes,
-        prev_hash=hashes.shift(1, fill_value=prev_hash),
-        occurred_at=pl.col("occurred_us").cast(pl.Datetime("us", "UTC")),
-        recorded_at=pl.col("recorded_us").cast(pl.Datetime("us", "UTC")),
-    )
-
-
-def _verify_batches(reader: Any) -> VerifyReport:
-    expected_prev = GENESIS_HASH
-    count = 0
-    for batch in reader:
-        columns = [batch.column(i).to_pylist() for i in range(batch.num_columns)]
-        for row in zip(*columns, strict=True):
-            position, stream, version, typ, schema, payload, occ, rec, sha, prev_hash, stored = row
-            count += 1
-            if prev_hash != expected_prev:
-                return VerifyReport(count, position, "the row before it was removed, inserted or edited")
-            digest = chain(prev_hash, [canonical_bytes(position, stream, version, typ, schema,
-                                                       payload, occ, rec, sha)])[0]
-            if digest.hex() != stored:
-                return VerifyReport(count, position, "this row was edited after it was written")
-            expected_prev = stored
-    return VerifyReport(count, None, None)
-
-
-def _shorter(head: Head, where: str, found: str) -> str:
-    return (f"the log is shorter than a head it has seen: {where} says position {head.position} "
-            f"(hash {head.hash[:12]}) was written, but the log {found}, without that event; "
-            "events were cut from its end, or its write-ahead log (.wal) was lost")
 
 
 def _has_events_table(con: duckdb.DuckDBPyConnection) -> bool:

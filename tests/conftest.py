@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from pipelines.store import EventStore
+from tests.postgres import pg_url, postgres_server  # noqa: F401 (fixtures for every test folder)
 
 REPO = Path(__file__).resolve().parents[1]
 SAMPLE_DATA = REPO / "sample_data"

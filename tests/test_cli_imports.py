@@ -20,7 +20,7 @@ HEAVY = ("polars", "duckdb", "pyarrow", "numpy", "pydantic", "orjson", "jinja2",
 """Top-level packages (or modules) that no help page needs."""
 
 LIGHT_PIPELINES = {"pipelines", "pipelines.cli", "pipelines.cli_common", "pipelines.cli_director",
-                   "pipelines.cli_ranking", "pipelines.neutralise"}
+                   "pipelines.cli_log", "pipelines.cli_ranking", "pipelines.neutralise"}
 """The only modules of ours that the help may load."""
 
 

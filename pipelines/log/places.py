@@ -1,0 +1,18 @@
+"""Where a store's parts are: the log of record and the analytics store (`bridgeledger info`)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pipelines.store import EventStore
+
+
+def describe_store(store: EventStore) -> dict[str, dict[str, Any]]:
+    """The log (backend, location, head) and the analytics store (the DuckDB file analysts open)."""
+    tip = store.tip() if store.exists() else None
+    return {
+        "log": {"backend": store.backend, "location": store.shown_location,
+                "head": tip.position if tip else 0, "hash": tip.hash if tip else None},
+        "analytics": {"backend": "duckdb", "location": str(store.analytics_path.resolve()),
+                      "exists": store.analytics_path.exists()},
+    }
