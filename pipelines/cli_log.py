@@ -14,6 +14,7 @@ log_app = typer.Typer(help="The event log itself: move it between a DuckDB file 
 def register(app: typer.Typer) -> None:
     """Add `info` and `log ...` to the `bridgeledger` app."""
     app.command("info")(info)
+    app.command("snapshot")(snapshot)
     app.add_typer(log_app, name="log")
 
 
@@ -38,6 +39,21 @@ def info(store: StoreOption = None,
         console.print(f"{key}: {shown(str(part['location']))}  " + "  ".join(
             f"{name}={shown(str(value))}" for name, value in part.items() if name != "location"),
             markup=False, highlight=False)
+
+
+def snapshot(store: StoreOption = None) -> None:
+    """Write the analysts' snapshot: the analytics store at one log position, replaced whole, so a
+    client or BI tool that keeps it open never blocks the pipeline (see docs/analysts.md)."""
+    from pipelines.log.snapshot import publish_snapshot
+    from pipelines.store import StoreError
+
+    try:
+        made = publish_snapshot(open_store(store))
+    except StoreError as exc:
+        errors.print(f"[red]error[/red] {shown(str(exc))}")
+        raise typer.Exit(1) from exc
+    console.print(f"analysts' snapshot at log position {made.position}: {shown(str(made.path))}",
+                  markup=False, highlight=False)
 
 
 @log_app.command("copy")

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import polars as pl
 
+from pipelines.log.snapshot import publish_snapshot
 from pipelines.store import EventStore
 
 log = logging.getLogger(__name__)
@@ -68,6 +69,9 @@ def run_demo(workdir: Path, *, now: datetime, weekend: Path = WEEKEND) -> DemoSu
                          f"{'intact' if report.ok else f'BROKEN at {report.first_bad_position}'}")
     summary.lines.append(f"store: {store.path}  (try: bridgeledger sql --store {store.path} "
                          "\"SELECT * FROM ranking LIMIT 10\")")
+    snapshot = publish_snapshot(store)
+    summary.lines.append(f"analysts' snapshot at log position {snapshot.position}: {snapshot.path} "
+                         "(a DuckDB client or BI tool may keep it open; docs/analysts.md)")
     return summary
 
 
@@ -75,7 +79,7 @@ def _fresh_store(workdir: Path) -> EventStore:
     workdir.mkdir(parents=True, exist_ok=True)
     store_file = workdir / "bridgeledger.duckdb"
     for stale in workdir.iterdir():
-        if stale.name.startswith("bridgeledger.duckdb") or stale.name in ("outputs", "site"):
+        if stale.name.startswith(("bridgeledger.duckdb", "bridgeledger.analysts")) or stale.name in ("outputs", "site"):
             # the demo's own scratch files, rebuilt from the sample weekend every run
             shutil.rmtree(stale) if stale.is_dir() else stale.unlink()
     return EventStore(store_file)
@@ -117,7 +121,7 @@ def _publish_ranking(store: EventStore, weekend: Path, as_of: datetime, label: s
 def _close_periods(store: EventStore, workdir: Path, summary: DemoSummary) -> None:
     from pipelines.tasks import close_due_periods
 
-    closed = close_due_periods(str(store.path), MONDAY.isoformat(), str(workdir / "outputs"))
+    closed = close_due_periods(store.location, MONDAY.isoformat(), str(workdir / "outputs"))
     summary.lines.append(f"{MONDAY:%a %H:%M} correction periods closed: {len(closed)} session(s) final")
 
 

@@ -328,13 +328,15 @@ class EventStore:
             result = self._log.append(pg, frame, expected_versions=expected, idempotency_key=idempotency_key)
         if result.last_position is not None and result.last_hash is not None:
             write_anchor(self.path, Head(result.last_position, result.last_hash))
-        try:
-            self.refresh_mirror()
-        except StoreError as exc:
-            # The events are committed: failing the append would misreport them as lost. The next
-            # reader of the analytics file meets the same error and stops there.
-            log.warning("appended at positions %s..%s, but the analytics file was not brought up: %s",
-                        result.first_position, result.last_position, exc)
+        held = self._lent()
+        if held is not None:  # a session reads what it appended through its connection: bring it up now
+            try:
+                self._sync(held)
+            except StoreError as exc:
+                # The events are committed: failing the append would misreport them as lost. The next
+                # reader of the analytics file meets the same error and stops there.
+                log.warning("appended at positions %s..%s, but the analytics file was not brought up: %s",
+                            result.first_position, result.last_position, exc)
         return result
 
     def _append_to_duckdb(self, frame: pl.DataFrame, expected: Mapping[str, int],

@@ -8,11 +8,16 @@ from pipelines.store import EventStore
 
 
 def describe_store(store: EventStore) -> dict[str, dict[str, Any]]:
-    """The log (backend, location, head) and the analytics store (the DuckDB file analysts open)."""
+    """The log (backend, location, head) and the analytics store: the DuckDB file the pipeline
+    keeps, and the snapshot of it that analysts and BI tools open (`snapshot`, with its position)."""
+    from pipelines.log.snapshot import read_snapshot_position, snapshot_path
+
     tip = store.tip() if store.exists() else None
+    snapshot = snapshot_path(store).resolve()
+    made = read_snapshot_position(snapshot)
     return {
         "log": {"backend": store.backend, "location": store.shown_location,
                 "head": tip.position if tip else 0, "hash": tip.hash if tip else None},
         "analytics": {"backend": "duckdb", "location": str(store.analytics_path.resolve()),
-                      "exists": store.analytics_path.exists()},
+                      "snapshot": str(snapshot), "snapshot_position": made.position if made else None},
     }

@@ -19,7 +19,9 @@ from __future__ import annotations
 
 import io
 import logging
+import os
 import re
+import threading
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
@@ -103,6 +105,7 @@ class PostgresLog:
         self.url = url
         self.connect_timeout = connect_timeout
         self._schema_ready = False
+        self._local = threading.local()
 
     def __repr__(self) -> str:
         return f"PostgresLog({redacted(self.url)!r})"
@@ -111,18 +114,32 @@ class PostgresLog:
 
     @contextmanager
     def connection(self) -> Iterator[psycopg.Connection[Any]]:
-        """One connection for a unit of work (autocommit; appends open their own transaction)."""
+        """The connection of this thread's unit of work (autocommit; appends open their own
+        transaction). It is kept for the next call: a connection costs a round trip and a backend
+        process, and a command or task makes many calls. A broken one, or one inherited across a
+        fork, is replaced."""
         import psycopg
 
-        try:
-            con = psycopg.connect(self.url, autocommit=True, connect_timeout=self.connect_timeout,
-                                  application_name="bridgeledger")
-        except psycopg.OperationalError as exc:
-            raise StoreError(f"cannot reach the PostgreSQL log at {redacted(self.url)}: {exc}") from exc
+        con: psycopg.Connection[Any] | None = getattr(self._local, "con", None)
+        if con is None or con.closed or con.broken or self._local.pid != os.getpid():
+            try:
+                con = psycopg.connect(self.url, autocommit=True, connect_timeout=self.connect_timeout,
+                                      application_name="bridgeledger")
+            except psycopg.OperationalError as exc:
+                raise StoreError(f"cannot reach the PostgreSQL log at {redacted(self.url)}: {exc}") from exc
+            self._local.con, self._local.pid = con, os.getpid()
         try:
             yield con
-        finally:
+        except psycopg.OperationalError as exc:
             con.close()
+            raise StoreError(f"the PostgreSQL log at {redacted(self.url)} failed: {exc}") from exc
+
+    def close(self) -> None:
+        """Close this thread's connection (the next call opens another)."""
+        con = getattr(self._local, "con", None)
+        if con is not None:
+            con.close()
+            self._local.con = None
 
     def ensure_schema(self, con: psycopg.Connection[Any]) -> None:
         """Create the log's tables and guards if they are not there (once per process)."""

@@ -115,3 +115,13 @@ def test_event_frame_and_append_agree(log_store: EventStore) -> None:
     events = penalties(2)
     log_store.append_frame(event_frame(events), recorded_at=RECORDED_AT)
     assert [e.payload for e in log_store.read()] == [dict(e.payload) for e in events]
+
+
+def test_a_session_reads_what_it_appended(log_store: EventStore) -> None:
+    with log_store.session():
+        log_store.append(penalties(2), recorded_at=RECORDED_AT)
+        with log_store.reader() as con:
+            assert con.execute("SELECT count(*) FROM events").fetchone() == (2,)
+        log_store.append(penalties(1, "session:e/2"), recorded_at=RECORDED_AT)
+        with log_store.reader() as con:
+            assert con.execute("SELECT max(position) FROM events").fetchone() == (3,)

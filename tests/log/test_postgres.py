@@ -75,10 +75,11 @@ def test_an_analytics_file_of_another_log_is_refused(pg_url: str, tmp_path: Path
     analytics = tmp_path / "analytics.duckdb"
     first = EventStore(pg_url, analytics=analytics)
     first.append(penalties(2), recorded_at=RECORDED_AT)
+    assert first.refresh_mirror() == 2
     with psycopg.connect(postgres_server, autocommit=True) as con:
         con.execute(f'CREATE DATABASE "{Path(pg_url).name}_b"')
     other = EventStore(f"{pg_url}_b", analytics=analytics)
-    other.append(penalties(3, "another"), recorded_at=RECORDED_AT)  # the append itself succeeds ...
+    other.append(penalties(3, "another"), recorded_at=RECORDED_AT)  # appending never reads the file ...
     with pytest.raises(MirrorMismatch, match="mirrors another log"), other.reader():
         pass  # ... but nobody reads another log's events as this one's
     with psycopg.connect(postgres_server, autocommit=True) as con:

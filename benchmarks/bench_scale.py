@@ -1,0 +1,206 @@
+"""Benchmark: a federation's year appended by concurrent writers, scored, then one correction republished.
+
+As a user meets it: every phase is a fresh process (`python -m pipelines.cli ...`, or a writer
+process appending its share of the sessions), timed from outside, with its own peak RSS
+(`os.wait4`). The same work runs on PostgreSQL (the log of many writers) and on the embedded
+DuckDB file (one writer at a time: its writers queue on the file lock), in the same run.
+
+Setup (not timed): `bench_scoring.generate` makes the results (25-board sessions, `--per-board`
+tables, MP, Butler, cross-IMP and teams sessions); each session becomes one append (as a file's
+ingest is), with an idempotency key, dealt round-robin to `--writers` processes.
+
+Phases, each printed with wall seconds, rows/s where it appends, and peak RSS:
+1. append: the writers start together; rows/s = events / wall of the slowest. Then counted: lost
+   (an event generated but not in the log) and duplicated (in the log twice) must both be 0.
+2. verify: `bridgeledger verify`, the whole chain recomputed.
+3. score: `bridgeledger score`, the analytics store brought up to the log and every session scored.
+4. a correction republished: `correct` + `score` + `site --event` of that event, the sum timed.
+
+Targets (issue "Many writers, many readers, many machines"): >= 15,000 events/s appended by 4
+writers into PostgreSQL; the correction republished within 3 s; no phase above 8 GB.
+
+    .venv/bin/python -m benchmarks.bench_scale [--boards 40000] [--per-board 50] [--writers 4]
+        [--pg-url URL]   (default: a throwaway cluster from scripts/throwaway_postgres.sh)
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import polars as pl
+
+REPO = Path(__file__).resolve().parents[1]
+AT = "2026-11-21T00:00:00+00:00"
+
+
+@dataclass(frozen=True)
+class Phase:
+    """One timed process (or several started together): wall seconds and the largest peak RSS."""
+
+    seconds: float
+    peak_gb: float
+
+
+def run_processes(commands: list[list[str]], env: dict[str, str]) -> Phase:
+    """Start `commands` together; wait for all; fail loudly if one fails."""
+    started = time.perf_counter()
+    processes = [subprocess.Popen(command, cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+                 for command in commands]
+    peak = 0
+    for process in processes:
+        _, status, usage = os.wait4(process.pid, 0)
+        process.returncode = os.waitstatus_to_exitcode(status)
+        peak = max(peak, usage.ru_maxrss)
+        if process.returncode != 0:
+            assert process.stderr is not None
+            raise SystemExit(f"{' '.join(process.args)} failed:\n{process.stderr.read().decode()[-3000:]}")  # type: ignore[arg-type]
+    return Phase(time.perf_counter() - started, peak / 1024 / 1024)
+
+
+def cli(*args: str) -> list[str]:
+    return [sys.executable, "-m", "pipelines.cli", *args]
+
+
+def prepare(boards: int, per_board: int, writers: int, folder: Path) -> tuple[list[Path], int, pl.DataFrame]:
+    """Each writer's sessions as event rows in a Parquet file; the number of events; the sessions."""
+    from benchmarks.bench_scoring import CONTRACTS, generate, log_events
+    from models.events import session_stream
+    from pipelines.payloads import canonical_json
+    from pipelines.store import to_epoch_us
+
+    results, sessions = generate(boards, per_board)
+    at_us = to_epoch_us(__import__("datetime").datetime.fromisoformat(AT))
+    pick = pl.col("board") * 7 + pl.col("table_id").cast(pl.Int64) * 3
+    contracts = pl.DataFrame(CONTRACTS, schema=["contract", "declarer", "tricks"], orient="row").with_row_index("_c")
+    rows = results.drop("contract", "declarer", "tricks").with_columns(
+        _c=(pick % len(CONTRACTS)).cast(pl.UInt32)).join(contracts, on="_c", how="left")
+    events = log_events(rows, at_us)
+    scheduled = sessions.select(
+        stream_id=pl.concat_str([pl.lit("session:"), pl.col("event_id"), pl.lit("/"), pl.col("session_id")]),
+        type=pl.lit("SessionScheduled"),
+        payload=canonical_json({"event_id": pl.col("event_id"), "session_id": pl.col("session_id"),
+                                "number": pl.lit(1), "session_date": pl.lit(None), "scoring": pl.col("scoring"),
+                                "field_layout": pl.lit("two_field"), "sections": pl.lit([], dtype=pl.List(pl.String)),
+                                "title": pl.lit(None)}),
+        occurred_us=pl.lit(at_us, dtype=pl.Int64))
+    assert session_stream("e", "s") == "session:e/s"
+    # Each session's scheduling first, then its results: one append per session, as one file.
+    every = pl.concat([scheduled.with_columns(order=pl.lit(0)), events.with_columns(order=pl.lit(1))])
+    every = every.with_row_index("row").sort("stream_id", "order", "row").drop("order", "row")
+    streams = every.select(pl.col("stream_id").unique(maintain_order=True)).with_row_index("n")
+    every = every.join(streams, on="stream_id", how="left", maintain_order="left")
+    files = []
+    for writer in range(writers):
+        path = folder / f"writer{writer}.parquet"
+        every.filter(pl.col("n") % writers == writer).drop("n").write_parquet(path)
+        files.append(path)
+    return files, every.height, sessions
+
+
+def write(share: Path, store: str, analytics: str) -> None:
+    """A writer process: one append per session of its share, each with its idempotency key."""
+    from datetime import datetime
+
+    from pipelines.store import EventStore
+
+    event_store = EventStore(store, analytics=analytics, busy_timeout=3600.0)
+    frame = pl.read_parquet(share)
+    recorded = datetime.fromisoformat(AT)
+    for (stream,), session in frame.group_by("stream_id", maintain_order=True):
+        event_store.append_frame(session, recorded_at=recorded, idempotency_key=f"bench:{stream}")
+
+
+def counted(store: str, analytics: str, expected: int) -> tuple[int, int, int]:
+    """(in the log, lost, duplicated): by the events' own identity (stream and payload bytes)."""
+    from pipelines.store import EventStore
+
+    event_store = EventStore(store, analytics=analytics)
+    total, distinct, position = 0, set(), 0
+    while True:
+        rows = event_store.rows_after(position, limit=500_000)
+        if rows.height == 0:
+            break
+        total += rows.height
+        distinct.update(rows.select(pl.concat_str("stream_id", "payload").hash()).to_series().to_list())
+        position = int(rows["position"][-1])
+    return total, max(expected - len(distinct), 0), total - len(distinct)
+
+
+def side(name: str, store: str, analytics: Path, files: list[Path], expected: int, event: str) -> None:
+    env = {**os.environ, "BRIDGELEDGER_STORE": store, "BRIDGELEDGER_ANALYTICS": str(analytics),
+           "POLARS_MAX_THREADS": "2"}
+    writers = [[sys.executable, "-m", "benchmarks.bench_scale", "--writer", str(path), "--store", store,
+                "--analytics", str(analytics.with_name(f"{analytics.stem}-w{n}.duckdb"))]
+               for n, path in enumerate(files)]
+    append = run_processes(writers, env)
+    total, lost, duplicated = counted(store, str(analytics), expected)
+    print(f"[{name}] append: {expected:,} events by {len(files)} writers in {append.seconds:.1f} s = "
+          f"{expected / append.seconds:,.0f} events/s; peak {append.peak_gb:.2f} GB; in the log {total:,}, "
+          f"lost {lost}, duplicated {duplicated}", flush=True)
+    verify = run_processes([cli("verify")], env)
+    print(f"[{name}] verify: {verify.seconds:.1f} s, peak {verify.peak_gb:.2f} GB", flush=True)
+    score = run_processes([cli("score")], env)
+    print(f"[{name}] score (analytics brought up, every session scored): {score.seconds:.1f} s, "
+          f"peak {score.peak_gb:.2f} GB", flush=True)
+    site_dir = analytics.parent / f"site-{name}"
+    warm = run_processes([cli("site", "--out", str(site_dir), "--event", event)], env)
+    correct = run_processes([cli("correct", "--event", event, "--session", "1", "--board", "1", "--table", "2",
+                                 "--tricks", "11", "--id", "scale-c1", "--by", "NS 2", "--reason", "eleven tricks",
+                                 "--at", "2026-11-21T00:10Z")], env)
+    rescore = run_processes([cli("score")], env)
+    site = run_processes([cli("site", "--out", str(site_dir), "--event", event)], env)
+    total_s = correct.seconds + rescore.seconds + site.seconds
+    print(f"[{name}] a correction republished: correct {correct.seconds:.2f} s + score {rescore.seconds:.2f} s + "
+          f"site --event {site.seconds:.2f} s = {total_s:.2f} s (target <= 3 s); peaks {correct.peak_gb:.2f}, "
+          f"{rescore.peak_gb:.2f}, {site.peak_gb:.2f} GB (the event's first site build: {warm.seconds:.1f} s)",
+          flush=True)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--boards", type=int, default=40_000)
+    parser.add_argument("--per-board", type=int, default=50)
+    parser.add_argument("--writers", type=int, default=4)
+    parser.add_argument("--pg-url")
+    parser.add_argument("--skip-duckdb", action="store_true")
+    parser.add_argument("--writer", type=Path, help=argparse.SUPPRESS)
+    parser.add_argument("--store", help=argparse.SUPPRESS)
+    parser.add_argument("--analytics", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.writer:
+        write(args.writer, args.store, args.analytics)
+        return
+    folder = Path(tempfile.mkdtemp(prefix="bench-scale-"))
+    cluster = None
+    try:
+        started = time.perf_counter()
+        files, expected, sessions = prepare(args.boards, args.per_board, args.writers, folder)
+        event = str(sessions["event_id"][0])
+        print(f"setup: {expected:,} events ({args.boards * args.per_board:,} results, {sessions.height:,} "
+              f"sessions) for {args.writers} writers in {time.perf_counter() - started:.1f} s; "
+              f"load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores", flush=True)
+        url = args.pg_url
+        if url is None:
+            cluster = Path(tempfile.mkdtemp(prefix="bench-scale-pg-"))
+            url = subprocess.run([str(REPO / "scripts" / "throwaway_postgres.sh"), "start", str(cluster), "55477"],
+                                 check=True, capture_output=True, text=True).stdout.strip()
+        side("postgresql", url, folder / "pg-analytics.duckdb", files, expected, event)
+        if not args.skip_duckdb:
+            side("duckdb", str(folder / "federation.duckdb"), folder / "federation.duckdb", files, expected, event)
+    finally:
+        if cluster is not None:
+            subprocess.run([str(REPO / "scripts" / "throwaway_postgres.sh"), "stop", str(cluster)], check=False)
+            shutil.rmtree(cluster, ignore_errors=True)
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
