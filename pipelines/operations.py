@@ -51,7 +51,8 @@ class InboxRejected(ValueError):
 class Settings:
     """Where the federation's store and folders are; every path absolute."""
 
-    store: Path
+    store: str
+    """The log: an absolute DuckDB file path, or a postgresql:// URL."""
     inbox: Path
     outdir: Path
     site: Path
@@ -74,16 +75,29 @@ def resolve_settings(configured: Mapping[str, str] | None, env: Mapping[str, str
     """Settings from an orchestrator's configuration (e.g. an Airflow Variable), else the environment.
 
     `store` comes from the configuration, else `BRIDGELEDGER_STORE`; every folder defaults to one
-    beside the store (`inbox/`, `outputs/`, `site/`, `notifications.jsonl`). Relative paths are
-    refused: a scheduler's working directory is nobody's business.
+    beside the store (`inbox/`, `outputs/`, `site/`, `notifications.jsonl`), or, when the store is
+    a postgresql:// URL, beside its analytics file (`BRIDGELEDGER_ANALYTICS`, which every worker
+    of one machine shares). Relative paths are refused: a scheduler's working directory is
+    nobody's business.
     """
+    from pipelines.log.postgres import is_postgres_url
+    from pipelines.store import ANALYTICS_ENV
+
     given = dict(configured or {})
     environment = os.environ if env is None else env
     store_text = given.get("store") or environment.get(STORE_ENV)
     if not store_text:
         raise SettingsError(f"no store configured: set the 'store' setting or {STORE_ENV}")
-    store = _absolute("store", store_text)
-    home = store.parent
+    if is_postgres_url(store_text):
+        store = store_text
+        analytics = environment.get(ANALYTICS_ENV)
+        if not analytics:
+            raise SettingsError(f"a postgresql:// store needs {ANALYTICS_ENV}: the analytics file this "
+                                "machine's workers share (an absolute path)")
+        home = _absolute(ANALYTICS_ENV, analytics).parent
+    else:
+        home = _absolute("store", store_text).parent
+        store = str(_absolute("store", store_text))
     return Settings(
         store=store,
         inbox=_absolute("inbox", given.get("inbox") or str(home / "inbox")),
@@ -98,7 +112,7 @@ def existing_store(settings: Settings) -> EventStore:
     """The configured store, which must exist: an operation on a store that is not there fails."""
     store = EventStore(settings.store)
     if not store.exists():
-        raise StoreMissing(f"no event store at {settings.store}")
+        raise StoreMissing(f"no event store at {store.shown_location}")
     return store
 
 

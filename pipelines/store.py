@@ -137,6 +137,7 @@ class EventStore:
         self._held: duckdb.DuckDBPyConnection | None = None
         self._log: PostgresLog | None = None
         self._last_sync = 0
+        self._lazy = False
         if is_postgres_url(self.location):
             from pipelines.log.postgres import PostgresLog
 
@@ -200,7 +201,7 @@ class EventStore:
         Inside `session()` the session's connection is lent instead. On PostgreSQL the analytics
         file is first brought up to the log.
         """
-        held = self._lent()
+        held = self._lent() or self._open_lazy_session()
         if held is not None:
             yield held
             return
@@ -215,7 +216,7 @@ class EventStore:
     @contextmanager
     def writer(self) -> Iterator[duckdb.DuckDBPyConnection]:
         """A read-write connection with the schema in place. Only this module appends events."""
-        held = self._lent()
+        held = self._lent() or self._open_lazy_session()
         if held is not None:
             yield held
             return
@@ -237,9 +238,21 @@ class EventStore:
         then appends pays it once this way. The write lock is held for the whole session, so keep
         sessions short (read and parse files before opening one). On the thread that opened it,
         any other `EventStore` of the same file borrows the session's connection.
+
+        On PostgreSQL appends need no lock of this machine's: the analytics file is opened at the
+        session's first read and held from then on, so parallel workers sharing one analytics file
+        (ingest tasks, which mostly append) wait on each other only once they read.
         """
-        if self._lent() is not None:
+        if self._lent() is not None or self._lazy:
             yield self
+            return
+        if self._log is not None:
+            self._lazy = True
+            try:
+                yield self
+            finally:
+                self._lazy = False
+                self._release_session()
             return
         key = _session_key(self.path)
         with self.writer() as con:
@@ -249,6 +262,27 @@ class EventStore:
             finally:
                 self._held = None
                 del _SESSIONS[key]
+
+    def _open_lazy_session(self) -> duckdb.DuckDBPyConnection | None:
+        """In a PostgreSQL session: the analytics connection, opened (and brought up) at first use."""
+        if not self._lazy:
+            return None
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        con = self._connect(read_only=False)
+        try:
+            con.execute(_SCHEMA)
+            self._sync(con)
+        except BaseException:
+            con.close()
+            raise
+        self._held = _SESSIONS[_session_key(self.path)] = con
+        return con
+
+    def _release_session(self) -> None:
+        if self._held is not None:
+            self._held.close()
+            self._held = None
+            _SESSIONS.pop(_session_key(self.path), None)
 
     def _has_events(self, con: duckdb.DuckDBPyConnection) -> bool:
         """Whether the log's table exists. A session's connection was opened by `writer`, which

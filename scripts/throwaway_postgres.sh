@@ -27,7 +27,13 @@ case "$command" in
 start)
     mkdir -p "$dir"
     dir=$(cd "$dir" && pwd)
-    if [ "$(id -u)" = 0 ]; then chown postgres: "$dir"; fi
+    if [ "$(id -u)" = 0 ]; then
+        chown postgres: "$dir"
+        runuser -u postgres -- test -x "$dir" || {
+            echo "the postgres user cannot reach $dir: make the folders above it traversable (chmod o+x)" >&2
+            exit 1
+        }
+    fi
     if [ ! -f "$dir/data/PG_VERSION" ]; then
         as_owner "$bindir/initdb" -D "$dir/data" -A trust -U postgres -E UTF8 --locale=C.UTF-8 >"$dir/initdb.log" 2>&1 \
             || { cat "$dir/initdb.log" >&2; exit 1; }

@@ -125,3 +125,13 @@ def test_a_session_reads_what_it_appended(log_store: EventStore) -> None:
         log_store.append(penalties(1, "session:e/2"), recorded_at=RECORDED_AT)
         with log_store.reader() as con:
             assert con.execute("SELECT max(position) FROM events").fetchone() == (3,)
+
+
+def test_a_session_lends_one_connection_to_nested_readers_and_writers(log_store: EventStore) -> None:
+    log_store.append(penalties(2), recorded_at=RECORDED_AT)
+    other = EventStore(log_store.location, analytics=log_store.path if log_store.backend == "postgresql" else None)
+    with log_store.session(), log_store.writer() as outer:
+        outer.execute("CREATE TABLE IF NOT EXISTS derived_notes (n INTEGER)")
+        with log_store.reader() as inner, other.reader() as borrowed:  # no second attach of the file
+            assert inner is outer and borrowed is outer
+            assert inner.execute("SELECT count(*) FROM events").fetchone() == (2,)
