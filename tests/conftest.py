@@ -7,12 +7,25 @@ from pathlib import Path
 
 import pytest
 
+from pipelines import director
 from pipelines.store import EventStore
 
 REPO = Path(__file__).resolve().parents[1]
 SAMPLE_DATA = REPO / "sample_data"
 CORPUS = REPO.parent / "shared" / "corpus"
 RECORDED_AT = datetime(2026, 11, 21, 22, 0, tzinfo=UTC)
+TYPED_AT = datetime(2000, 1, 1, tzinfo=UTC)
+"""When the tests' director commands are typed (`pipelines.director.appended_now`): before any
+session of theirs is published, so that each request is entered as its weekend happens, never
+back-dated. A test of back-dating sets the clock itself; `WALL_CLOCK` is the real one."""
+WALL_CLOCK = director.appended_now
+
+
+@pytest.fixture(autouse=True)
+def _director_types_as_it_happens(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every test's director commands are recorded at `TYPED_AT` (see there), not on the day the
+    tests run: a weekend of 2026 replayed in December would be back-dated (issue #36, item 5)."""
+    monkeypatch.setattr(director, "appended_now", lambda: TYPED_AT)
 
 
 @pytest.fixture
