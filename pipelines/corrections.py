@@ -115,7 +115,8 @@ def decide_corrections(corrections: pl.DataFrame, windows: pl.DataFrame, approva
     recorded once its session was final but claiming a time before that (inside the period, or
     before publication) is back-dated: it applies only with a `BackDatedCorrectionAcknowledged`
     (`acknowledgements`) or a Law 79C2 approval. `awaiting` says what a request not applied
-    waits for: a Law 79C2 approval, or an acknowledgement of its back-dating.
+    waits for: a Law 79C2 approval, or an acknowledgement of its back-dating; `acknowledged_by` and
+    `acknowledgement` who let a back-dated request in, and why. `rule` is one of a fixed set of texts.
     """
     approved = approvals.select("correction_id", approved_by=pl.col("organiser"),
                                 director=pl.col("director"), statement=pl.col("statement")).unique(
@@ -145,10 +146,7 @@ def decide_corrections(corrections: pl.DataFrame, windows: pl.DataFrame, approva
         .when(unpublished).then(pl.lit("ordinary fix before publication"))
         .when(inside).then(pl.lit("Law 79C1: raised within the correction period"))
         .when(late_approved).then(pl.lit("Law 79C2: late correction approved by the organiser"))
-        .otherwise(pl.lit("Law 79C1: correction period had expired; no Law 79C2 approval"))
-        + pl.when(back_dated & ~held & pl.col("acknowledged_by").is_not_null()).then(
-            pl.lit("; back-dated, acknowledged by ") + pl.col("acknowledged_by") + pl.lit(": ")
-            + pl.col("acknowledgement")).otherwise(pl.lit("")),
+        .otherwise(pl.lit("Law 79C1: correction period had expired; no Law 79C2 approval")),
     )
 
 

@@ -167,7 +167,9 @@ def describe_correction(store: EventStore, correction_id: str, *, now: datetime)
     change it (a Law 79C2 approval, or an acknowledgement of its back-dating)."""
     row = correction_decision(store, correction_id, now=now)
     if row["applied"]:
-        return f"applied ({row['window']}): {row['rule']}"
+        acknowledged = f"; back-dated, acknowledged by {row['acknowledged_by']}: {row['acknowledgement']}" \
+            if row["back_dated"] and row["acknowledged_by"] is not None else ""
+        return f"applied ({row['window']}): {row['rule']}{acknowledged}"
     if row["awaiting"] == "acknowledgement":
         return (f"not applied: back-dated; it claims a time {row['window']} but was recorded at {row['recorded']}, "
                 f"after the session became final at {row['deadline']}. To let it in, acknowledge it: "

@@ -412,4 +412,4 @@ def test_a_back_dated_correction_waits_for_an_acknowledgement(store_file: Path, 
     assert "acknowledged by TD Smith" in audit
     rows = pl.read_csv(tmp_path / "audit" / "audit_club-championship-2026_1.csv")
     assert rows.select("id", "decision", "recorded_at").rows() == [("c1", "applied", "2026-12-02T09:00:00+0000")]
-    assert rows["back_dated"][0].startswith("yes") and rows["rule"][0].endswith("TD Smith: slip found Monday")
+    assert rows["back_dated"][0].startswith("yes") and rows["back_dated"][0].endswith("TD Smith: slip found Monday")

@@ -123,8 +123,8 @@ def test_an_acknowledgement_lets_it_in_and_the_audit_says_who_and_why(
     assert _table(edition) == (400, "final")
     decided = _decided(store, "slip")
     assert decided["applied"] is True and decided["awaiting"] is None
-    assert decided["rule"] == ("ordinary fix before publication; back-dated, acknowledged by TD Smith: "
-                               "pick-up slip found in the box on Monday")
+    assert (decided["rule"], decided["acknowledged_by"], decided["acknowledgement"]) == (
+        "ordinary fix before publication", "TD Smith", "pick-up slip found in the box on Monday")
     [stored] = store.read(types=["BackDatedCorrectionAcknowledged"])
     assert (stored.payload["correction_id"], stored.recorded_at) == ("slip", DECEMBER)
     from pathlib import Path
@@ -132,7 +132,7 @@ def test_an_acknowledgement_lets_it_in_and_the_audit_says_who_and_why(
     report = write_audit(edition, EVENT, SESSION, Path(str(tmp_path)), recorded=recorded_times(store))
     row = report.rows.filter(pl.col("id") == "slip").row(0, named=True)
     assert (row["decision"], row["back_dated"][:4]) == ("applied", "yes:")
-    assert "acknowledged by TD Smith" in row["rule"]
+    assert row["back_dated"].endswith("; acknowledged by TD Smith: pick-up slip found in the box on Monday")
     with pytest.raises(DirectorError, match="already acknowledged"):
         acknowledge_back_dated(store, "slip", Acknowledgement("TD Jones", "again"))
 
