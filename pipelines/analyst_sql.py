@@ -118,7 +118,9 @@ def run_query(path: Path, query: str, *, busy_timeout: float = 10.0,
     on a file it may not read.
     """
     con = contained_connection(path, busy_timeout=busy_timeout, memory_limit=limits.memory_limit)
-    timer = threading.Timer(limits.timeout, _interrupt, args=(con, limits.timeout))
+    closing = threading.Lock()  # the timer never interrupts a connection being closed
+    timer = threading.Timer(limits.timeout, _interrupt, args=(con, limits.timeout, closing))
+    timer.daemon = True  # never what keeps the process alive
     try:
         statement = reading_statement(con, query)
         timer.start()
@@ -132,13 +134,20 @@ def run_query(path: Path, query: str, *, busy_timeout: float = 10.0,
                                 "stopped; give it more with --memory-limit (e.g. --memory-limit 4GB)") from exc
     finally:
         timer.cancel()
-        con.close()
+        with closing:
+            con.close()
 
 
-def _interrupt(con: duckdb.DuckDBPyConnection, timeout: float) -> None:
-    """Stop the query running on `con` (called by the timer, from its own thread)."""
-    log.warning("analyst query interrupted after %g s", timeout)
-    con.interrupt()
+def _interrupt(con: duckdb.DuckDBPyConnection, timeout: float, closing: threading.Lock) -> None:
+    """Stop the query running on `con` (called by the timer, from its own thread), unless the
+    query is over and `con` is being closed."""
+    if not closing.acquire(blocking=False):
+        return
+    try:
+        log.warning("analyst query interrupted after %g s", timeout)
+        con.interrupt()
+    finally:
+        closing.release()
 
 
 ANSWER_FORMATS = ("table", "csv", "json")

@@ -52,7 +52,9 @@ def decide_publications(publications: pl.DataFrame, periods: pl.DataFrame) -> pl
     period only while the session is still provisional, before the deadline of the first: once
     final, a session stays final (Law 79C), and a period named then is kept in the log but not
     applied; only a Law 79C2 approval lets a correction in after the period. Of the periods that
-    apply, the first named sets the deadline.
+    apply, the first named sets the deadline. A republication must also have been recorded before
+    that deadline (`recorded_us`, where `publications` has it): back-dating one does not reopen
+    a final session.
     """
     ordered = publications.sort(["occurred_us", "position"]).join(
         periods.select("event_id", "correction_minutes"), on="event_id", how="left", maintain_order="left")
@@ -61,7 +63,10 @@ def decide_publications(publications: pl.DataFrame, periods: pl.DataFrame) -> pl
                                pl.lit(DEFAULT_PERIOD_MINUTES)).over(_SESSION)
     base_deadline = pl.col("occurred_us").first().over(_SESSION) + (base_minutes * MINUTE_US).cast(pl.Int64)
     named = pl.col("correction_period_minutes").is_not_null()
-    in_time = first | (pl.col("occurred_us") < base_deadline)
+    # Claimed and recorded before the deadline: a republication typed once the session was final,
+    # claiming an earlier time, names no period either (`recorded_us`, where given).
+    recorded = pl.col("recorded_us") if "recorded_us" in publications.columns else pl.lit(None, pl.Int64)
+    in_time = first | ((pl.col("occurred_us") < base_deadline) & (recorded < base_deadline).fill_null(True))
     return ordered.with_columns(
         first_publication=first,
         period_applies=pl.when(named).then(in_time),

@@ -106,7 +106,7 @@ def replay(store: EventStore, *, up_to: int | None = None, as_of_us: int | None 
         scheduled = read.frame("SessionScheduled")
         penalties = read.frame("PenaltyAwarded")
         tournaments = read.frame("TournamentRegistered")
-        published = read.frame("ScoresPublished")
+        published = publications_with_recorded_times(con, read.frame("ScoresPublished"))
         requests = with_recorded_times(con, read.frame("ScoreCorrectionRequested"))
         approvals = read.frame("LateCorrectionApproved")
         acknowledged = read.frame("BackDatedCorrectionAcknowledged")
@@ -158,7 +158,7 @@ def publication_windows(store: EventStore, *, as_of_us: int, up_to: int | None =
     tournaments' registrations alone (no result is read)."""
     position = store.head() if up_to is None else up_to
     with store.reader() as con, PayloadReader(con, position, upcasters, as_of_us) as read:
-        published = read.frame("ScoresPublished")
+        published = publications_with_recorded_times(con, read.frame("ScoresPublished"))
         conditions = _conditions(read.frame("TournamentRegistered"))
     return session_windows(published, periods_frame(_periods(conditions)), as_of_us)
 
@@ -172,7 +172,7 @@ def correction_decisions(store: EventStore, *, as_of_us: int, up_to: int | None 
     position = store.head() if up_to is None else up_to
     scope = None if sessions is None else Scope.of(sessions)
     with store.reader() as con, PayloadReader(con, position, upcasters, as_of_us, scope) as read:
-        published = read.frame("ScoresPublished")
+        published = publications_with_recorded_times(con, read.frame("ScoresPublished"))
         conditions = _conditions(read.frame("TournamentRegistered"))
         requests = with_recorded_times(con, read.frame("ScoreCorrectionRequested"))
         approvals = read.frame("LateCorrectionApproved")
@@ -200,7 +200,7 @@ def session_policy(store: EventStore, event_id: str, session_id: str, *, as_of_u
     position = store.head()
     with store.reader() as con, PayloadReader(con, position, upcasters, _LATEST_US,
                                               Scope.of([(event_id, session_id)])) as read:
-        published = read.frame("ScoresPublished")
+        published = publications_with_recorded_times(con, read.frame("ScoresPublished"))
         periods = periods_frame(_periods(_conditions(read.frame("TournamentRegistered"))))
         requests = with_recorded_times(con, read.frame("ScoreCorrectionRequested"))
         approvals = read.frame("LateCorrectionApproved")
@@ -212,6 +212,17 @@ def session_policy(store: EventStore, event_id: str, session_id: str, *, as_of_u
 
 _LATEST_US = 2**62
 """Later than any time the log accepts: every event is read, whatever time it claims."""
+
+
+def publications_with_recorded_times(con: duckdb.DuckDBPyConnection, published: pl.DataFrame) -> pl.DataFrame:
+    """`published` with `recorded_us` for the publications that name a period (null for the
+    others, whose recording time the policy does not need): a period named after the session
+    became final is not applied, even when its publication claims an earlier time."""
+    naming = published.filter(pl.col("correction_period_minutes").is_not_null())
+    if naming.is_empty():
+        return published.with_columns(recorded_us=pl.lit(None, pl.Int64))
+    times = with_recorded_times(con, naming.select("position")).select("position", "recorded_us")
+    return published.join(times, on="position", how="left", maintain_order="left")
 
 
 def with_recorded_times(con: duckdb.DuckDBPyConnection, requests: pl.DataFrame) -> pl.DataFrame:

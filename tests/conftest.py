@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -21,11 +22,17 @@ back-dated. A test of back-dating sets the clock itself; `WALL_CLOCK` is the rea
 WALL_CLOCK = director.appended_now
 
 
-@pytest.fixture(autouse=True)
-def _director_types_as_it_happens(monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.fixture(autouse=True, scope="session")
+def _director_types_as_it_happens() -> Iterator[None]:
     """Every test's director commands are recorded at `TYPED_AT` (see there), not on the day the
-    tests run: a weekend of 2026 replayed in December would be back-dated (issue #36, item 5)."""
-    monkeypatch.setattr(director, "appended_now", lambda: TYPED_AT)
+    tests run: a weekend of 2026 replayed in December would be back-dated (issue #36, item 5).
+    Session-wide, so that the stores module- and session-scoped fixtures build are typed so too;
+    a test that sets the clock itself (`monkeypatch.setattr`) gets this one back afterwards."""
+    director.appended_now = lambda: TYPED_AT
+    try:
+        yield
+    finally:
+        director.appended_now = WALL_CLOCK
 
 
 @pytest.fixture

@@ -74,6 +74,17 @@ def test_republishing_a_final_session_with_a_year_long_period_leaves_it_final(
     assert "already final" in said and "525600 minutes) is not applied" in said and "2026-11-21T20:30:00" in said
 
 
+def test_a_back_dated_republication_does_not_reopen_it_either(store: EventStore,
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    _published(store, monkeypatch)
+    _typed_at(monkeypatch, DECEMBER)  # typed in December, claiming ten minutes after the first publication
+    position = publish_scores(store, EVENT, SESSION, at=PUBLISHED + timedelta(minutes=10),
+                              correction_period_minutes=525600)
+    window = score_store(store, as_of_us=to_epoch_us(DECEMBER)).projection.windows.row(0, named=True)
+    assert (window["correction_minutes"], window["status"]) == (30.0, "final")
+    assert "is not applied" in describe_publication(store, EVENT, SESSION, position, now=DECEMBER)
+
+
 def test_a_period_named_while_provisional_still_applies(store: EventStore, monkeypatch: pytest.MonkeyPatch) -> None:
     _published(store, monkeypatch)
     position = publish_scores(store, EVENT, SESSION, at=PUBLISHED + timedelta(minutes=20),
