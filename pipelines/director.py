@@ -131,8 +131,10 @@ def acknowledge_back_dated(store: EventStore, correction_id: str, acknowledgemen
         raise DirectorError(f"there is no correction {correction_id!r} to acknowledge")
     decided = correction_decision(store, correction_id, now=appended_now())
     if not decided["back_dated"]:
-        raise DirectorError(f"correction {correction_id!r} is not back-dated (it was recorded before its session "
-                            "became final); there is nothing to acknowledge")
+        why = ("it claims a time after the correction period: a late correction, which only a Law 79C2 approval "
+               "lets in (approve-late)") if decided["window"] == "after correction period" \
+            else "it was recorded before its session became final"
+        raise DirectorError(f"correction {correction_id!r} is not back-dated ({why}); there is nothing to acknowledge")
     if decided["acknowledged_by"] is not None:
         raise DirectorError(f"correction {correction_id!r} was already acknowledged by {decided['acknowledged_by']}")
     event = _acknowledgement(correction_id, request["event_id"], request["session_id"], acknowledgement)

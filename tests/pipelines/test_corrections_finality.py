@@ -194,3 +194,5 @@ def test_a_late_correction_waits_for_a_79c2_approval(store: EventStore, monkeypa
     assert (decided["applied"], decided["back_dated"], decided["awaiting"]) == (False, False, "Law 79C2 approval")
     said = describe_correction(store, "late", now=DECEMBER)
     assert said.startswith("rejected: Law 79C1: correction period had expired") and "approve-late --id late" in said
+    with pytest.raises(DirectorError, match="a late correction, which only a Law 79C2 approval lets in"):
+        acknowledge_back_dated(store, "late", Acknowledgement("TD", "why"))
