@@ -476,6 +476,25 @@ class LateCorrectionApproved(_Event):
     """The 79C2 statement."""
 
 
+class BackDatedCorrectionAcknowledged(_Event):
+    """A correction request entered after its session became final, while claiming a time before
+    that (inside the period, or before publication), is let in by name: someone answerable says
+    why the claim is entered late. Without it, such a request is recorded but not applied."""
+
+    type: Literal["BackDatedCorrectionAcknowledged"] = "BackDatedCorrectionAcknowledged"
+    schema_version: Literal[1] = 1
+    correction_id: Id
+    """The correction request acknowledged."""
+    event_id: Id
+    """Tournament identifier."""
+    session_id: Id
+    """Session identifier."""
+    acknowledged_by: str = Field(min_length=1)
+    """Who answers for entering the back-dated request (a director or the scorer)."""
+    reason: str = Field(min_length=1)
+    """Why the request is entered only now, e.g. the pick-up slip found after the weekend."""
+
+
 class PlayerIdentitiesMerged(_Event):
     """Two federation ids are the same person."""
 
@@ -558,7 +577,7 @@ Event = Annotated[
     SourceFileIngested | TournamentRegistered | SessionScheduled | ContestantRegistered | BoardDealt
     | ResultRecorded | ArtificialScoreAwarded | WeightedScoreAwarded | BoardFouled | PenaltyAwarded
     | ScoresPublished | CorrectionPeriodClosed | ScoreCorrectionRequested | LateCorrectionApproved
-    | PlayerIdentitiesMerged | RankingPublished | MemberRegistered | PlayerLinked,
+    | BackDatedCorrectionAcknowledged | PlayerIdentitiesMerged | RankingPublished | MemberRegistered | PlayerLinked,
     Field(discriminator="type"),
 ]
 """Any event of the catalogue."""
@@ -571,7 +590,7 @@ EVENT_TYPES: dict[str, type[BaseModel]] = {
     for cls in (SourceFileIngested, TournamentRegistered, SessionScheduled, ContestantRegistered,
                 BoardDealt, ResultRecorded, ArtificialScoreAwarded, WeightedScoreAwarded, BoardFouled,
                 PenaltyAwarded, ScoresPublished, CorrectionPeriodClosed, ScoreCorrectionRequested,
-                LateCorrectionApproved,
+                LateCorrectionApproved, BackDatedCorrectionAcknowledged,
                 PlayerIdentitiesMerged, RankingPublished, MemberRegistered, PlayerLinked)
 }
 """Type tag -> model class."""

@@ -12,11 +12,18 @@ And only one statement of a reading kind runs (SELECT in any of its forms: FROM-
 VALUES, DESCRIBE, SHOW, SUMMARIZE; and EXPLAIN). `ATTACH`, `DETACH`, `USE`, `COPY`, `EXPORT`,
 `CREATE`, `INSERT`, `DELETE`, `CHECKPOINT`, `PRAGMA` and anything else are refused before they run,
 so a query cannot swap the store for a writable copy of itself.
+
+A query is also bounded: it may use up to `memory_limit` of memory (nothing is spilled to disk,
+which would write beside the store) and run for `timeout` seconds, after which it is interrupted.
+Either limit ends it with `QueryLimitReached`, which names the limit and the flag that raises it.
 """
 
 from __future__ import annotations
 
+import logging
+import threading
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import duckdb
@@ -25,7 +32,9 @@ import polars as pl
 from pipelines.query_frames import frame_of
 from pipelines.store import StoreBusy, StoreError, StoreMissing
 
-_CONTAINED = {
+log = logging.getLogger(__name__)
+
+_CONTAINED: dict[str, str | bool | int | float | list[str]] = {
     "enable_external_access": False,
     "autoinstall_known_extensions": False,
     "autoload_known_extensions": False,
@@ -40,15 +49,35 @@ class QueryRefused(StoreError):
     """The analyst's SQL is not one reading statement."""
 
 
-def contained_connection(path: Path, *, busy_timeout: float = 10.0) -> duckdb.DuckDBPyConnection:
-    """A read-only connection to the store at `path` that can reach nothing else (see the module)."""
+class QueryLimitReached(StoreError):
+    """The analyst's query ran past its time limit or needed more than its memory limit."""
+
+
+@dataclass(frozen=True)
+class QueryLimits:
+    """How long one analyst query may run and how much memory it may hold."""
+
+    timeout: float = 60.0
+    """Seconds before the query is interrupted (the CLI's `--timeout`)."""
+    memory_limit: str = "1GB"
+    """DuckDB's memory limit for the query, e.g. `512MB` or `4GB` (the CLI's `--memory-limit`)."""
+
+
+def contained_connection(path: Path, *, busy_timeout: float = 10.0,
+                         memory_limit: str = QueryLimits.memory_limit) -> duckdb.DuckDBPyConnection:
+    """A read-only connection to the store at `path` that can reach nothing else (see the module),
+    holding at most `memory_limit` of memory; `StoreBusy` when a writer keeps it past `busy_timeout`."""
     if not path.exists():
         raise StoreMissing(f"no event store at {path}; ingest a file first")
+    # Spilling would write a temporary folder beside the store: the limit is a hard one instead.
+    # (DuckDB refuses `temp_directory` when it comes before `enable_external_access`; the lock stays last.)
+    config = {**_CONTAINED, "memory_limit": memory_limit, "temp_directory": ""}
+    config["lock_configuration"] = config.pop("lock_configuration")
     deadline = time.monotonic() + busy_timeout
     delay = 0.05
     while True:
         try:
-            con = duckdb.connect(str(path), read_only=True, config=dict(_CONTAINED))
+            return duckdb.connect(str(path), read_only=True, config=config)
         except duckdb.IOException as exc:
             if "lock" not in str(exc).lower():
                 raise StoreError(f"cannot open {path}: {exc}") from exc
@@ -58,8 +87,10 @@ def contained_connection(path: Path, *, busy_timeout: float = 10.0) -> duckdb.Du
             time.sleep(delay)
             delay = min(delay * 2, 1.0)
         except duckdb.Error as exc:
+            if "memory" in str(exc).lower():  # the one setting taken from the analyst
+                raise QueryRefused(f"the memory limit {memory_limit!r} is not a size; give --memory-limit "
+                                   "a number and a unit, such as 512MB or 4GB") from exc
             raise StoreError(f"cannot open {path}: {exc}") from exc
-        return con
 
 
 def reading_statement(con: duckdb.DuckDBPyConnection, query: str) -> str:
@@ -77,15 +108,59 @@ def reading_statement(con: duckdb.DuckDBPyConnection, query: str) -> str:
     return query
 
 
-def run_query(path: Path, query: str, *, busy_timeout: float = 10.0) -> pl.DataFrame:
-    """Run one reading statement on the store, contained; its rows as a frame.
+def run_query(path: Path, query: str, *, busy_timeout: float = 10.0,
+              limits: QueryLimits = QueryLimits()) -> pl.DataFrame:
+    """Run one reading statement on the store, contained and bounded; its rows as a frame.
 
     `QueryRefused` for anything but one reading statement; `StoreError` when the store cannot be
-    opened; DuckDB's own error (a `duckdb.Error`) when the query fails, e.g. on a file it may not read.
+    opened; `QueryLimitReached` when the query runs past `limits.timeout` or needs more memory
+    than `limits.memory_limit`; DuckDB's own error (a `duckdb.Error`) when the query fails, e.g.
+    on a file it may not read.
     """
-    con = contained_connection(path, busy_timeout=busy_timeout)
+    con = contained_connection(path, busy_timeout=busy_timeout, memory_limit=limits.memory_limit)
+    closing = threading.Lock()  # the timer never interrupts a connection being closed
+    timer = threading.Timer(limits.timeout, _interrupt, args=(con, limits.timeout, closing))
+    timer.daemon = True  # never what keeps the process alive
     try:
+        statement = reading_statement(con, query)
+        timer.start()
         # (`frame_of`: a small answer of plain types is built without importing pyarrow, as `.pl()` would)
-        return frame_of(con.sql(reading_statement(con, query)))
+        return frame_of(con.sql(statement))
+    except duckdb.InterruptException as exc:
+        raise QueryLimitReached(f"the query ran past its time limit of {limits.timeout:g} s and was stopped; "
+                                "give it longer with --timeout SECONDS") from exc
+    except duckdb.OutOfMemoryException as exc:
+        raise QueryLimitReached(f"the query needed more memory than its limit of {limits.memory_limit} and was "
+                                "stopped; give it more with --memory-limit (e.g. --memory-limit 4GB)") from exc
     finally:
-        con.close()
+        timer.cancel()
+        with closing:
+            con.close()
+
+
+def _interrupt(con: duckdb.DuckDBPyConnection, timeout: float, closing: threading.Lock) -> None:
+    """Stop the query running on `con` (called by the timer, from its own thread), unless the
+    query is over and `con` is being closed."""
+    if not closing.acquire(blocking=False):
+        return
+    try:
+        log.warning("analyst query interrupted after %g s", timeout)
+        con.interrupt()
+    finally:
+        closing.release()
+
+
+ANSWER_FORMATS = ("table", "csv", "json")
+"""How `bridgeledger sql` writes an answer (`--format`)."""
+
+
+def answer_text(frame: pl.DataFrame, fmt: str) -> str:
+    """The rows of `frame` as CSV (cells a spreadsheet would run as formulas neutralised, as every
+    CSV of ours) or as JSON (one object per row, times as ISO 8601); `table` is the console's."""
+    from pipelines.neutralise import spreadsheet_safe
+
+    if fmt == "csv":
+        return spreadsheet_safe(frame).write_csv()
+    if fmt == "json":
+        return frame.write_json() + "\n"
+    raise ValueError(f"--format is one of {', '.join(ANSWER_FORMATS)}; got {fmt!r}")

@@ -140,11 +140,14 @@ def _with_recorded(rows: pl.DataFrame, recorded: pl.DataFrame | None) -> pl.Data
     received = recorded if recorded is not None else pl.DataFrame(schema=_RECORDED_SCHEMA)
     joined = rows.join(received, on="position", how="left")
     late = (pl.col("claimed_us") < pl.col("period_end_us")) & (pl.col("recorded_us") >= pl.col("period_end_us"))
+    acknowledged = pl.lit("; acknowledged by ") + pl.col("acknowledged_by") + pl.lit(": ") + pl.col("acknowledgement")
+    if "acknowledged_by" not in joined.columns:  # rulings only: nothing acknowledges a ruling
+        joined = joined.with_columns(acknowledged_by=pl.lit(None, pl.String), acknowledgement=pl.lit(None, pl.String))
     return joined.with_columns(
         recorded_at=_iso_expr("recorded_us"),
         back_dated=pl.when(late.fill_null(False)).then(
             pl.lit("yes: claims a time inside the period but was recorded after it ended ")
-            + _iso_expr("period_end_us")).otherwise(pl.lit("")),
+            + _iso_expr("period_end_us") + acknowledged.fill_null(pl.lit(""))).otherwise(pl.lit("")),
     )
 
 
@@ -174,8 +177,14 @@ def _correction_rows(decided: pl.DataFrame) -> pl.DataFrame:
         pl.col("deadline_us").alias("period_end_us"),
         "requested_by", "reason", "window",
         pl.when(pl.col("applied")).then(pl.lit("applied")).otherwise(pl.lit("rejected")).alias("decision"),
-        "rule", asked.alias("asked"),
+        "rule", asked.alias("asked"), *_acknowledgement_columns(decided),
     )
+
+
+def _acknowledgement_columns(decided: pl.DataFrame) -> list[pl.Expr]:
+    """Who let a back-dated request in, and why (none from a policy frame that predates them)."""
+    return [pl.col(c) if c in decided.columns else pl.lit(None, pl.String).alias(c)
+            for c in ("acknowledged_by", "acknowledgement")]
 
 
 def _ruling_rows(decided: pl.DataFrame) -> pl.DataFrame:

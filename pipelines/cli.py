@@ -369,17 +369,37 @@ def verify(store: StoreOption = None) -> None:
 
 @app.command()
 def sql(query: Annotated[str, typer.Argument(help="SQL to run on a read-only connection")],
-        store: StoreOption = None) -> None:
-    """Run one query for analysis: read-only, and it reaches nothing outside the store."""
-    from pipelines.analyst_sql import QueryRefused, run_query
+        store: StoreOption = None,
+        fmt: Annotated[str, typer.Option("--format", help="table (for a person), csv or json (for a program)")]
+        = "table",
+        timeout: Annotated[float, typer.Option(help="Seconds the query may run before it is stopped", min=0.001)]
+        = 60.0,
+        memory_limit: Annotated[str, typer.Option("--memory-limit", help="Memory the query may hold, e.g. 512MB "
+                                                                          "or 4GB")] = "1GB") -> None:
+    """Run one query for analysis: read-only, bounded in time and memory, and it reaches nothing
+    outside the store."""
+    from pipelines.analyst_sql import (
+        ANSWER_FORMATS,
+        QueryLimitReached,
+        QueryLimits,
+        QueryRefused,
+        answer_text,
+        run_query,
+    )
     from pipelines.store import StoreError
 
+    if fmt not in ANSWER_FORMATS:
+        raise typer.BadParameter(f"one of {', '.join(ANSWER_FORMATS)}, not {shown(fmt)!r}", param_hint="--format")
     try:
         event_store = open_store(store)
         event_store.refresh_mirror()
-        frame = run_query(event_store.analytics_path, query)
+        frame = run_query(event_store.analytics_path, query,
+                          limits=QueryLimits(timeout=timeout, memory_limit=memory_limit))
     except QueryRefused as exc:
         errors.print(f"[red]refused[/red] {shown(str(exc))}")
+        raise typer.Exit(1) from exc
+    except QueryLimitReached as exc:
+        errors.print(f"[red]stopped[/red] {shown(str(exc))}")
         raise typer.Exit(1) from exc
     except StoreError as exc:
         errors.print(f"[red]error[/red] {shown(str(exc))}")
@@ -387,7 +407,10 @@ def sql(query: Annotated[str, typer.Argument(help="SQL to run on a read-only con
     except Exception as exc:  # a query error is the analyst's to read, not a traceback
         errors.print(f"[red]query failed[/red] {shown(str(exc))}")
         raise typer.Exit(1) from exc
-    print_frame(frame, None)
+    if fmt == "table":
+        print_frame(frame, None, fit=False)
+    else:
+        sys.stdout.write(answer_text(frame, fmt))
 
 
 @app.command()

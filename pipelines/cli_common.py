@@ -117,8 +117,11 @@ SessionOpt = Annotated[str, typer.Option("--session", help="Session id")]
 AtOpt = Annotated[str | None, typer.Option("--at", help="When (ISO time with zone; default now)")]
 
 
-def print_frame(frame: object, title: str | None) -> None:
-    """A frame as a table for a person to read (a few rows: names escaped, floats to 2 decimals)."""
+def print_frame(frame: object, title: str | None, *, fit: bool = True) -> None:
+    """A frame as a table for a person to read (a few rows: names escaped, floats to 2 decimals).
+
+    `fit=False`: when the output is not a terminal (a pipe, a file), the table keeps its natural
+    width instead of being squeezed into 80 columns."""
     import polars as pl
     from rich.table import Table
 
@@ -128,7 +131,18 @@ def print_frame(frame: object, title: str | None) -> None:
         table.add_column(shown(column))
     for row in frame.iter_rows():  # display only: a few rows for a person to read
         table.add_row(*("" if v is None else f"{v:.2f}" if isinstance(v, float) else shown(str(v)) for v in row))
-    console.print(table)
+    if fit or console.console.is_terminal:
+        console.print(table)
+        return
+    from rich.measure import Measurement
+
+    out = console.console
+    natural = Measurement.get(out, out.options.update(max_width=1_000_000), table).maximum
+    width, out.width = out.width, max(natural, out.width)  # `print(width=...)` is capped at the console's
+    try:
+        out.print(table)
+    finally:
+        out.width = width
 
 
 def print_left_out(lines: list[str]) -> None:

@@ -39,11 +39,14 @@ def add_commands(app: typer.Typer) -> None:
     app.command()(weighted)
     app.command()(foul)
     app.command('approve-late')(approve_late)
+    app.command('acknowledge-back-dated')(acknowledge_back_dated)
     app.command()(penalty)
     app.command()(audit)
 
 
-def _director_call(action: Callable[[], int]) -> None:
+def _director_call(action: Callable[[], int], decided: Callable[[int], str] | None = None) -> None:
+    """Run `action` (which appends) and say where it was recorded; then, with `decided`, what the
+    policy makes of it (given the position recorded)."""
     from pipelines.director import DirectorError
     from pipelines.store import StoreError
 
@@ -53,10 +56,11 @@ def _director_call(action: Callable[[], int]) -> None:
         errors.print(f"[red]refused[/red] {shown(str(exc))}; nothing was appended")
         raise typer.Exit(1) from exc
     console.print(f"recorded at log position {position}")
-
-
-
-
+    if decided is not None:
+        try:
+            console.print(shown(decided(position)))
+        except (DirectorError, StoreError) as exc:  # recorded all the same: say so, and why no decision is shown
+            errors.print(f"[yellow]recorded, but the policy's decision could not be read[/yellow]: {shown(str(exc))}")
 
 
 def register(event: EventOpt,
@@ -83,10 +87,15 @@ def publish(event: EventOpt, session: SessionOpt, at: AtOpt = None, store: Store
             period: Annotated[float | None, typer.Option(help="Correction period in minutes (overrides "
                                                           "the conditions of contest)")] = None) -> None:
     """The official score is available: the Law 79C correction period opens."""
-    from pipelines.director import publish_scores
+    from datetime import UTC, datetime
 
-    _director_call(lambda: publish_scores(open_store(store), event, session, at=now_or(at),
-                                          correction_period_minutes=period))
+    from pipelines.director import describe_publication, publish_scores
+
+    event_store = open_store(store)
+    _director_call(lambda: publish_scores(event_store, event, session, at=now_or(at),
+                                          correction_period_minutes=period),
+                   lambda position: describe_publication(event_store, event, session, position,
+                                                         now=datetime.now(UTC)))
 
 
 def correct(
@@ -100,15 +109,48 @@ def correct(
     declarer: Annotated[str | None, typer.Option(help="Corrected declarer")] = None,
     tricks: Annotated[int | None, typer.Option(help="Corrected tricks won by declarer")] = None,
     section: Annotated[str | None, typer.Option(help="Section (needed only if the table is ambiguous)")] = None,
+    acknowledge_back_dated: Annotated[str | None, typer.Option(
+        "--acknowledge-back-dated", help="Why a request entered after the session became final claims an "
+                                         "earlier time (with --acknowledged-by); without it, not applied")] = None,
+    acknowledged_by: Annotated[str | None, typer.Option("--acknowledged-by",
+                                                        help="Who answers for entering it late")] = None,
     at: AtOpt = None, store: StoreOption = None,
 ) -> None:
-    """Request a score correction (applies inside the Law 79C period, or with a 79C2 approval)."""
-    from pipelines.director import TableRef, request_correction
+    """Request a score correction (applies inside the Law 79C period, or with a 79C2 approval; a
+    request entered after the session became final needs --acknowledge-back-dated). Says what the
+    policy decided: applied, rejected (waiting for a 79C2 approval) or waiting for an acknowledgement."""
+    from datetime import UTC, datetime
 
+    from pipelines.director import Acknowledgement, TableRef, describe_correction, request_correction
+
+    if (acknowledge_back_dated is None) != (acknowledged_by is None):
+        raise typer.BadParameter("--acknowledge-back-dated (why) and --acknowledged-by (who) go together")
+    acknowledgement = None if acknowledged_by is None or acknowledge_back_dated is None \
+        else Acknowledgement(acknowledged_by, acknowledge_back_dated)
     ref = TableRef(event, session, board, table, section)
+    event_store = open_store(store)
     _director_call(lambda: request_correction(
-        open_store(store), ref, at=now_or(at), correction_id=correction_id, requested_by=by,
-        reason=reason, contract=contract, declarer=declarer, tricks=tricks))
+        event_store, ref, at=now_or(at), correction_id=correction_id, requested_by=by,
+        reason=reason, contract=contract, declarer=declarer, tricks=tricks, acknowledgement=acknowledgement),
+        lambda _: describe_correction(event_store, correction_id, now=datetime.now(UTC)))
+
+
+def acknowledge_back_dated(
+    correction_id: Annotated[str, typer.Option("--id", help="The back-dated correction request")],
+    by: Annotated[str, typer.Option("--by", help="Who answers for entering it late (a director or the scorer)")],
+    reason: Annotated[str, typer.Option(help="Why it is entered only now")],
+    store: StoreOption = None,
+) -> None:
+    """Let in a correction request recorded after its session became final but claiming an
+    earlier time (audited: who, why and when appear in the audit report)."""
+    from datetime import UTC, datetime
+
+    from pipelines.director import Acknowledgement, describe_correction
+    from pipelines.director import acknowledge_back_dated as acknowledge
+
+    event_store = existing_store(store)
+    _director_call(lambda: acknowledge(event_store, correction_id, Acknowledgement(by, reason)),
+                   lambda _: describe_correction(event_store, correction_id, now=datetime.now(UTC)))
 
 
 _AWARD_HELP = "average-plus (A+), average (A), average-minus (A-) or a percentage (IMPs in teams)"
@@ -268,5 +310,5 @@ def audit(event: EventOpt, session: SessionOpt,
     report = write_audit(edition, event, session, out, recorded=recorded, left_out=left_out.events)
     print_frame(report.rows.select("kind", "id", "board", "table_id", "raised_at", "recorded_at", "back_dated",
                                     "decision", "rule"),
-                 "audit")
+                 "audit", fit=False)
     console.print(f"csv: {shown(str(report.csv_path))}\nhtml: {shown(str(report.html_path))}")

@@ -10,10 +10,15 @@
 - A director's ruling (artificial or weighted score) requested after publication + the Law 92B
   period is rejected the same way; rulings with no request time (from files) stand. Of the rulings
   that stand for one table, the latest given replaces the earlier ones.
-- A session is `provisional` while its period is open at the as-of time, `final` after.
+- A session is `provisional` while its period is open at the as-of time, `final` after. A final
+  session stays final: a republication after the period names no new period (`decide_publications`).
+- A correction recorded after its session became final, but claiming a time before that, is
+  back-dated: it applies only when acknowledged (`BackDatedCorrectionAcknowledged`, who and why)
+  or approved under Law 79C2. The audit shows both times and the acknowledgement.
 
-Every decision depends on `occurred_at` (when things happened), never on the order in which the
-events were ingested, and never on the wall clock: `as_of` is an argument.
+Every decision depends on `occurred_at` (when things happened) and, for back-dating, on
+`recorded_at` (when the log received a request), both facts in the log; never on the order in
+which the events were ingested, and never on the wall clock: `as_of` is an argument.
 """
 
 from __future__ import annotations
@@ -39,17 +44,51 @@ def periods_frame(periods: Mapping[str, tuple[float, float]]) -> pl.DataFrame:
     )
 
 
+def decide_publications(publications: pl.DataFrame, periods: pl.DataFrame) -> pl.DataFrame:
+    """Each publication with whether the correction period it names applies, and the rule that decided.
+
+    The session's first publication opens the period, for the minutes it names or else the
+    conditions of contest's. A later publication (a republication after a correction) may name a
+    period only while the session is still provisional, before the deadline of the first: once
+    final, a session stays final (Law 79C), and a period named then is kept in the log but not
+    applied; only a Law 79C2 approval lets a correction in after the period. Of the periods that
+    apply, the first named sets the deadline. A republication must also have been recorded before
+    that deadline (`recorded_us`, where `publications` has it): back-dating one does not reopen
+    a final session.
+    """
+    ordered = publications.sort(["occurred_us", "position"]).join(
+        periods.select("event_id", "correction_minutes"), on="event_id", how="left", maintain_order="left")
+    first = pl.int_range(pl.len()).over(_SESSION) == 0
+    base_minutes = pl.coalesce(pl.col("correction_period_minutes").first(), pl.col("correction_minutes").first(),
+                               pl.lit(DEFAULT_PERIOD_MINUTES)).over(_SESSION)
+    base_deadline = pl.col("occurred_us").first().over(_SESSION) + (base_minutes * MINUTE_US).cast(pl.Int64)
+    named = pl.col("correction_period_minutes").is_not_null()
+    # Claimed and recorded before the deadline: a republication typed once the session was final,
+    # claiming an earlier time, names no period either (`recorded_us`, where given).
+    recorded = pl.col("recorded_us") if "recorded_us" in publications.columns else pl.lit(None, pl.Int64)
+    in_time = first | ((pl.col("occurred_us") < base_deadline) & (recorded < base_deadline).fill_null(True))
+    return ordered.with_columns(
+        first_publication=first,
+        period_applies=pl.when(named).then(in_time),
+        rule=pl.when(first).then(pl.lit("first publication: opens the Law 79C1 correction period"))
+        .when(in_time).then(pl.lit("republished while provisional"))
+        .otherwise(pl.lit("republished after the correction period ended: the session stays final "
+                          "(Law 79C); a period named now is not applied")),
+    ).drop("correction_minutes")
+
+
 def session_windows(publications: pl.DataFrame, periods: pl.DataFrame, as_of_us: int) -> pl.DataFrame:
     """Per published session: when it was published, its deadlines, and its status at `as_of_us`.
 
     The earliest publication opens the period (a republication after a correction does not
-    reopen it); a publication that names its own period overrides the conditions of contest.
+    reopen it); a publication that names its own period overrides the conditions of contest, when
+    it is the first or came while the session was provisional (`decide_publications`).
     """
     first = (
-        publications.sort(["occurred_us", "position"])
+        decide_publications(publications, periods)
         .group_by(_SESSION, maintain_order=True)
         .agg(published_us=pl.col("occurred_us").first(),
-             override_minutes=pl.col("correction_period_minutes").drop_nulls().first())
+             override_minutes=pl.col("correction_period_minutes").filter(pl.col("period_applies")).first())
     )
     return (
         first.join(periods, on="event_id", how="left")
@@ -69,30 +108,63 @@ def session_windows(publications: pl.DataFrame, periods: pl.DataFrame, as_of_us:
     )
 
 
-def decide_corrections(corrections: pl.DataFrame, windows: pl.DataFrame,
-                       approvals: pl.DataFrame) -> pl.DataFrame:
-    """Each correction request with its window, decision and the rule that decided it."""
+BACK_DATED_RULE = ("back-dated: claims a time before the session became final but was recorded after; "
+                   "not applied without an acknowledgement (bridgeledger acknowledge-back-dated)")
+
+
+def decide_corrections(corrections: pl.DataFrame, windows: pl.DataFrame, approvals: pl.DataFrame,
+                       acknowledgements: pl.DataFrame | None = None) -> pl.DataFrame:
+    """Each correction request with its window, decision and the rule that decided it.
+
+    `corrections` may carry `recorded_us` (when the log received each request). A request
+    recorded once its session was final but claiming a time before that (inside the period, or
+    before publication) is back-dated: it applies only with a `BackDatedCorrectionAcknowledged`
+    (`acknowledgements`) or a Law 79C2 approval. `awaiting` says what a request not applied
+    waits for: a Law 79C2 approval, or an acknowledgement of its back-dating; `acknowledged_by` and
+    `acknowledgement` who let a back-dated request in, and why. `rule` is one of a fixed set of texts.
+    """
     approved = approvals.select("correction_id", approved_by=pl.col("organiser"),
                                 director=pl.col("director"), statement=pl.col("statement")).unique(
         "correction_id", keep="first", maintain_order=True)
-    framed = corrections.join(windows.select(*_SESSION, "published_us", "deadline_us"), on=_SESSION,
-                              how="left", maintain_order="left").join(approved, on="correction_id", how="left",
-                                                                      maintain_order="left")
+    framed = _with_acknowledgements(corrections, acknowledgements).join(
+        windows.select(*_SESSION, "published_us", "deadline_us"), on=_SESSION, how="left",
+        maintain_order="left").join(approved, on="correction_id", how="left", maintain_order="left")
     # Raised before the official score was available (whether or not it has been published since):
     # an ordinary fix, which Law 79C does not govern.
     unpublished = pl.col("published_us").is_null() | (pl.col("occurred_us") < pl.col("published_us"))
     inside = pl.col("occurred_us") < pl.col("deadline_us")
     late_approved = pl.col("approved_by").is_not_null()
+    # When the log received it is a fact of the log, like the time it claims: never the wall clock.
+    back_dated = (inside & (pl.col("recorded_us") >= pl.col("deadline_us"))).fill_null(False)
+    held = back_dated & pl.col("acknowledged_by").is_null() & ~late_approved
+    applied = (unpublished | inside | late_approved) & ~held
     return framed.with_columns(
         window=pl.when(unpublished).then(pl.lit("before publication"))
         .when(inside).then(pl.lit("inside correction period"))
         .otherwise(pl.lit("after correction period")),
-        applied=unpublished | inside | late_approved,
-        rule=pl.when(unpublished).then(pl.lit("ordinary fix before publication"))
+        applied=applied,
+        back_dated=back_dated,
+        awaiting=pl.when(applied).then(pl.lit(None, pl.String)).when(held).then(pl.lit("acknowledgement"))
+        .otherwise(pl.lit("Law 79C2 approval")),
+        rule=pl.when(held).then(pl.lit(BACK_DATED_RULE))
+        .when(back_dated & late_approved).then(pl.lit("Law 79C2: late correction approved by the organiser"))
+        .when(unpublished).then(pl.lit("ordinary fix before publication"))
         .when(inside).then(pl.lit("Law 79C1: raised within the correction period"))
         .when(late_approved).then(pl.lit("Law 79C2: late correction approved by the organiser"))
         .otherwise(pl.lit("Law 79C1: correction period had expired; no Law 79C2 approval")),
     )
+
+
+def _with_acknowledgements(corrections: pl.DataFrame, acknowledgements: pl.DataFrame | None) -> pl.DataFrame:
+    """The requests with `recorded_us` (null when not given) and who acknowledged each back-dating, why."""
+    if "recorded_us" not in corrections.columns:
+        corrections = corrections.with_columns(recorded_us=pl.lit(None, pl.Int64))
+    if acknowledgements is None or acknowledgements.is_empty():
+        return corrections.with_columns(acknowledged_by=pl.lit(None, pl.String),
+                                        acknowledgement=pl.lit(None, pl.String))
+    first = acknowledgements.sort("position").unique("correction_id", keep="first", maintain_order=True).select(
+        "correction_id", "acknowledged_by", acknowledgement=pl.col("reason"))
+    return corrections.join(first, on="correction_id", how="left", maintain_order="left")
 
 
 def decide_rulings(rulings: pl.DataFrame, windows: pl.DataFrame) -> pl.DataFrame:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any, Literal
 
 import polars as pl
@@ -20,6 +20,7 @@ from models.contract import Contract
 from models.events import (
     ArtificialAward,
     ArtificialScoreAwarded,
+    BackDatedCorrectionAcknowledged,
     BoardFouled,
     CorrectionPeriodClosed,
     LateCorrectionApproved,
@@ -36,9 +37,19 @@ from models.events import (
 from pipelines.replay import recorded_results, replay
 from pipelines.store import EventStore, NewEvent, to_epoch_us
 
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+
 
 class DirectorError(ValueError):
     """A director's or scorer's request that cannot be recorded as given."""
+
+
+@dataclass(frozen=True)
+class Acknowledgement:
+    """Who answers for entering a back-dated correction request, and why it comes only now."""
+
+    acknowledged_by: str
+    reason: str
 
 
 @dataclass(frozen=True)
@@ -81,8 +92,13 @@ def publish_scores(store: EventStore, event_id: str, session_id: str, *, at: dat
 
 def request_correction(store: EventStore, table: TableRef, *, at: datetime, correction_id: str,
                        requested_by: str, reason: str, contract: str | None = None,
-                       declarer: str | None = None, tricks: int | None = None) -> int:
-    """Record a request to correct a table's result, raised at `at` (Law 79C)."""
+                       declarer: str | None = None, tricks: int | None = None,
+                       acknowledgement: Acknowledgement | None = None) -> int:
+    """Record a request to correct a table's result, raised at `at` (Law 79C).
+
+    With `acknowledgement`, a `BackDatedCorrectionAcknowledged` is appended with it, in the same
+    transaction: the policy lets a back-dated request in only with one (`pipelines.corrections`).
+    """
     row = _require_table(store, table)
     if contract is None and declarer is None and tricks is None:
         raise DirectorError("a correction must change the contract, the declarer or the tricks")
@@ -100,7 +116,92 @@ def request_correction(store: EventStore, table: TableRef, *, at: datetime, corr
         declarer=_seat(declarer), tricks=tricks,
         requested_by=requested_by, reason=reason,
     )
-    return _append(store, event, table.event_id, table.session_id, at)
+    if acknowledgement is None:
+        return _append(store, event, table.event_id, table.session_id, at)
+    acknowledged = _acknowledgement(correction_id, table.event_id, table.session_id, acknowledgement)
+    return _append(store, event, table.event_id, table.session_id, at, then=acknowledged) - 1
+
+
+def acknowledge_back_dated(store: EventStore, correction_id: str, acknowledgement: Acknowledgement) -> int:
+    """Let a back-dated correction request in: it was recorded after its session became final
+    while claiming a time before that. Refused for a request that is not back-dated, or already
+    acknowledged. Recorded at the time it is given (the wall clock)."""
+    request = _find_correction(store, correction_id)
+    if request is None:
+        raise DirectorError(f"there is no correction {correction_id!r} to acknowledge")
+    decided = correction_decision(store, correction_id, now=appended_now())
+    if not decided["back_dated"]:
+        why = ("it claims a time after the correction period: a late correction, which only a Law 79C2 approval "
+               "lets in (approve-late)") if decided["window"] == "after correction period" \
+            else "it was recorded before its session became final"
+        raise DirectorError(f"correction {correction_id!r} is not back-dated ({why}); there is nothing to acknowledge")
+    if decided["acknowledged_by"] is not None:
+        raise DirectorError(f"correction {correction_id!r} was already acknowledged by {decided['acknowledged_by']}")
+    event = _acknowledgement(correction_id, request["event_id"], request["session_id"], acknowledgement)
+    return _append(store, event, request["event_id"], request["session_id"], appended_now())
+
+
+def _acknowledgement(correction_id: str, event_id: str, session_id: str,
+                     acknowledgement: Acknowledgement) -> BackDatedCorrectionAcknowledged:
+    try:
+        return BackDatedCorrectionAcknowledged(correction_id=correction_id, event_id=event_id, session_id=session_id,
+                                               acknowledged_by=acknowledgement.acknowledged_by,
+                                               reason=acknowledgement.reason)
+    except ValueError as exc:  # pydantic's: an empty name or reason
+        raise DirectorError(f"an acknowledgement names who gives it and why: {exc}") from exc
+
+
+def correction_decision(store: EventStore, correction_id: str, *, now: datetime) -> dict[str, Any]:
+    """What the policy decides for a correction request now, from everything its session's log
+    holds: its window, `applied`, `back_dated`, `awaiting` and `rule` (`pipelines.corrections`)."""
+    from pipelines.replay import session_policy
+
+    request = _find_correction(store, correction_id)
+    if request is None:
+        raise DirectorError(f"there is no correction {correction_id!r}")
+    policy = session_policy(store, request["event_id"], request["session_id"], as_of_us=to_epoch_us(now))
+    row = policy.corrections.filter(pl.col("correction_id") == correction_id).row(0, named=True)
+    return row | {"deadline": _moment(row["deadline_us"]), "recorded": _moment(row["recorded_us"])}
+
+
+def describe_correction(store: EventStore, correction_id: str, *, now: datetime) -> str:
+    """One sentence for the director: what the policy decided for the request, and what would
+    change it (a Law 79C2 approval, or an acknowledgement of its back-dating)."""
+    row = correction_decision(store, correction_id, now=now)
+    if row["applied"]:
+        acknowledged = f"; back-dated, acknowledged by {row['acknowledged_by']}: {row['acknowledgement']}" \
+            if row["back_dated"] and row["acknowledged_by"] is not None else ""
+        return f"applied ({row['window']}): {row['rule']}{acknowledged}"
+    if row["awaiting"] == "acknowledgement":
+        return (f"not applied: back-dated; it claims a time {row['window']} but was recorded at {row['recorded']}, "
+                f"after the session became final at {row['deadline']}. To let it in, acknowledge it: "
+                f"bridgeledger acknowledge-back-dated --id {correction_id} --by NAME --reason WHY")
+    return (f"rejected: {row['rule']} (the period ended at {row['deadline']}); it applies only with a Law 79C2 "
+            f"approval: bridgeledger approve-late --id {correction_id} --organiser ... --director ... --statement ...")
+
+
+def describe_publication(store: EventStore, event_id: str, session_id: str, position: int, *,
+                         now: datetime) -> str:
+    """One sentence for the scorer: the session's correction period after the publication at
+    `position`, and whether the period it named applies (a final session stays final)."""
+    from pipelines.replay import session_policy
+
+    policy = session_policy(store, event_id, session_id, as_of_us=to_epoch_us(now))
+    published = policy.publications.filter(pl.col("position") == position).row(0, named=True)
+    window = policy.windows.row(0, named=True)
+    deadline = _moment(window["deadline_us"])
+    if published["first_publication"]:
+        return (f"the correction period runs until {deadline}" if window["status"] == "provisional"
+                else f"the correction period ended at {deadline}: the session is final")
+    if published["period_applies"] is False:
+        return (f"{event_id}/{session_id} was already final (its correction period ended at {deadline}): it stays "
+                f"final, and the period named ({published['correction_period_minutes']:g} minutes) is not applied; "
+                "a correction now needs a Law 79C2 approval (approve-late)")
+    return f"republished; the session is {window['status']}, its correction period ends at {deadline}"
+
+
+def _moment(micros: int | None) -> str | None:
+    return None if micros is None else (_EPOCH + timedelta(microseconds=micros)).isoformat()
 
 
 def approve_late_correction(store: EventStore, correction_id: str, *, at: datetime, organiser: str,
@@ -266,12 +367,18 @@ def appended_now() -> datetime:
     return datetime.now(UTC)
 
 
-def _append(store: EventStore, event: BaseModel, event_id: str, session_id: str, at: datetime) -> int:
+def _append(store: EventStore, event: BaseModel, event_id: str, session_id: str, at: datetime, *,
+            then: BaseModel | None = None) -> int:
+    """Append `event`, claimed at `at`, to the session's stream (and `then` after it, in the same
+    transaction, at the time it is appended); the last position written."""
     check_moment(at)  # refuses a time without a zone, or out of range, before anything is written
     stream = session_stream(event_id, session_id)
     version = store.stream_version(stream)
-    result = store.append([NewEvent(stream, event.type, event_payload(event), at)],  # type: ignore[attr-defined]
-                          recorded_at=appended_now(), expected_versions={stream: version})
+    recorded = appended_now()
+    events = [NewEvent(stream, event.type, event_payload(event), at)]  # type: ignore[attr-defined]
+    if then is not None:
+        events.append(NewEvent(stream, then.type, event_payload(then), recorded))  # type: ignore[attr-defined]
+    result = store.append(events, recorded_at=recorded, expected_versions={stream: version})
     assert result.last_position is not None
     return result.last_position
 

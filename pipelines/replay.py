@@ -23,13 +23,14 @@ from pipelines.corrections import (
     DEFAULT_PERIOD_MINUTES,
     apply_corrections,
     decide_corrections,
+    decide_publications,
     decide_rulings,
     periods_frame,
     session_windows,
 )
 from pipelines.keyed import keep_last_per_key, matching_rows
 from pipelines.payload_frames import PayloadReader, Scope
-from pipelines.query_frames import one_chunk
+from pipelines.query_frames import frame_of, one_chunk
 from pipelines.scoring.frames import (
     PENALTIES_SCHEMA,
     RESULTS_SCHEMA,
@@ -105,12 +106,13 @@ def replay(store: EventStore, *, up_to: int | None = None, as_of_us: int | None 
         scheduled = read.frame("SessionScheduled")
         penalties = read.frame("PenaltyAwarded")
         tournaments = read.frame("TournamentRegistered")
-        published = read.frame("ScoresPublished")
-        requests = read.frame("ScoreCorrectionRequested")
+        published = publications_with_recorded_times(con, read.frame("ScoresPublished"))
+        requests = with_recorded_times(con, read.frame("ScoreCorrectionRequested"))
         approvals = read.frame("LateCorrectionApproved")
+        acknowledged = read.frame("BackDatedCorrectionAcknowledged")
         conditions = _conditions(tournaments)
         windows = session_windows(published, periods_frame(_periods(conditions)), clock)
-        corrections = decide_corrections(requests, windows, approvals)
+        corrections = decide_corrections(requests, windows, approvals, acknowledged)
         rulings = decide_rulings(_rulings(artificial, weighted), windows)
         if scope is None:
             # The recorded results are passed on without a name here, so that the one copy of them
@@ -156,7 +158,7 @@ def publication_windows(store: EventStore, *, as_of_us: int, up_to: int | None =
     tournaments' registrations alone (no result is read)."""
     position = store.head() if up_to is None else up_to
     with store.reader() as con, PayloadReader(con, position, upcasters, as_of_us) as read:
-        published = read.frame("ScoresPublished")
+        published = publications_with_recorded_times(con, read.frame("ScoresPublished"))
         conditions = _conditions(read.frame("TournamentRegistered"))
     return session_windows(published, periods_frame(_periods(conditions)), as_of_us)
 
@@ -170,12 +172,74 @@ def correction_decisions(store: EventStore, *, as_of_us: int, up_to: int | None 
     position = store.head() if up_to is None else up_to
     scope = None if sessions is None else Scope.of(sessions)
     with store.reader() as con, PayloadReader(con, position, upcasters, as_of_us, scope) as read:
-        published = read.frame("ScoresPublished")
+        published = publications_with_recorded_times(con, read.frame("ScoresPublished"))
         conditions = _conditions(read.frame("TournamentRegistered"))
-        requests = read.frame("ScoreCorrectionRequested")
+        requests = with_recorded_times(con, read.frame("ScoreCorrectionRequested"))
         approvals = read.frame("LateCorrectionApproved")
+        acknowledged = read.frame("BackDatedCorrectionAcknowledged")
     windows = session_windows(published, periods_frame(_periods(conditions)), as_of_us)
-    return windows, decide_corrections(requests, windows, approvals)
+    return windows, decide_corrections(requests, windows, approvals, acknowledged)
+
+
+@dataclass(frozen=True)
+class SessionPolicy:
+    """What the Law 79C policy decides for one session, from everything its log holds."""
+
+    publications: pl.DataFrame
+    """Each publication, and whether the period it names applies (`decide_publications`)."""
+    windows: pl.DataFrame
+    """The session's window (one row once published), its status at the time asked."""
+    corrections: pl.DataFrame
+    """Each correction request with its decision (`decide_corrections`)."""
+
+
+def session_policy(store: EventStore, event_id: str, session_id: str, *, as_of_us: int,
+                   upcasters: Upcasters = UPCASTERS) -> SessionPolicy:
+    """The policy's decisions for one session over every event its log holds (whatever time each
+    claims), its status taken at `as_of_us`: what a director's command reports after appending."""
+    position = store.head()
+    with store.reader() as con, PayloadReader(con, position, upcasters, _LATEST_US,
+                                              Scope.of([(event_id, session_id)])) as read:
+        published = publications_with_recorded_times(con, read.frame("ScoresPublished"))
+        periods = periods_frame(_periods(_conditions(read.frame("TournamentRegistered"))))
+        requests = with_recorded_times(con, read.frame("ScoreCorrectionRequested"))
+        approvals = read.frame("LateCorrectionApproved")
+        acknowledged = read.frame("BackDatedCorrectionAcknowledged")
+    windows = session_windows(published, periods, as_of_us)
+    return SessionPolicy(decide_publications(published, periods), windows,
+                         decide_corrections(requests, windows, approvals, acknowledged))
+
+
+_LATEST_US = 2**62
+"""Later than any time the log accepts: every event is read, whatever time it claims."""
+
+
+def publications_with_recorded_times(con: duckdb.DuckDBPyConnection, published: pl.DataFrame) -> pl.DataFrame:
+    """`published` with `recorded_us` for the publications that name a period (null for the
+    others, whose recording time the policy does not need): a period named after the session
+    became final is not applied, even when its publication claims an earlier time."""
+    naming = published.filter(pl.col("correction_period_minutes").is_not_null())
+    if naming.is_empty():
+        return published.with_columns(recorded_us=pl.lit(None, pl.Int64))
+    times = with_recorded_times(con, naming.select("position")).select("position", "recorded_us")
+    return published.join(times, on="position", how="left", maintain_order="left")
+
+
+def with_recorded_times(con: duckdb.DuckDBPyConnection, requests: pl.DataFrame) -> pl.DataFrame:
+    """`requests` (a frame of events, by `position`) with `recorded_us`: when the log received each.
+
+    The policy needs it to tell a back-dated correction (`pipelines.corrections`); a request is one
+    event among millions, so only their positions are looked up, within the range they span.
+    """
+    if requests.is_empty():
+        return requests.with_columns(recorded_us=pl.lit(None, pl.Int64))
+    positions = requests["position"]
+    times = frame_of(con.sql(
+        "SELECT position, epoch_us(recorded_at) AS recorded_us FROM events"
+        " WHERE position BETWEEN ? AND ? AND list_contains(?, position)",
+        params=[positions.min(), positions.max(), positions.to_list()]))
+    return requests.join(times.cast({"position": pl.Int64, "recorded_us": pl.Int64}), on="position", how="left",
+                         maintain_order="left")
 
 
 def _standing_results(recorded: pl.DataFrame, standing_rulings: pl.DataFrame, corrections: pl.DataFrame,

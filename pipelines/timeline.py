@@ -191,11 +191,17 @@ def _publish(store: EventStore, step: PublishStep, folder: Path, recorded_at: da
 
 
 def _correct(store: EventStore, step: CorrectStep, folder: Path, recorded_at: datetime) -> str:
-    from pipelines.director import TableRef, request_correction
+    from pipelines.director import Acknowledgement, TableRef, request_correction
 
+    # A timeline is a weekend's paper trail entered afterwards: each request is back-dated by
+    # nature, and the timeline file is what answers for it (named in the audit), so that the
+    # policy judges it by the time the step gives, as the scorer's table would have.
+    acknowledgement = Acknowledgement(f"timeline {folder.name}/", f"replayed from the timeline; the step says it "
+                                                                  f"was raised at {step.at.isoformat()}")
     request_correction(store, TableRef(step.event, step.session, step.board, step.table, step.section),
                        at=step.at, correction_id=step.id, requested_by=step.by, reason=step.reason,
-                       contract=step.contract, declarer=step.declarer, tricks=step.tricks)
+                       contract=step.contract, declarer=step.declarer, tricks=step.tricks,
+                       acknowledgement=acknowledgement)
     return f"correction {step.id} requested: board {step.board} table {step.table}"
 
 

@@ -347,3 +347,69 @@ def test_export_after_correct_and_adjust_on_the_command_line_writes_what_stands(
     ruled = next(a for a in parsed.artificial if (a.board, a.table_id) == (3, "4"))
     assert (ruled.ns_award, ruled.ew_award, ruled.published["pct_ns"], ruled.published["pct_ew"]) == (
         "A-", "A+", 40.0, 60.0)
+
+
+# --- issue #36, items 4 and 5: a final session stays final, and the command says what the policy decided -
+
+def _typed_on(monkeypatch: pytest.MonkeyPatch, moment: str) -> None:
+    from datetime import datetime
+
+    from pipelines import director
+
+    monkeypatch.setattr(director, "appended_now", lambda: datetime.fromisoformat(moment))
+
+
+def _board_one_table_four(tmp_path: Path, name: str) -> tuple[int, str]:
+    boards, _ = scored(tmp_path / name)
+    row = boards.filter((pl.col("board") == 1) & (pl.col("table_id").cast(pl.String) == "4")).row(0, named=True)
+    return row["score_ns"], row["status"]
+
+
+def test_republishing_a_final_session_says_it_stays_final(store_file: Path, tmp_path: Path,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    run("ingest", "--at", "2026-11-21T19:00+01:00", str(SAMPLE_DATA / "club_championship_traveller.csv"))
+    _typed_on(monkeypatch, "2026-11-21T21:01+01:00")
+    first = run("publish", *SAMPLE, "--at", "2026-11-21T21:00+01:00")
+    assert "recorded at log position" in first and "correction period" in first
+    _typed_on(monkeypatch, "2026-12-02T10:00+01:00")
+    again = run("publish", *SAMPLE, "--period", "525600", "--at", "2026-12-02T10:00+01:00")
+    assert "already final" in again and "is not applied" in again and "approve-late" in again
+    assert _board_one_table_four(tmp_path, "out")[1] == "final"
+
+
+def test_correct_says_what_the_policy_decided(store_file: Path, tmp_path: Path,
+                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    run("ingest", "--at", "2026-11-21T19:00+01:00", str(SAMPLE_DATA / "club_championship_traveller.csv"))
+    _typed_on(monkeypatch, "2026-11-21T21:01+01:00")
+    run("publish", *SAMPLE, "--at", "2026-11-21T21:00+01:00")
+    table = ["--board", "1", "--table", "4", "--tricks", "9", "--by", "NS 4", "--reason", "nine tricks"]
+    _typed_on(monkeypatch, "2026-11-21T21:11+01:00")
+    inside = run("correct", *SAMPLE, *table, "--id", "inside", "--at", "2026-11-21T21:10+01:00")
+    assert "applied (inside correction period): Law 79C1" in inside
+    _typed_on(monkeypatch, "2026-11-21T21:41+01:00")
+    late = run("correct", *SAMPLE, *table, "--id", "late", "--at", "2026-11-21T21:40+01:00")
+    assert "rejected: Law 79C1: correction period had expired" in late and "approve-late --id late" in late
+
+
+def test_a_back_dated_correction_waits_for_an_acknowledgement(store_file: Path, tmp_path: Path,
+                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    # The issue's case: typed on 2 December, claiming the morning of the 21st, for a session final since 21:30.
+    run("ingest", "--at", "2026-11-21T19:00+01:00", str(SAMPLE_DATA / "club_championship_traveller.csv"))
+    _typed_on(monkeypatch, "2026-11-21T21:01+01:00")
+    run("publish", *SAMPLE, "--at", "2026-11-21T21:00+01:00")
+    _typed_on(monkeypatch, "2026-12-02T10:00+01:00")
+    table = ["--board", "1", "--table", "4", "--tricks", "9", "--by", "NS 4", "--reason", "nine tricks"]
+    said = run("correct", *SAMPLE, *table, "--id", "c1", "--at", "2026-11-21T10:00+01:00")
+    assert "not applied: back-dated" in said and "acknowledge-back-dated --id c1" in said
+    assert _board_one_table_four(tmp_path, "held")[0] == -100  # (its status: at the log's clock, still the 21st)
+    alone = runner.invoke(app, ["correct", *SAMPLE, *table, "--id", "c2", "--acknowledge-back-dated", "why"])
+    assert alone.exit_code == 2 and "--acknowledged-by" in alone.output
+    acknowledged = run("acknowledge-back-dated", "--id", "c1", "--by", "TD Smith", "--reason", "slip found Monday")
+    assert "applied (before publication): ordinary fix before publication; back-dated, acknowledged by TD Smith" \
+        in acknowledged
+    assert _board_one_table_four(tmp_path, "let-in") == (400, "final")
+    audit = run("audit", *SAMPLE, "--out", str(tmp_path / "audit"))
+    assert "acknowledged by TD Smith" in audit
+    rows = pl.read_csv(tmp_path / "audit" / "audit_club-championship-2026_1.csv")
+    assert rows.select("id", "decision", "recorded_at").rows() == [("c1", "applied", "2026-12-02T09:00:00+0000")]
+    assert rows["back_dated"][0].startswith("yes") and rows["back_dated"][0].endswith("TD Smith: slip found Monday")

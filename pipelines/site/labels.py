@@ -112,6 +112,10 @@ AUDIT_VALUES: dict[str, dict[str, str]] = {
         "after correction period": "po okresie poprawek", "recorded with the results": "zapisana z wynikami",
         "inside ruling period": "w terminie na decyzję", "after ruling period": "po terminie na decyzję",
         "ordinary fix before publication": "zwykła poprawka przed publikacją",
+        "back-dated: claims a time before the session became final but was recorded after; not applied without "
+        "an acknowledgement (bridgeledger acknowledge-back-dated)":
+            "z datą wsteczną: podaje czas sprzed zamknięcia sesji, lecz zapisana później; nieuwzględniona bez "
+            "potwierdzenia (bridgeledger acknowledge-back-dated)",
         "Law 79C1: raised within the correction period": "Prawo 79C1: zgłoszona w okresie poprawek",
         "Law 79C2: late correction approved by the organiser":
             "Prawo 79C2: spóźniona poprawka zatwierdzona przez organizatora",

@@ -18,6 +18,7 @@ from pipelines.director import TableRef, publish_scores, request_correction
 from pipelines.projections import score_store
 from pipelines.store import EventStore, NewEvent
 from pipelines.vetting import collecting
+from tests.conftest import WALL_CLOCK
 from tests.hostile.conftest import EVENT, SESSION
 
 runner = CliRunner()
@@ -166,7 +167,9 @@ def test_recorded_at_is_when_we_appended_and_the_audit_flags_back_dating(sample_
     assert "2026-11-24T10:00:00" in report.html_path.read_text(encoding="utf-8")
 
 
-def test_director_commands_record_the_wall_clock_not_the_claim(sample_store: EventStore) -> None:
+def test_director_commands_record_the_wall_clock_not_the_claim(sample_store: EventStore,
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(director, "appended_now", WALL_CLOCK)  # the real clock, not the tests' (conftest)
     before = datetime.now(UTC)
     result = runner.invoke(app, ["publish", *S, "--at", "2026-11-21T21:00+01:00"])
     assert result.exit_code == 0, result.output

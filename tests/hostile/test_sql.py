@@ -2,13 +2,19 @@
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
+import textwrap
 from pathlib import Path
 
+import polars as pl
 import pytest
 from typer.testing import CliRunner
 
+from pipelines.analyst_sql import run_query
 from pipelines.cli import app
-from pipelines.store import EventStore
+from pipelines.store import EventStore, StoreBusy
 
 runner = CliRunner()
 
@@ -71,3 +77,82 @@ def test_reading_queries_still_work(sample_store: EventStore) -> None:
     assert "367" in result.output
     described = runner.invoke(app, ["sql", "DESCRIBE events"])
     assert described.exit_code == 0 and "stream_version" in described.output
+
+
+def _hold_for_writing(path: Path, seconds: float) -> subprocess.Popen[str]:
+    """Another process holding the store open for writing for `seconds`, once it says so."""
+    holder = subprocess.Popen([sys.executable, "-c", textwrap.dedent(f"""
+        import duckdb, time
+        con = duckdb.connect({str(path)!r})
+        print("locked", flush=True)
+        time.sleep({seconds})
+    """)], stdout=subprocess.PIPE, text=True)
+    assert holder.stdout is not None and holder.stdout.readline().strip() == "locked"
+    return holder
+
+
+def test_a_writer_holding_the_store_gives_busy_then_the_query_runs(sample_store: EventStore) -> None:
+    # The lock-retry loop used to fall through to an unbound connection ("cannot access local variable").
+    holder = _hold_for_writing(sample_store.path, 3)
+    try:
+        with pytest.raises(StoreBusy, match="is busy"):
+            run_query(sample_store.path, "SELECT count(*) AS n FROM events", busy_timeout=0.3)
+        answer = run_query(sample_store.path, "SELECT count(*) AS n FROM events", busy_timeout=30)
+    finally:
+        holder.wait(timeout=30)
+    assert answer["n"].to_list() == [367]
+
+
+def test_a_query_past_its_time_limit_is_stopped_saying_which_flag_raises_it(sample_store: EventStore) -> None:
+    result = runner.invoke(app, ["sql", "--timeout", "0.3",
+                                 "SELECT sum(a.range * b.range) AS s FROM range(300000) a, range(300000) b"])
+    assert result.exit_code == 1, result.output
+    assert "time limit of 0.3 s" in result.output and "--timeout" in result.output
+    assert "Traceback" not in result.output
+
+
+def test_a_query_past_its_memory_limit_is_stopped_saying_which_flag_raises_it(sample_store: EventStore) -> None:
+    result = runner.invoke(app, ["sql", "--memory-limit", "20MB",
+                                 "SELECT count(DISTINCT x::VARCHAR || 'abc') AS n FROM range(20000000) t(x)"])
+    assert result.exit_code == 1, result.output
+    assert "memory" in result.output and "limit of 20MB" in result.output and "--memory-limit" in result.output
+    refused = runner.invoke(app, ["sql", "--memory-limit", "lots", "SELECT 1"])
+    assert refused.exit_code == 1 and "--memory-limit" in refused.output
+
+
+def test_the_limits_hold_for_the_query_and_cannot_be_lifted(sample_store: EventStore) -> None:
+    setting = run_query(sample_store.path, "SELECT current_setting('memory_limit') AS m, "
+                                           "current_setting('temp_directory') AS t")
+    assert setting.row(0) == ("953.6 MiB", "")  # 1GB, nothing spilled beside the store
+    assert "SET" in _refused("SET memory_limit = '100GB'")
+
+
+_QUERY = "SELECT position, stream_id, type FROM events WHERE position <= 2 ORDER BY position"
+
+
+def test_format_csv_and_json_give_every_row_and_column(sample_store: EventStore) -> None:
+    as_csv = runner.invoke(app, ["sql", "--format", "csv", _QUERY])
+    assert as_csv.exit_code == 0, as_csv.output
+    assert as_csv.output.splitlines() == ["position,stream_id,type",
+                                          "1,tournament:club-championship-2026,TournamentRegistered",
+                                          "2,session:club-championship-2026/1,SessionScheduled"]
+    as_json = runner.invoke(app, ["sql", "--format", "json", _QUERY])
+    assert as_json.exit_code == 0, as_json.output
+    assert json.loads(as_json.output) == [
+        {"position": 1, "stream_id": "tournament:club-championship-2026", "type": "TournamentRegistered"},
+        {"position": 2, "stream_id": "session:club-championship-2026/1", "type": "SessionScheduled"}]
+    formula = runner.invoke(app, ["sql", "--format", "csv", "SELECT '=HYPERLINK(1)' AS name"])
+    assert formula.output.splitlines() == ["name", "'=HYPERLINK(1)"]
+    assert runner.invoke(app, ["sql", "--format", "xml", "SELECT 1"]).exit_code == 2
+
+
+def test_a_table_in_a_pipe_keeps_its_width(sample_store: EventStore) -> None:
+    # The runner's output is not a terminal, as a pipe is not: the table used to be squeezed to 80 columns.
+    query = "SELECT position, stream_id, type, occurred_at, recorded_at FROM events WHERE position <= 2"
+    result = runner.invoke(app, ["sql", query])
+    assert result.exit_code == 0, result.output
+    assert "…" not in result.output
+    assert "session:club-championship-2026/1" in result.output and "TournamentRegistered" in result.output
+    rows = [line for line in result.output.splitlines() if "│" in line]
+    assert len(rows) == 2 and max(len(line) for line in result.output.splitlines()) > 80
+    assert pl.Series(rows).str.contains("2026-11-21 22:00:00").all()

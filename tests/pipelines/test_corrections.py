@@ -121,7 +121,7 @@ def test_events_in_reverse_order_give_the_same_result(tmp_path: Path) -> None:
     for event in reversed(others):  # c2, c1, publication: recorded in the opposite order
         from pipelines.store import NewEvent
         backward.append([NewEvent(event.stream_id, event.type, event.payload, event.occurred_at)],
-                        recorded_at=RECORDED_AT)
+                        recorded_at=event.recorded_at)  # each when it was entered
     assert len(session_events) + 3 == len(backward.read())
     a, b = export_csv(score_store(forward), tmp_path / "fa"), export_csv(score_store(backward), tmp_path / "ba")
     for name in a:

@@ -78,7 +78,7 @@ def test_reverse_arrival_gives_the_same_scores(tmp_path: Path) -> None:
                 options=IngestOptions(event_id=EVENT, session_id=SESSION, occurred_at=at(14, 0)))
     for event in reversed(late):
         backward.append([NewEvent(event.stream_id, event.type, event.payload, event.occurred_at)],
-                        recorded_at=RECORDED_AT)
+                        recorded_at=event.recorded_at)  # each when it was entered
     a = export_csv(score_store(forward), tmp_path / "a")
     b = export_csv(score_store(backward), tmp_path / "b")
     for name in a:

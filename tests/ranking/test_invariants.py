@@ -5,7 +5,7 @@ from __future__ import annotations
 import shutil
 import tempfile
 from datetime import date, datetime, timedelta
-from itertools import pairwise
+from itertools import groupby, pairwise
 from pathlib import Path
 
 import polars as pl
@@ -19,7 +19,6 @@ from pipelines.ranking.edition import RankingEdition, compute_edition
 from pipelines.ranking.rules import load_rules, preset_names
 from pipelines.ranking.settle import merge_players
 from pipelines.store import EventStore, NewEvent
-from tests.conftest import RECORDED_AT
 from tests.ranking.scenario import CET, EVENT, SESSION, build_session
 from tests.ranking.test_presets import placed
 
@@ -115,9 +114,11 @@ def test_an_edition_at_t_ignores_what_happened_after_t(history: Path, minutes: i
     moment = datetime(2026, 11, 21, 18, 0, tzinfo=CET) + timedelta(minutes=minutes)
     full = EventStore(history)
     truncated = EventStore(Path(tempfile.mkdtemp()) / "until-t.duckdb")
-    kept = [NewEvent(e.stream_id, e.type, e.payload, e.occurred_at, e.schema_version)
-            for e in full.read() if e.occurred_at <= moment]
-    truncated.append(kept, recorded_at=RECORDED_AT)
+    kept = [e for e in full.read() if e.occurred_at <= moment]
+    # Each keeps when it was recorded: the Law 79C policy reads it (a correction entered late is back-dated).
+    for recorded_at, group in groupby(kept, key=lambda e: e.recorded_at):
+        truncated.append([NewEvent(e.stream_id, e.type, e.payload, e.occurred_at, e.schema_version) for e in group],
+                         recorded_at=recorded_at)
     assert compute_edition(full, SBU, as_of=moment).output_bytes() == \
         compute_edition(truncated, SBU, as_of=moment).output_bytes()
 
