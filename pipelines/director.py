@@ -7,7 +7,8 @@ with a clear error and nothing is appended. Times must carry their timezone.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import logging
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any, Literal
@@ -35,7 +36,12 @@ from models.events import (
     session_stream,
 )
 from pipelines.replay import recorded_results, replay
-from pipelines.store import EventStore, NewEvent, to_epoch_us
+from pipelines.store import ConcurrencyError, EventStore, NewEvent, to_epoch_us
+
+log = logging.getLogger(__name__)
+
+DECISION_ATTEMPTS = 3
+"""How often a command decides again when another changed its session while it was deciding."""
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
@@ -82,12 +88,14 @@ def register_tournament(store: EventStore, event_id: str, name: str, *, at: date
 def publish_scores(store: EventStore, event_id: str, session_id: str, *, at: datetime,
                    correction_period_minutes: float | None = None) -> int:
     """The official score is available from `at` (opens the Law 79C correction period)."""
-    _require_session(store, event_id, session_id)
-    tip = store.tip()
-    event = ScoresPublished(event_id=event_id, session_id=session_id,
-                            correction_period_minutes=correction_period_minutes,
-                            log_head=tip.as_payload() if tip is not None else None)
-    return _append(store, event, event_id, session_id, at)
+    def decide() -> Decision:
+        _require_session(store, event_id, session_id)
+        tip = store.tip()
+        return Decision(ScoresPublished(event_id=event_id, session_id=session_id,
+                                        correction_period_minutes=correction_period_minutes,
+                                        log_head=tip.as_payload() if tip is not None else None), at)
+
+    return _decide_and_append(store, event_id, session_id, decide)
 
 
 def request_correction(store: EventStore, table: TableRef, *, at: datetime, correction_id: str,
@@ -99,7 +107,6 @@ def request_correction(store: EventStore, table: TableRef, *, at: datetime, corr
     With `acknowledgement`, a `BackDatedCorrectionAcknowledged` is appended with it, in the same
     transaction: the policy lets a back-dated request in only with one (`pipelines.corrections`).
     """
-    row = _require_table(store, table)
     if contract is None and declarer is None and tricks is None:
         raise DirectorError("a correction must change the contract, the declarer or the tricks")
     if contract is not None:
@@ -108,18 +115,23 @@ def request_correction(store: EventStore, table: TableRef, *, at: datetime, corr
         except ValueError as exc:
             raise DirectorError(str(exc)) from exc
         contract = str(parsed)
-    if _correction_exists(store, correction_id):
-        raise DirectorError(f"correction {correction_id!r} already exists; choose another id")
-    event = ScoreCorrectionRequested(
-        correction_id=correction_id, event_id=table.event_id, session_id=table.session_id,
-        section=row["section"], board=table.board, table_id=table.table_id, contract=contract,
-        declarer=_seat(declarer), tricks=tricks,
-        requested_by=requested_by, reason=reason,
-    )
-    if acknowledgement is None:
-        return _append(store, event, table.event_id, table.session_id, at)
-    acknowledged = _acknowledgement(correction_id, table.event_id, table.session_id, acknowledgement)
-    return _append(store, event, table.event_id, table.session_id, at, then=acknowledged) - 1
+
+    def decide() -> Decision:
+        row = _require_table(store, table)
+        if _correction_exists(store, correction_id):
+            raise DirectorError(f"correction {correction_id!r} already exists; choose another id")
+        event = ScoreCorrectionRequested(
+            correction_id=correction_id, event_id=table.event_id, session_id=table.session_id,
+            section=row["section"], board=table.board, table_id=table.table_id, contract=contract,
+            declarer=_seat(declarer), tricks=tricks,
+            requested_by=requested_by, reason=reason,
+        )
+        then = None if acknowledgement is None else _acknowledgement(correction_id, table.event_id,
+                                                                      table.session_id, acknowledgement)
+        return Decision(event, at, then)
+
+    last = _decide_and_append(store, table.event_id, table.session_id, decide)
+    return last if acknowledgement is None else last - 1
 
 
 def acknowledge_back_dated(store: EventStore, correction_id: str, acknowledgement: Acknowledgement) -> int:
@@ -129,16 +141,22 @@ def acknowledge_back_dated(store: EventStore, correction_id: str, acknowledgemen
     request = _find_correction(store, correction_id)
     if request is None:
         raise DirectorError(f"there is no correction {correction_id!r} to acknowledge")
-    decided = correction_decision(store, correction_id, now=appended_now())
-    if not decided["back_dated"]:
-        why = ("it claims a time after the correction period: a late correction, which only a Law 79C2 approval "
-               "lets in (approve-late)") if decided["window"] == "after correction period" \
-            else "it was recorded before its session became final"
-        raise DirectorError(f"correction {correction_id!r} is not back-dated ({why}); there is nothing to acknowledge")
-    if decided["acknowledged_by"] is not None:
-        raise DirectorError(f"correction {correction_id!r} was already acknowledged by {decided['acknowledged_by']}")
-    event = _acknowledgement(correction_id, request["event_id"], request["session_id"], acknowledgement)
-    return _append(store, event, request["event_id"], request["session_id"], appended_now())
+
+    def decide() -> Decision:
+        decided = correction_decision(store, correction_id, now=appended_now())
+        if not decided["back_dated"]:
+            why = ("it claims a time after the correction period: a late correction, which only a Law 79C2 "
+                   "approval lets in (approve-late)") if decided["window"] == "after correction period" \
+                else "it was recorded before its session became final"
+            raise DirectorError(f"correction {correction_id!r} is not back-dated ({why}); there is nothing "
+                                "to acknowledge")
+        if decided["acknowledged_by"] is not None:
+            raise DirectorError(f"correction {correction_id!r} was already acknowledged by "
+                                f"{decided['acknowledged_by']}")
+        return Decision(_acknowledgement(correction_id, request["event_id"], request["session_id"], acknowledgement),
+                        appended_now())
+
+    return _decide_and_append(store, request["event_id"], request["session_id"], decide)
 
 
 def _acknowledgement(correction_id: str, event_id: str, session_id: str,
@@ -213,7 +231,7 @@ def approve_late_correction(store: EventStore, correction_id: str, *, at: dateti
     event = LateCorrectionApproved(correction_id=correction_id, event_id=request["event_id"],
                                    session_id=request["session_id"], organiser=organiser,
                                    director=director, statement=statement)
-    return _append(store, event, request["event_id"], request["session_id"], at)
+    return _decide_and_append(store, request["event_id"], request["session_id"], lambda: Decision(event, at))
 
 
 def award_artificial(store: EventStore, table: TableRef, *, at: datetime, requested_at: datetime,
@@ -221,13 +239,16 @@ def award_artificial(store: EventStore, table: TableRef, *, at: datetime, reques
                      reason: str) -> int:
     """Law 12C2: an artificial adjusted score for a table, ruled at `at`, requested at `requested_at`."""
     to_epoch_us(requested_at)  # refuses a time without a zone
-    row = _require_table(store, table)
-    event = ArtificialScoreAwarded(
-        event_id=table.event_id, session_id=table.session_id, section=row["section"], board=table.board,
-        table_id=table.table_id, ns_id=row["ns_id"], ew_id=row["ew_id"], ns_award=ns_award,
-        ew_award=ew_award, reason=reason, director=director, requested_at=requested_at,
-    )
-    return _append(store, event, table.event_id, table.session_id, at)
+
+    def decide() -> Decision:
+        row = _require_table(store, table)
+        return Decision(ArtificialScoreAwarded(
+            event_id=table.event_id, session_id=table.session_id, section=row["section"], board=table.board,
+            table_id=table.table_id, ns_id=row["ns_id"], ew_id=row["ew_id"], ns_award=ns_award,
+            ew_award=ew_award, reason=reason, director=director, requested_at=requested_at,
+        ), at)
+
+    return _decide_and_append(store, table.event_id, table.session_id, decide)
 
 
 def award_weighted(store: EventStore, table: TableRef, *, at: datetime, requested_at: datetime,
@@ -235,24 +256,33 @@ def award_weighted(store: EventStore, table: TableRef, *, at: datetime, requeste
                    ew_components: Sequence[WeightedComponent] = ()) -> int:
     """Law 12C1(c): an assigned score weighted over legal outcomes; EW may differ (split, 12C1(e))."""
     to_epoch_us(requested_at)
-    row = _require_table(store, table)
     for side, components in (("NS", ns_components), ("EW", ew_components)):
         if components and abs(sum(c.weight for c in components) - 1) > 1e-9:
             raise DirectorError(f"the {side} weights sum to {sum(c.weight for c in components):g}; they must sum to 1")
     if not ns_components:
         raise DirectorError("a weighted score needs at least one outcome")
-    event = WeightedScoreAwarded(
-        event_id=table.event_id, session_id=table.session_id, section=row["section"], board=table.board,
-        table_id=table.table_id, ns_id=row["ns_id"], ew_id=row["ew_id"],
-        ns_components=tuple(ns_components), ew_components=tuple(ew_components),
-        reason=reason, director=director, requested_at=requested_at,
-    )
-    return _append(store, event, table.event_id, table.session_id, at)
+
+    def decide() -> Decision:
+        row = _require_table(store, table)
+        return Decision(WeightedScoreAwarded(
+            event_id=table.event_id, session_id=table.session_id, section=row["section"], board=table.board,
+            table_id=table.table_id, ns_id=row["ns_id"], ew_id=row["ew_id"],
+            ns_components=tuple(ns_components), ew_components=tuple(ew_components),
+            reason=reason, director=director, requested_at=requested_at,
+        ), at)
+
+    return _decide_and_append(store, table.event_id, table.session_id, decide)
 
 
 def record_fouled_board(store: EventStore, event_id: str, session_id: str, board: int, *, at: datetime,
                         groups: Mapping[str, Sequence[str]], reason: str, section: str = "") -> int:
     """Law 87: the board was played in different forms; results are compared within each group."""
+    return _decide_and_append(store, event_id, session_id, lambda: Decision(
+        _fouled(store, event_id, session_id, board, groups, reason, section), at))
+
+
+def _fouled(store: EventStore, event_id: str, session_id: str, board: int, groups: Mapping[str, Sequence[str]],
+            reason: str, section: str) -> BoardFouled:
     results = recorded_results(store, [(event_id, session_id)]).filter(
         (pl.col("event_id") == event_id) & (pl.col("session_id") == session_id) & (pl.col("board") == board)
         & (pl.col("section") == section))
@@ -264,9 +294,8 @@ def record_fouled_board(store: EventStore, event_id: str, session_id: str, board
     if unknown or twice or len(groups) < 2:
         raise DirectorError(f"groups must split the tables that played board {board} into at least two "
                             f"versions, each table once (unknown: {unknown}, named twice: {twice})")
-    event = BoardFouled(event_id=event_id, session_id=session_id, section=section, board=board,
-                        groups={label: tuple(tables) for label, tables in groups.items()}, reason=reason)
-    return _append(store, event, event_id, session_id, at)
+    return BoardFouled(event_id=event_id, session_id=session_id, section=section, board=board,
+                       groups={label: tuple(tables) for label, tables in groups.items()}, reason=reason)
 
 
 def award_penalty(store: EventStore, event_id: str, session_id: str, contestant_id: str, *, at: datetime,
@@ -279,6 +308,12 @@ def award_penalty(store: EventStore, event_id: str, session_id: str, contestant_
     (NS 1 and EW 1 of a Mitchell, pair 1 of two sections) needs `direction` or `section`; an id
     that names no one, or a unit the session does not score, is refused.
     """
+    return _decide_and_append(store, event_id, session_id, lambda: Decision(
+        _penalty(store, event_id, session_id, contestant_id, amount, unit, reason, law, section, direction), at))
+
+
+def _penalty(store: EventStore, event_id: str, session_id: str, contestant_id: str, amount: float, unit: str,
+             reason: str, law: str | None, section: str | None, direction: str | None) -> PenaltyAwarded:
     from pipelines.projections import score_results, session_method
     from pipelines.scoring.standings import PENALTY_UNITS
 
@@ -293,10 +328,9 @@ def award_penalty(store: EventStore, event_id: str, session_id: str, contestant_
     _, standings = score_results(projection, projection.results.filter(in_session))
     named = _penalised(standings.filter(pl.col("contestant_id") == contestant_id), event_id, session_id,
                        contestant_id, section, _direction(direction))
-    event = PenaltyAwarded(event_id=event_id, session_id=session_id, contestant_id=contestant_id,
-                           section=named["section"], direction=named["direction"], amount=amount,
-                           unit=_unit(unit), reason=reason, law=law)
-    return _append(store, event, event_id, session_id, at)
+    return PenaltyAwarded(event_id=event_id, session_id=session_id, contestant_id=contestant_id,
+                          section=named["section"], direction=named["direction"], amount=amount,
+                          unit=_unit(unit), reason=reason, law=law)
 
 
 def _penalised(standings: pl.DataFrame, event_id: str, session_id: str, contestant_id: str,
@@ -337,7 +371,7 @@ def _direction(text: str | None) -> Literal["NS", "EW"] | None:
 def close_correction_period(store: EventStore, event_id: str, session_id: str, *, deadline: datetime) -> int:
     """Record that a session's correction period ended at `deadline`: its scores are final."""
     event = CorrectionPeriodClosed(event_id=event_id, session_id=session_id)
-    return _append(store, event, event_id, session_id, deadline)
+    return _decide_and_append(store, event_id, session_id, lambda: Decision(event, deadline))
 
 
 def _seat(text: str | None) -> Literal["N", "E", "S", "W"] | None:
@@ -367,15 +401,44 @@ def appended_now() -> datetime:
     return datetime.now(UTC)
 
 
-def _append(store: EventStore, event: BaseModel, event_id: str, session_id: str, at: datetime, *,
-            then: BaseModel | None = None) -> int:
-    """Append `event`, claimed at `at`, to the session's stream (and `then` after it, in the same
-    transaction, at the time it is appended); the last position written."""
-    check_moment(at)  # refuses a time without a zone, or out of range, before anything is written
+@dataclass(frozen=True)
+class Decision:
+    """What a command decided to record: the event, claimed at `at`, and optionally one more
+    appended after it in the same transaction, at the time it is appended."""
+
+    event: BaseModel
+    at: datetime
+    then: BaseModel | None = None
+
+
+def _decide_and_append(store: EventStore, event_id: str, session_id: str, decide: Callable[[], Decision]) -> int:
+    """The session as an aggregate: read its stream's version, decide on the session as the log
+    holds it (at least that version), and append at that version; the last position written.
+
+    The version is read before anything the decision looks at, so a change another command makes
+    meanwhile makes this append fail (`ConcurrencyError`) instead of recording a decision taken on
+    a session that no longer is: it decides again on the new state, and gives up after
+    `DECISION_ATTEMPTS`. Two commands racing on one session never both win.
+    """
     stream = session_stream(event_id, session_id)
-    version = store.stream_version(stream)
+    for attempt in range(1, DECISION_ATTEMPTS + 1):
+        version = store.stream_version(stream)
+        decision = decide()
+        try:
+            return _append(store, decision, stream, version)
+        except ConcurrencyError:
+            log.info("%s changed while this command decided (attempt %d of %d); deciding again", stream,
+                     attempt, DECISION_ATTEMPTS)
+    raise DirectorError(f"{event_id}/{session_id} changed {DECISION_ATTEMPTS} times while this command decided; "
+                        "nothing was recorded: run it again")
+
+
+def _append(store: EventStore, decision: Decision, stream: str, version: int) -> int:
+    """Append the decision to `stream`, which must still be at `version`; the last position written."""
+    check_moment(decision.at)  # refuses a time without a zone, or out of range, before anything is written
     recorded = appended_now()
-    events = [NewEvent(stream, event.type, event_payload(event), at)]  # type: ignore[attr-defined]
+    event, then = decision.event, decision.then
+    events = [NewEvent(stream, event.type, event_payload(event), decision.at)]  # type: ignore[attr-defined]
     if then is not None:
         events.append(NewEvent(stream, then.type, event_payload(then), recorded))  # type: ignore[attr-defined]
     result = store.append(events, recorded_at=recorded, expected_versions={stream: version})
