@@ -155,14 +155,17 @@ def rank(ctx: typer.Context, rules: RulesOpt = None, as_of: AsOfOpt = None,
         return
     if rules is None:
         raise typer.BadParameter("--rules is required (a TOML file or a preset)")
-    from pipelines.ranking.edition import compute_edition
+    from pipelines.ranking.edition import UnknownCategoryError, compute_edition
     from pipelines.ranking.publish import default_label, publish_edition, refresh_standings
 
     event_store, moment = _store(store), _time(as_of, "--as-of")
     if publish:
         refresh_standings(event_store)
     # Kept awards make the next edition recompute only the tournaments that moved (derived rows).
-    computed = compute_edition(event_store, _rules(rules), as_of=moment, keep=True)
+    try:
+        computed = compute_edition(event_store, _rules(rules), as_of=moment, keep=True)
+    except UnknownCategoryError as exc:
+        raise _fail(rules, exc) from exc
     _report(computed, top, out)
     if against:
         _print_diff(event_store, against, computed, "what if")

@@ -106,21 +106,30 @@ class RankingEdition:
         return digest.hexdigest()
 
 
+class UnknownCategoryError(ValueError):
+    """A tournament registered with a ranking category the rule set does not have."""
+
+
 def compute_edition(store: EventStore, rules: RuleSet, *, as_of: datetime, up_to: int | None = None,
-                    standings: StandingsReader = read_standings, keep: bool = False) -> RankingEdition:
+                    standings: StandingsReader = read_standings, keep: bool = False,
+                    check_categories: bool = True) -> RankingEdition:
     """The edition of `rules` over the events at positions <= `up_to` (default: the whole log)
     that had happened by `as_of`; `standings` reads them (`replay_standings` is the reference).
 
     With the default reader, tournaments whose inputs did not move since the awards kept for `rules`
     are taken from them (`pipelines.ranking.kept`); another reader computes every tournament. `keep`
     writes this edition's awards for the next one (derived rows; skipped when the store is busy).
+    A tournament whose category the rule set does not know raises `UnknownCategoryError`, unless
+    `check_categories` is false (a rebuild reproduces what was published, whatever it was).
     """
     position = log_head(store) if up_to is None else up_to
     as_of_us = to_epoch_us(as_of)
     reusable = standings is read_standings
     kept = read_kept(store, rules) if reusable else None
     changed = None if kept is None else changed_events(store, kept, up_to=position, as_of_us=as_of_us)
-    inputs = read_inputs(store, up_to=position, as_of_us=as_of_us, events=changed)
+    inputs = read_inputs(store, up_to=position, as_of_us=as_of_us, events=changed, federation=rules.federation)
+    if check_categories:
+        require_known_categories(inputs.tournaments, rules)
     if changed is None:
         part = tournament_awards(standings(store, up_to=position, as_of_us=as_of_us), inputs, rules)
         current, updated = part, fresh(part, position=position, as_of_us=as_of_us)
@@ -184,8 +193,24 @@ def _csv(frame: pl.DataFrame) -> bytes:
     return sink.getvalue()
 
 
+def _unknown_categories(tournaments: pl.DataFrame, rules: RuleSet) -> pl.DataFrame:
+    return tournaments.filter(pl.col("category").is_not_null() & ~pl.col("category").is_in(list(rules.categories)))
+
+
+def require_known_categories(tournaments: pl.DataFrame, rules: RuleSet) -> None:
+    """Raise `UnknownCategoryError` naming the tournaments whose category `rules` does not know, and
+    the categories it does (an event ranked at a category nobody chose would publish wrong points)."""
+    unknown = _unknown_categories(tournaments, rules)
+    if unknown.height:
+        listed = ", ".join(f"{e} ({c!r})" for e, c in unknown.select("event_id", "category").head(10).iter_rows())
+        raise UnknownCategoryError(
+            f"{unknown.height} tournament(s) have a ranking category that {rules.name} {rules.version} does not "
+            f"have: {listed}; its categories are {', '.join(sorted(rules.categories))} (register the event "
+            "again with `--category`)")
+
+
 def _warn_unknown_categories(tournaments: pl.DataFrame, rules: RuleSet) -> None:
-    unknown = tournaments.filter(pl.col("category").is_not_null() & ~pl.col("category").is_in(list(rules.categories)))
+    unknown = _unknown_categories(tournaments, rules)
     if unknown.height:
         listed = ", ".join(f"{e} ({c})" for e, c in unknown.select("event_id", "category").head(10).iter_rows())
         log.warning("%d tournament(s) have a category %s %s does not know, ranked as %r: %s", unknown.height,
