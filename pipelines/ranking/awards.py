@@ -100,12 +100,13 @@ def _sum_wk(rules: RuleSet) -> pl.Expr:
 
 
 def player_awards(awards: pl.DataFrame, units: Units, players: pl.DataFrame, standings: pl.DataFrame,
-                  rules: RuleSet) -> pl.DataFrame:
-    """Each matched player's share of the contestant's award (team members by boards played)."""
+                  rules: RuleSet, lineups: pl.DataFrame | None = None) -> pl.DataFrame:
+    """Each matched player's share of the contestant's award (team members by boards played: the
+    boards `lineups` seat them for, or every board of a session in which their team has none)."""
     sessions = units.unit_sessions.join(
         standings.select("event_id", "session_id", "section", "direction", "contestant_id",
                          _session_boards="boards"), on=["event_id", "session_id"])
-    present = _present_players(sessions, players)
+    present = _boards_sat(_present_players(sessions, players), lineups)
     # A one-session unit has each player once (`_present_players` keeps one row per player and
     # session): the boards they played are that session's. Only whole-event units add sessions up.
     whole_event = pl.col("unit_session") == ""
@@ -149,6 +150,31 @@ def _present_players(sessions: pl.DataFrame, players: pl.DataFrame) -> pl.DataFr
         chosen = present.sort([*once, "_by_event", "original_id", "player_id"], nulls_last=True, maintain_order=True)
         return chosen.unique(once, keep="first", maintain_order=True).drop("_by_event")
     return present.drop("_by_event")
+
+
+_LINEUP_TEAM = ["event_id", "session_id", "section", "contestant_id"]
+
+
+def _boards_sat(present: pl.DataFrame, lineups: pl.DataFrame | None) -> pl.DataFrame:
+    """`present` with `_session_boards` the boards each player sat for, where their team's line-ups
+    in the session are recorded (a member of it who sat for none played none); else as it was, every
+    board the team played in the session."""
+    if lineups is None or lineups.is_empty():
+        return present
+    seated = (
+        lineups.select(*_LINEUP_TEAM, "players", "boards").with_columns(section=pl.col("section").fill_null(""))
+        .explode("players").explode("boards")
+        .select(*_LINEUP_TEAM, player_name=pl.col("players").struct.field("name"), _board=pl.col("boards"))
+    )
+    sat = seated.group_by(*_LINEUP_TEAM, "player_name").agg(_sat=pl.col("_board").n_unique().cast(pl.Int64))
+    lined_up = seated.select(_LINEUP_TEAM).unique().with_columns(_lined_up=pl.lit(True))
+    return (
+        present.join(sat, on=[*_LINEUP_TEAM, "player_name"], how="left")
+        .join(lined_up, on=_LINEUP_TEAM, how="left")
+        .with_columns(_session_boards=pl.when(pl.col("_lined_up")).then(pl.col("_sat").fill_null(0))
+                      .otherwise(pl.col("_session_boards")))
+        .drop("_sat", "_lined_up")
+    )
 
 
 def _team_share(rules: RuleSet) -> pl.Expr:

@@ -159,7 +159,7 @@ def tournament_awards(snapshot: StandingsSnapshot, inputs: RankingInputs, rules:
     _warn_unknown_categories(inputs.tournaments, rules)
     players = resolve_players(contestant_players(inputs.contestants), inputs, rules.federation)
     contestant = unit_awards(units, inputs, rules)
-    per_player = player_awards(contestant, units, players, snapshot.standings, rules)
+    per_player = player_awards(contestant, units, players, snapshot.standings, rules, inputs.lineups)
     dated = (per_player.join(award_dates(units, inputs, snapshot.windows), on=["event_id", "unit_session"], how="left")
              .join(unit_corrections(units, snapshot.corrections), on=["event_id", "unit_session"], how="left"))
     awards = (dated.rename({"unit_session": "session_id", "rank": "place"})

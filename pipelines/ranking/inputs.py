@@ -10,7 +10,7 @@ through `pipelines.payload_frames.PayloadReader`, which upcasts older rows in bu
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import duckdb
 import orjson
@@ -18,6 +18,7 @@ import polars as pl
 
 from models.events import (
     ContestantRegistered,
+    LineupRecorded,
     MemberRegistered,
     PlayerIdentitiesMerged,
     PlayerLinked,
@@ -46,6 +47,13 @@ SESSION_FIELDS: dict[str, pl.DataType] = polars_columns(
 CONTESTANT_FIELDS: dict[str, pl.DataType] = polars_columns(
     ContestantRegistered, ["event_id", "session_id", "contestant_id", "kind", "section", "direction", "players"])
 
+LINEUP_FIELDS: dict[str, pl.DataType] = polars_columns(
+    LineupRecorded, ["event_id", "session_id", "section", "contestant_id", "players", "boards"])
+
+
+def _no_lineups() -> pl.DataFrame:
+    return pl.DataFrame(schema=LINEUP_FIELDS)
+
 
 @dataclass(frozen=True)
 class RankingInputs:
@@ -57,6 +65,8 @@ class RankingInputs:
     tournaments: pl.DataFrame
     sessions: pl.DataFrame
     contestants: pl.DataFrame
+    lineups: pl.DataFrame = field(default_factory=_no_lineups)
+    """Who sat for a team on which boards (`LineupRecorded`): `LINEUP_FIELDS`."""
 
 
 @dataclass(frozen=True)
@@ -129,6 +139,7 @@ def _read_all(con: duckdb.DuckDBPyConnection, up_to: int, as_of_us: int,
         tournaments=latest(read("TournamentRegistered", TOURNAMENT_FIELDS), ["event_id"]),
         sessions=latest(read("SessionScheduled", SESSION_FIELDS), ["event_id", "session_id"]),
         contestants=read("ContestantRegistered", CONTESTANT_FIELDS),
+        lineups=read("LineupRecorded", LINEUP_FIELDS),
     )
 
 
