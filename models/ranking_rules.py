@@ -331,7 +331,8 @@ class RuleSet(BaseModel):
     points_divisor: float = Field(default=1.0, gt=0)
     """The published total is the sum of points divided by this (PZBS: 100)."""
     points_rounding: RoundingRule = RoundingRule(mode="half_up", decimals=2)
-    """Rounding of each award's points now and of the published totals."""
+    """Rounding of the published totals, once: awards' points are summed exact, and players are
+    placed on the exact total (two totals shown alike may hold different places)."""
     sub_rankings: SubRankings = SubRankings()
     """Sub-rankings."""
     publication: Publication = Publication()

@@ -18,7 +18,6 @@ from pipelines.ranking.curves import (
     decay_by_kind,
     full_years,
     place_awards,
-    round_rule,
     weighted_award,
 )
 from pipelines.ranking.inputs import RankingInputs
@@ -226,8 +225,13 @@ def unit_corrections(units: Units, corrections: pl.DataFrame) -> pl.DataFrame:
 
 
 def decayed(awards: pl.DataFrame, rules: RuleSet, edition_date: date) -> pl.DataFrame:
-    """Awards with their age in full years at `edition_date`, decay factor and points now."""
+    """Awards with their age in full years at `edition_date`, decay factor and points now (exact:
+    the total is rounded once, `pipelines.ranking.edition.player_totals`)."""
     age = full_years(pl.col("award_date"), edition_date)
     return awards.with_columns(age_years=age).with_columns(
         decay=decay_by_kind(rules, pl.col("age_years")),
-    ).with_columns(points=round_rule(pl.col("award") * pl.col("decay"), rules.points_rounding))
+    ).with_columns(points=(pl.col("award") * pl.col("decay")).round(_POINTS_DECIMALS))
+
+
+_POINTS_DECIMALS = 9
+"""An award's points now are kept to this many decimals (float noise beyond them is not a point)."""

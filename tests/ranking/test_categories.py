@@ -87,3 +87,26 @@ def test_an_unknown_category_stops_the_edition_and_names_the_rule_sets(store_fil
     said = " ".join(result.output.split())
     assert f"{EVENT} ('nationals')" in said and "its categories are club, district, national" in said
     assert not list(EventStore(store_file).read(types=["RankingPublished"]))
+
+
+def test_the_demo_registers_every_event_with_a_category_its_rule_set_has(tmp_path: Path) -> None:
+    # The demo's register steps go through `register_tournament`, the function `register` calls.
+    from pipelines.demo import WEEKEND
+    from pipelines.ranking.rules import load_rules
+    from pipelines.timeline import RegisterStep, load_timeline, run_timeline
+
+    steps = [step for step in load_timeline(WEEKEND / "timeline.toml") if isinstance(step, RegisterStep)]
+    store = EventStore(tmp_path / "demo.duckdb")
+    for step in steps:
+        one = tmp_path / f"{step.event}.toml"
+        one.write_text(f'[[step]]\nat = "{step.at.isoformat()}"\naction = "register"\nevent = "{step.event}"\n'
+                       f'name = "{step.name}"\ncategory = "{step.category}"\n')
+        (tmp_path / "conditions").mkdir(exist_ok=True)
+        source = WEEKEND / "conditions" / f"{step.event}.toml"
+        if source.exists():
+            (tmp_path / "conditions" / source.name).write_text(source.read_text())
+        assert all(outcome.ok for outcome in run_timeline(store, one))
+    registered = {e.payload["event_id"]: e.payload["category"] for e in store.read(types=["TournamentRegistered"])}
+    categories = load_rules(WEEKEND / "ranking_rules.toml").categories
+    assert len(registered) == 4 and set(registered.values()) == {"club", "national"}
+    assert all(category in categories for category in registered.values())

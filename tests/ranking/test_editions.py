@@ -137,7 +137,7 @@ def test_an_unmatched_player_is_listed_then_linked(store: EventStore, tmp_path: 
     store.append([type(renamed)(renamed.stream_id, renamed.type, payload, renamed.occurred_at)],
                  recorded_at=NEXT_DAY)
     unmatched = find_unmatched(store, as_of=NEXT_DAY)
-    assert unmatched.select("player_name", "contestants", "reason").rows() == [
+    assert unmatched.select("player_name", "contestant_ids", "reason").rows() == [
         ("A. Zielinska", "2", "no member of that name")]
     with pytest.raises(IdentityError, match="not a member"):
         link_player(store, event_id=EVENT, player_name="A. Zielinska", federation_id="0", at=NEXT_DAY)
