@@ -8,6 +8,8 @@ from pathlib import Path
 
 import polars as pl
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from models.events import (
     ContestantRegistered,
@@ -21,8 +23,10 @@ from models.events import (
 )
 from pipelines.director import publish_scores
 from pipelines.ranking.edition import compute_edition
+from pipelines.ranking.inputs import RankingInputs
 from pipelines.ranking.members import import_member_list
 from pipelines.ranking.rules import load_rules
+from pipelines.ranking.units import Units
 from pipelines.store import EventStore, NewEvent
 from tests.conftest import RECORDED_AT
 from tests.ranking.scenario import CET, MEMBERS_AT
@@ -151,3 +155,66 @@ def test_a_team_file_records_who_sat_for_which_boards(store: EventStore, tmp_pat
     found = lions(store, "wbf")
     # 2 of 8 boards is under the WBF's third: nothing; 6 of 8 the full award.
     assert found["Lion 5"] == (0.0, 0.0) and found["Lion 4"] == (1.0, 800.0) and found["Lion 1"] == (1.0, 800.0)
+
+
+# --- the oracle: shares from line-ups, written from the rule sets' words ------------------------------
+
+def _frames(players: int, boards: int, seats: list[list[int]]) -> tuple[Units, RankingInputs, pl.DataFrame,
+                                                                        pl.DataFrame]:
+    """One session: team T1 (players p1..pN) beat T2 over `boards`; on board b, T1's open-room pair
+    is seats[b][0:2] and its closed-room pair seats[b][2:4]."""
+    from pipelines.ranking.inputs import CONTESTANT_FIELDS, LINEUP_FIELDS, SESSION_FIELDS
+    from pipelines.ranking.units import ranking_units
+    from tests.ranking.test_units import snapshot, standings, tournaments
+
+    frame = standings([("E", "s1", "T1", 30.0, boards, "final"), ("E", "s1", "T2", 10.0, boards, "final")])
+    units = ranking_units(snapshot(frame), tournaments({}))
+    names = [f"p{i + 1}" for i in range(players)]
+    contestants = pl.DataFrame([{"event_id": "E", "session_id": "s1", "contestant_id": "T1", "kind": "team",
+                                 "section": "A", "direction": None,
+                                 "players": [{"name": n, "federation_id": n} for n in names]}],
+                               schema=CONTESTANT_FIELDS)
+    sat: dict[tuple[str, ...], list[int]] = {}
+    for board, order in enumerate(seats, start=1):
+        for pair in (order[0:2], order[2:4]):
+            sat.setdefault(tuple(sorted(names[i] for i in pair)), []).append(board)
+    lineups = pl.DataFrame([{"event_id": "E", "session_id": "s1", "section": "A", "contestant_id": "T1",
+                             "players": [{"name": n, "federation_id": None} for n in pair], "boards": sat_boards}
+                            for pair, sat_boards in sat.items()], schema=LINEUP_FIELDS)
+    inputs = RankingInputs(
+        members=pl.DataFrame(), links=pl.DataFrame(), merges=pl.DataFrame(), tournaments=tournaments({}),
+        sessions=pl.DataFrame([{"event_id": "E", "session_id": "s1", "number": 1, "session_date": None,
+                                "scoring": "VP_TEAMS"}], schema=SESSION_FIELDS),
+        contestants=contestants, lineups=lineups)
+    registered = contestants.explode("players").select(
+        "event_id", "session_id", "section", "direction", "contestant_id",
+        player_name=pl.col("players").struct.field("name"), original_id=pl.col("players").struct.field("name"),
+        player_id=pl.col("players").struct.field("name"))
+    return units, inputs, registered, frame
+
+
+@settings(max_examples=40, deadline=None)
+@given(data=st.data(), players=st.integers(4, 6), boards=st.integers(1, 24),
+       preset=st.sampled_from(["wbf", "wbf-placing", "pzbs-3", "pzbs-4", "abf", "sbu", "acbl"]))
+def test_each_member_s_share_is_the_boards_they_sat_for_under_the_rule(data: st.DataObject, players: int,
+                                                                      boards: int, preset: str) -> None:
+    from pipelines.ranking.awards import player_awards, unit_awards
+
+    seats = [data.draw(st.permutations(range(players))) for _ in range(boards)]
+    units, inputs, registered, frame = _frames(players, boards, seats)
+    rules = load_rules(preset)
+    awarded = player_awards(unit_awards(units, inputs, rules), units, registered, frame, rules, inputs.lineups)
+    shares = dict(awarded.filter(pl.col("contestant_id") == "T1").select("player_id", "share").iter_rows())
+    team = rules.teams
+    for i in range(players):
+        played = sum(1 for order in seats if i in order[:4])
+        fraction = played / boards
+        if fraction >= team.min_board_share - 1e-9:
+            expected = 1.0
+        elif team.below == "pro_rata":
+            expected = fraction / team.min_board_share
+        else:
+            expected = 0.0
+        if team.large_team_share and players > 4:
+            expected *= 4 / players
+        assert shares[f"p{i + 1}"] == pytest.approx(expected), (preset, i, played, boards)
