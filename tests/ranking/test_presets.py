@@ -46,6 +46,7 @@ def test_every_preset_loads_and_names_its_version() -> None:
     for name in names:
         rules = load_rules(name)
         assert rules.version and rules.source and len(rules.content_hash()) == 64
+        assert "round" in rules.source.lower(), f"{name} does not say how it rounds"
 
 
 def test_sbu_linear_to_a_third_of_the_field() -> None:
