@@ -140,6 +140,16 @@ SELECT payload->>'$.edition' AS edition, payload->>'$.rule_set' AS rule_set,
        payload->>'$.output_sha256' AS output_sha256, occurred_at AS published_at, position AS event_position
 FROM events WHERE type = 'RankingPublished';
 CREATE OR REPLACE VIEW ranking AS SELECT * FROM projection_ranking;
+CREATE OR REPLACE VIEW ranking_titles AS
+WITH titles AS (
+    SELECT edition, t.label AS title, t.min_points AS min_points FROM (
+        SELECT payload->>'$.edition' AS edition,
+               unnest(from_json(coalesce(payload->'$.rules.titles', '[]'),
+                                '[{"label": "VARCHAR", "min_points": "DOUBLE"}]')) AS t
+        FROM events WHERE type = 'RankingPublished'))
+SELECT r.edition, r.place, r.player_id, r.name, r.points, arg_max(t.title, t.min_points) AS title
+FROM projection_ranking r LEFT JOIN titles t ON t.edition = r.edition AND t.min_points <= r.points
+GROUP BY r.edition, r.place, r.player_id, r.name, r.points;
 CREATE OR REPLACE VIEW awards AS SELECT * FROM projection_ranking_awards;
 """
 
