@@ -156,8 +156,9 @@ _LINEUP_TEAM = ["event_id", "session_id", "section", "contestant_id"]
 
 def _boards_sat(present: pl.DataFrame, lineups: pl.DataFrame | None) -> pl.DataFrame:
     """`present` with `_session_boards` the boards each player sat for, where their team's line-ups
-    in the session are recorded (a member of it who sat for none played none); else as it was, every
-    board the team played in the session."""
+    in the session are recorded for every board it played (a member who sat for none played none);
+    else as it was, every board the team played in the session: a file that names who sat on some
+    boards only must not take the others from everyone."""
     if lineups is None or lineups.is_empty():
         return present
     seated = (
@@ -166,13 +167,14 @@ def _boards_sat(present: pl.DataFrame, lineups: pl.DataFrame | None) -> pl.DataF
         .select(*_LINEUP_TEAM, player_name=pl.col("players").struct.field("name"), _board=pl.col("boards"))
     )
     sat = seated.group_by(*_LINEUP_TEAM, "player_name").agg(_sat=pl.col("_board").n_unique().cast(pl.Int64))
-    lined_up = seated.select(_LINEUP_TEAM).unique().with_columns(_lined_up=pl.lit(True))
+    covered = seated.group_by(_LINEUP_TEAM).agg(_covered=pl.col("_board").n_unique().cast(pl.Int64))
+    every_board = pl.col("_covered").is_not_null() & (pl.col("_covered") >= pl.col("_session_boards"))
     return (
         present.join(sat, on=[*_LINEUP_TEAM, "player_name"], how="left")
-        .join(lined_up, on=_LINEUP_TEAM, how="left")
-        .with_columns(_session_boards=pl.when(pl.col("_lined_up")).then(pl.col("_sat").fill_null(0))
+        .join(covered, on=_LINEUP_TEAM, how="left")
+        .with_columns(_session_boards=pl.when(every_board).then(pl.col("_sat").fill_null(0))
                       .otherwise(pl.col("_session_boards")))
-        .drop("_sat", "_lined_up")
+        .drop("_sat", "_covered")
     )
 
 

@@ -218,3 +218,13 @@ def test_each_member_s_share_is_the_boards_they_sat_for_under_the_rule(data: st.
         if team.large_team_share and players > 4:
             expected *= 4 / players
         assert shares[f"p{i + 1}"] == pytest.approx(expected), (preset, i, played, boards)
+
+
+def test_line_ups_that_miss_some_of_the_team_s_boards_take_no_board_from_anyone(store: EventStore,
+                                                                                tmp_path: Path) -> None:
+    # The file named who sat on boards 1-10 only: the Lions' members count as playing all 20.
+    swiss(store, tmp_path, lineups=False)
+    store.append([lineup("Lions", ["Lion 1", "Lion 2"], range(1, 11)), lineup("Lions", ["Lion 3", "Lion 5"],
+                                                                            range(1, 11))], recorded_at=RECORDED_AT)
+    found = lions(store, "wbf")
+    assert {name: award for name, (_, award) in found.items()} == dict.fromkeys(TEAMS["Lions"], 800.0)
