@@ -559,8 +559,8 @@ class LineupRecorded(_Event):
 
     A team fields four to six players and changes its line-up between matches or halves; a
     member's share of the team's ranking award counts the boards they sat for (`pipelines.ranking`).
-    A team with no line-up recorded in a session is taken to have fielded every registered member
-    on every board of it.
+    A team whose line-ups in a session do not cover every board it played is taken to have fielded
+    every registered member on every board of it.
     """
 
     type: Literal["LineupRecorded"] = "LineupRecorded"
