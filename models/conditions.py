@@ -295,6 +295,10 @@ class ConditionsOfContest(BaseModel):
     """Language of the event's published pages, as a BCP 47 tag (`en`, `pl`, `fr-CA`)."""
     timezone: str = "UTC"
     """IANA time zone in which published pages show times (`Europe/Warsaw`); the log keeps UTC."""
+    category: str | None = Field(default=None, min_length=1)
+    """The event's ranking category (`club`, `national`, ...), as the federation's ranking rule set
+    names them; registered on the tournament (`TournamentRegistered.category`), not with the scoring
+    conditions. None = the rule set's default category."""
 
     @field_validator("timezone")
     @classmethod

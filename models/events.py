@@ -573,11 +573,37 @@ class PlayerLinked(_Event):
     """Why."""
 
 
+class LineupRecorded(_Event):
+    """Players sat for a team on these boards of a session (a room's results name who sat).
+
+    A team fields four to six players and changes its line-up between matches or halves; a
+    member's share of the team's ranking award counts the boards they sat for (`pipelines.ranking`).
+    A team whose line-ups in a session do not cover every board it played is taken to have fielded
+    every registered member on every board of it.
+    """
+
+    type: Literal["LineupRecorded"] = "LineupRecorded"
+    schema_version: Literal[1] = 1
+    event_id: Id
+    """Tournament identifier."""
+    session_id: Id
+    """Session identifier."""
+    section: str = ""
+    """Section."""
+    contestant_id: Id
+    """The team, as the results name it."""
+    players: tuple[Player, ...] = Field(min_length=1)
+    """Who sat for it (a pair in one room)."""
+    boards: tuple[Annotated[int, Field(ge=1)], ...] = Field(min_length=1)
+    """The boards they sat for, ascending."""
+
+
 Event = Annotated[
     SourceFileIngested | TournamentRegistered | SessionScheduled | ContestantRegistered | BoardDealt
     | ResultRecorded | ArtificialScoreAwarded | WeightedScoreAwarded | BoardFouled | PenaltyAwarded
     | ScoresPublished | CorrectionPeriodClosed | ScoreCorrectionRequested | LateCorrectionApproved
-    | BackDatedCorrectionAcknowledged | PlayerIdentitiesMerged | RankingPublished | MemberRegistered | PlayerLinked,
+    | BackDatedCorrectionAcknowledged | PlayerIdentitiesMerged | RankingPublished | MemberRegistered | PlayerLinked
+    | LineupRecorded,
     Field(discriminator="type"),
 ]
 """Any event of the catalogue."""
@@ -591,7 +617,7 @@ EVENT_TYPES: dict[str, type[BaseModel]] = {
                 BoardDealt, ResultRecorded, ArtificialScoreAwarded, WeightedScoreAwarded, BoardFouled,
                 PenaltyAwarded, ScoresPublished, CorrectionPeriodClosed, ScoreCorrectionRequested,
                 LateCorrectionApproved, BackDatedCorrectionAcknowledged,
-                PlayerIdentitiesMerged, RankingPublished, MemberRegistered, PlayerLinked)
+                PlayerIdentitiesMerged, RankingPublished, MemberRegistered, PlayerLinked, LineupRecorded)
 }
 """Type tag -> model class."""
 

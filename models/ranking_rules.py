@@ -299,6 +299,17 @@ class Publication(BaseModel):
         return check_cron(value)
 
 
+class Title(BaseModel):
+    """A rank a player holds from a total of points on (ACBL's Junior Master ... Life Master)."""
+
+    model_config = _FROZEN
+
+    label: str = Field(min_length=1)
+    """The rank's name."""
+    min_points: float = Field(ge=0)
+    """The published total from which a player holds it."""
+
+
 class RuleSet(BaseModel):
     """A versioned ranking rule set."""
 
@@ -331,11 +342,22 @@ class RuleSet(BaseModel):
     points_divisor: float = Field(default=1.0, gt=0)
     """The published total is the sum of points divided by this (PZBS: 100)."""
     points_rounding: RoundingRule = RoundingRule(mode="half_up", decimals=2)
-    """Rounding of each award's points now and of the published totals."""
+    """Rounding of the published totals, once: awards' points are summed exact, and players are
+    placed on the exact total (two totals shown alike may hold different places)."""
     sub_rankings: SubRankings = SubRankings()
     """Sub-rankings."""
     publication: Publication = Publication()
     """When editions are published (not part of `content_hash`: it changes when, not what)."""
+    titles: tuple[Title, ...] = ()
+    """Ranks by published total, lowest first (the `ranking_titles` view); they name places and
+    points, they do not change them, so they are not part of `content_hash`."""
+
+    @field_validator("titles")
+    @classmethod
+    def _titles_ascending(cls, titles: tuple[Title, ...]) -> tuple[Title, ...]:
+        if any(b.min_points <= a.min_points for a, b in pairwise(titles)):
+            raise ValueError("titles must be listed lowest first, each needing more points than the one before")
+        return titles
 
     @model_validator(mode="after")
     def _default_category_known(self) -> Self:
@@ -361,9 +383,11 @@ class RuleSet(BaseModel):
         """The rules that decide the ranking as canonical JSON (sorted keys): what the hash is taken of.
 
         The publication schedule is left out: it decides when editions appear, not what they say,
-        so moving it keeps the hash (and the hashes of editions published before it existed).
+        so moving it keeps the hash (and the hashes of editions published before it existed). So are
+        the titles: they name totals, they do not change them.
         """
-        return orjson.dumps(self.model_dump(mode="json", exclude={"publication"}), option=orjson.OPT_SORT_KEYS)
+        return orjson.dumps(self.model_dump(mode="json", exclude={"publication", "titles"}),
+                            option=orjson.OPT_SORT_KEYS)
 
     def content_hash(self) -> str:
         """SHA-256 of the canonical JSON: two rule sets with the same hash rank identically."""

@@ -67,6 +67,10 @@ def register(event: EventOpt,
              name: Annotated[str, typer.Option(help="Tournament name")],
              conditions: Annotated[Path, typer.Option(help="Conditions of contest (TOML)")],
              organiser: Annotated[str | None, typer.Option(help="Tournament organiser")] = None,
+             category: Annotated[str | None, typer.Option(
+                 help="Ranking category (club, national, ...: the ranking rule set's names), which weighs "
+                      "the event's ranking awards; or `category` in the conditions file. Default: the "
+                      "rule set's default category")] = None,
              at: AtOpt = None, store: StoreOption = None) -> None:
     """Register a tournament with its conditions of contest (validated before anything is written)."""
     from pydantic import ValidationError
@@ -80,7 +84,7 @@ def register(event: EventOpt,
         errors.print(f"[red]refused[/red] {shown(str(conditions))}: {shown(str(exc))}")
         raise typer.Exit(1) from exc
     _director_call(lambda: register_tournament(open_store(store), event, name, at=now_or(at),
-                                               conditions=rules, organiser=organiser))
+                                               conditions=rules, organiser=organiser, category=category))
 
 
 def publish(event: EventOpt, session: SessionOpt, at: AtOpt = None, store: StoreOption = None,

@@ -156,14 +156,17 @@ def rank(ctx: typer.Context, rules: RulesOpt = None, as_of: AsOfOpt = None,
         return
     if rules is None:
         raise typer.BadParameter("--rules is required (a TOML file or a preset)")
-    from pipelines.ranking.edition import compute_edition
+    from pipelines.ranking.edition import UnknownCategoryError, compute_edition
     from pipelines.ranking.publish import default_label, publish_edition, refresh_standings
 
     event_store, moment = _store(store), _time(as_of, "--as-of")
     if publish:
         refresh_standings(event_store)
     # Kept awards make the next edition recompute only the tournaments that moved (derived rows).
-    computed = compute_edition(event_store, _rules(rules), as_of=moment, keep=True)
+    try:
+        computed = compute_edition(event_store, _rules(rules), as_of=moment, keep=True)
+    except UnknownCategoryError as exc:
+        raise _fail(rules, exc) from exc
     _report(computed, top, out)
     if against:
         _print_diff(event_store, against, computed, "what if")
@@ -204,14 +207,15 @@ def _report(edition: "RankingEdition", top: int, out: Path | None) -> None:
 
 
 def _print_diff(event_store: "EventStore", label: str, new: "RankingEdition", new_label: str) -> None:
-    from pipelines.ranking.diff import diff_rankings
+    from pipelines.ranking.diff import back_dated_corrections, diff_rankings
     from pipelines.ranking.publish import rebuild_edition
 
     try:
         old = rebuild_edition(event_store, label)
     except ValueError as exc:
         raise _fail(label, exc) from exc
-    for line in diff_rankings(old, new, old_label=label, new_label=new_label).lines():
+    back_dated = back_dated_corrections(event_store, new)
+    for line in diff_rankings(old, new, old_label=label, new_label=new_label, back_dated=back_dated).lines():
         _say(line)
 
 
@@ -275,5 +279,9 @@ def statement(player: Annotated[str, typer.Argument(help="Federation id or name"
         raise _fail(player, exc) from exc
     place = f"place {found.place}" if found.place else "not ranked"
     divided = f" (points / {found.divisor:g})" if found.divisor != 1 else ""
+    if found.merged_into is not None:
+        _say(f"{player} was merged into {found.merged_into}: its awards are in {found.merged_into}'s statement")
     _say(f"{found.player_id} {found.name or ''}: {place}, {found.points:g} points{divided}")
     _show(found.awards, "awards")
+    for note in found.notes:
+        _say(f"note: {note}")

@@ -74,10 +74,16 @@ def register_tournament(store: EventStore, event_id: str, name: str, *, at: date
                         category: str | None = None) -> int:
     """Register (or re-register) a tournament with its validated conditions of contest.
 
-    The latest registration of an event is the one replay uses.
+    The ranking category is `category`, else the conditions' `category`; the two must agree when
+    both are given. The latest registration of an event is the one replay uses.
     """
-    event = TournamentRegistered(event_id=event_id, name=name, organiser=organiser, category=category,
-                                 conditions=conditions.model_dump(mode="json"))
+    if category is not None and conditions.category is not None and category != conditions.category:
+        raise DirectorError(f"category {category!r} differs from the conditions' category "
+                            f"{conditions.category!r}; give one, or the same in both")
+    # The category is the tournament's (what the ranking reads), not a scoring condition.
+    event = TournamentRegistered(event_id=event_id, name=name, organiser=organiser,
+                                 category=category or conditions.category,
+                                 conditions=conditions.model_dump(mode="json", exclude={"category"}))
     stream = f"tournament:{event_id}"
     result = store.append([NewEvent(stream, event.type, event_payload(event), check_moment(at))],
                           recorded_at=appended_now(), expected_versions={stream: store.stream_version(stream)})

@@ -29,6 +29,7 @@ from models.events import (
     ArtificialScoreAwarded,
     BoardDealt,
     ContestantRegistered,
+    LineupRecorded,
     Player,
     ResultRecorded,
     SessionScheduled,
@@ -340,7 +341,29 @@ def fact_frame(store: EventStore, read: ColumnarFile, ctx: FileContext) -> pl.Da
             facts = built.result()
     artificial = [NewEvent(ctx.stream, "ArtificialScoreAwarded", artificial_payload(a, ctx),
                            from_epoch_us(ctx.occurred_us)) for a in read.artificial]
-    return pl.concat([event_frame(header), facts, event_frame(artificial)])
+    return pl.concat([event_frame(header), facts, event_frame(artificial), event_frame(lineups(read, ctx))])
+
+
+def lineups(read: ColumnarFile, ctx: FileContext) -> list[NewEvent]:
+    """`LineupRecorded` for each pair that sat for a team in a room, with the boards they sat for:
+    what the ranking counts a member's share of the team's boards by. Pairs files record none."""
+    if not read.has_records or not bool(read.results["room"].is_not_null().any()):
+        return []
+    team_rows = read.results.filter(pl.col("room").is_not_null())
+    seats = pl.concat([
+        team_rows.select("section", "board", contestant_id=f"{side}_id", players=f"{side}_players")
+        for side in ("ns", "ew")
+    ]).filter(pl.col("players").list.len() > 0)
+    # One event per (team, the pair that sat): a line-up change between halves is a new pair.
+    pairs = (seats.with_columns(_who=pl.col("players").list.eval(pl.element().struct.field("name")).list.join("\x1f"))
+             .group_by("section", "contestant_id", "_who", maintain_order=True)
+             .agg(players=pl.col("players").first(), boards=pl.col("board").unique().sort()))
+    occurred = from_epoch_us(ctx.occurred_us)
+    return [_new(LineupRecorded(event_id=ctx.event_id, session_id=ctx.session_id, section=section,
+                                contestant_id=team, boards=tuple(boards),
+                                players=tuple(Player(name=p["name"], federation_id=p["federation_id"])
+                                              for p in players)), ctx.stream, occurred)
+            for section, team, _, players, boards in pairs.iter_rows() if team]
 
 
 OVERLAP_ROWS = 2_048

@@ -18,7 +18,6 @@ from pipelines.ranking.curves import (
     decay_by_kind,
     full_years,
     place_awards,
-    round_rule,
     weighted_award,
 )
 from pipelines.ranking.inputs import RankingInputs
@@ -100,12 +99,13 @@ def _sum_wk(rules: RuleSet) -> pl.Expr:
 
 
 def player_awards(awards: pl.DataFrame, units: Units, players: pl.DataFrame, standings: pl.DataFrame,
-                  rules: RuleSet) -> pl.DataFrame:
-    """Each matched player's share of the contestant's award (team members by boards played)."""
+                  rules: RuleSet, lineups: pl.DataFrame | None = None) -> pl.DataFrame:
+    """Each matched player's share of the contestant's award (team members by boards played: the
+    boards `lineups` seat them for, or every board of a session in which their team has none)."""
     sessions = units.unit_sessions.join(
         standings.select("event_id", "session_id", "section", "direction", "contestant_id",
                          _session_boards="boards"), on=["event_id", "session_id"])
-    present = _present_players(sessions, players)
+    present = _boards_sat(_present_players(sessions, players), lineups)
     # A one-session unit has each player once (`_present_players` keeps one row per player and
     # session): the boards they played are that session's. Only whole-event units add sessions up.
     whole_event = pl.col("unit_session") == ""
@@ -149,6 +149,33 @@ def _present_players(sessions: pl.DataFrame, players: pl.DataFrame) -> pl.DataFr
         chosen = present.sort([*once, "_by_event", "original_id", "player_id"], nulls_last=True, maintain_order=True)
         return chosen.unique(once, keep="first", maintain_order=True).drop("_by_event")
     return present.drop("_by_event")
+
+
+_LINEUP_TEAM = ["event_id", "session_id", "section", "contestant_id"]
+
+
+def _boards_sat(present: pl.DataFrame, lineups: pl.DataFrame | None) -> pl.DataFrame:
+    """`present` with `_session_boards` the boards each player sat for, where their team's line-ups
+    in the session are recorded for every board it played (a member who sat for none played none);
+    else as it was, every board the team played in the session: a file that names who sat on some
+    boards only must not take the others from everyone."""
+    if lineups is None or lineups.is_empty():
+        return present
+    seated = (
+        lineups.select(*_LINEUP_TEAM, "players", "boards").with_columns(section=pl.col("section").fill_null(""))
+        .explode("players").explode("boards")
+        .select(*_LINEUP_TEAM, player_name=pl.col("players").struct.field("name"), _board=pl.col("boards"))
+    )
+    sat = seated.group_by(*_LINEUP_TEAM, "player_name").agg(_sat=pl.col("_board").n_unique().cast(pl.Int64))
+    covered = seated.group_by(_LINEUP_TEAM).agg(_covered=pl.col("_board").n_unique().cast(pl.Int64))
+    every_board = pl.col("_covered").is_not_null() & (pl.col("_covered") >= pl.col("_session_boards"))
+    return (
+        present.join(sat, on=[*_LINEUP_TEAM, "player_name"], how="left")
+        .join(covered, on=_LINEUP_TEAM, how="left")
+        .with_columns(_session_boards=pl.when(every_board).then(pl.col("_sat").fill_null(0))
+                      .otherwise(pl.col("_session_boards")))
+        .drop("_sat", "_covered")
+    )
 
 
 def _team_share(rules: RuleSet) -> pl.Expr:
@@ -200,8 +227,13 @@ def unit_corrections(units: Units, corrections: pl.DataFrame) -> pl.DataFrame:
 
 
 def decayed(awards: pl.DataFrame, rules: RuleSet, edition_date: date) -> pl.DataFrame:
-    """Awards with their age in full years at `edition_date`, decay factor and points now."""
+    """Awards with their age in full years at `edition_date`, decay factor and points now (exact:
+    the total is rounded once, `pipelines.ranking.edition.player_totals`)."""
     age = full_years(pl.col("award_date"), edition_date)
     return awards.with_columns(age_years=age).with_columns(
         decay=decay_by_kind(rules, pl.col("age_years")),
-    ).with_columns(points=round_rule(pl.col("award") * pl.col("decay"), rules.points_rounding))
+    ).with_columns(points=(pl.col("award") * pl.col("decay")).round(_POINTS_DECIMALS))
+
+
+_POINTS_DECIMALS = 9
+"""An award's points now are kept to this many decimals (float noise beyond them is not a point)."""

@@ -58,10 +58,14 @@ def round_expr(value: pl.Expr, mode: Rounding, decimals: int = 0) -> pl.Expr:
     scale = 10.0 ** decimals
     scaled = (value * scale).round(_EPSILON_DECIMALS)
     if mode == "ceil":
-        return scaled.ceil() / scale
-    if mode == "floor":
-        return scaled.floor() / scale
-    return (scaled.abs() + 0.5).floor() * scaled.sign() / scale
+        whole = scaled.ceil()
+    elif mode == "floor":
+        whole = scaled.floor()
+    else:
+        whole = (scaled.abs() + 0.5).floor() * scaled.sign()
+    # The last round gives the float nearest the decimal: 16667 / 100 may otherwise come out as
+    # 16667 × 0.01 = 166.67000000000002, a total that reads as more than it is.
+    return (whole / scale).round(decimals)
 
 
 def round_rule(value: pl.Expr, rule: RoundingRule) -> pl.Expr:

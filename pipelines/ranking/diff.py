@@ -2,20 +2,27 @@
 
 Awards are matched by the member found in the file (`original_id`) and the unit and contestant
 they were earned in. Each difference gets one reason, checked in this order: an award that is
-new, one that is gone, an identity merge (the points move to the id kept), a correction behind the
-unit that changed the award (named), a new rule version, and decay (same award, less left of it).
+new (or a player linked: unmatched in the old edition), one that is gone, an identity merge (the
+points move to the id kept), a correction behind the unit that changed the award (named, and marked
+when it was back-dated), a new rule version, and decay (same award, less left of it). A place
+shared with others reads `1 (tied)`.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 import polars as pl
 
+from pipelines.audit import iso
+from pipelines.query_frames import frame_of
 from pipelines.ranking.edition import RankingEdition
+from pipelines.store import EventStore
 
 AWARD_KEY = ["original_id", "event_id", "session_id", "section", "direction", "contestant_id"]
-_KEPT = ["player_id", "event_name", "place", "field", "award", "decay", "points", "corrections"]
+_KEPT = ["player_id", "player_name", "event_name", "place", "tied", "field", "award", "decay", "points",
+         "corrections"]
 REASON_COLUMNS = ["player_id", "reason", "points_change", "detail"]
 
 
@@ -47,14 +54,36 @@ class RankingDiff:
         return out
 
 
-def diff_rankings(old: RankingEdition, new: RankingEdition, *, old_label: str, new_label: str) -> RankingDiff:
-    """Every player whose place or points differ, with an itemised reason for each award change."""
+def diff_rankings(old: RankingEdition, new: RankingEdition, *, old_label: str, new_label: str,
+                  back_dated: Mapping[str, str] | None = None) -> RankingDiff:
+    """Every player whose place or points differ, with an itemised reason for each award change;
+    a correction in `back_dated` (`back_dated_corrections`) is marked so where it is named."""
     moves = _moves(old.ranking, new.ranking)
     rules_changed = None
     if old.rules.content_hash() != new.rules.content_hash():
         rules_changed = f"{old.rules.name} {old.rules.version} -> {new.rules.name} {new.rules.version}"
-    reasons = _reasons(old, new, rules_changed)
+    reasons = _reasons(old, new, rules_changed, back_dated or {})
     return RankingDiff(old_label, new_label, moves, reasons, rules_changed)
+
+
+def back_dated_corrections(store: EventStore, edition: RankingEdition) -> dict[str, str]:
+    """The corrections behind `edition` that claim a time inside their session's Law 79C period but
+    reached the log only after it ended (as `audit` flags them), each with what it claims and when
+    it was recorded."""
+    ids = edition.corrections["correction_id"].to_list()
+    if not ids or not store.exists():
+        return {}
+    with store.reader() as con:
+        received = frame_of(con.sql(
+            "SELECT payload->>'$.correction_id' AS correction_id, payload->>'$.event_id' AS event_id,"
+            " payload->>'$.session_id' AS session_id, epoch_us(occurred_at) AS claimed_us,"
+            " epoch_us(recorded_at) AS recorded_us FROM events WHERE type = 'ScoreCorrectionRequested'"))
+    late = (received.filter(pl.col("correction_id").is_in(ids))
+            .join(edition.deadlines, on=["event_id", "session_id"])
+            .filter((pl.col("claimed_us") < pl.col("deadline_us")) & (pl.col("recorded_us") >= pl.col("deadline_us"))))
+    return {row["correction_id"]: f"back-dated: claims {iso(row['claimed_us'])}, inside the period that ended "
+                                  f"{iso(row['deadline_us'])}, recorded {iso(row['recorded_us'])}"
+            for row in late.iter_rows(named=True)}
 
 
 def _moves(old: pl.DataFrame, new: pl.DataFrame) -> pl.DataFrame:
@@ -68,7 +97,8 @@ def _moves(old: pl.DataFrame, new: pl.DataFrame) -> pl.DataFrame:
     ).sort(pl.col("place_new").fill_null(1 << 62), "player_id")
 
 
-def _reasons(old: RankingEdition, new: RankingEdition, rules_changed: str | None) -> pl.DataFrame:
+def _reasons(old: RankingEdition, new: RankingEdition, rules_changed: str | None,
+             back_dated: Mapping[str, str]) -> pl.DataFrame:
     def side(edition: RankingEdition) -> pl.DataFrame:
         return edition.awards.select(*AWARD_KEY, *_KEPT).with_columns(
             share=pl.col("points") / edition.rules.points_divisor)
@@ -77,11 +107,13 @@ def _reasons(old: RankingEdition, new: RankingEdition, rules_changed: str | None
     different = (pl.col("player_id").ne_missing(pl.col("player_id_new"))
                  | pl.col("share").ne_missing(pl.col("share_new")))
     rows: list[Reason] = []
-    corrections = _correction_reasons(new)
+    corrections = _correction_reasons(new, back_dated)
     both = _units(old) & _units(new) if rules_changed else set()
+    unmatched = set(old.unmatched.select("event_id", "player_name").iter_rows())
     for row in joined.filter(different).iter_rows(named=True):  # the changed awards only: a few per edition
         unit_in_both = (row["event_id"], row["session_id"], row["section"], row["direction"]) in both
-        rows += _explain(row, corrections, rules_changed if unit_in_both else None)
+        was_unmatched = (row["event_id"], row["player_name_new"]) in unmatched
+        rows += _explain(row, corrections, rules_changed if unit_in_both else None, was_unmatched)
     frame = pl.DataFrame(rows, schema={"player_id": pl.String, "reason": pl.String, "points_change": pl.Float64,
                                        "detail": pl.String}, orient="row")
     # An award worth nothing in both editions (a place past the curve) moves nobody.
@@ -92,25 +124,34 @@ def _units(edition: RankingEdition) -> set[tuple[object, ...]]:
     return set(edition.awards.select("event_id", "session_id", "section", "direction").unique().iter_rows())
 
 
-def _correction_reasons(edition: RankingEdition) -> dict[str, str]:
-    return {row["correction_id"]: f"{row['correction_id']} ({row['reason']}, by {row['requested_by']})"
-            for row in edition.corrections.iter_rows(named=True)}
+def _correction_reasons(edition: RankingEdition, back_dated: Mapping[str, str]) -> dict[str, str]:
+    def said(row: dict[str, str]) -> str:
+        mark = f"; {back_dated[row['correction_id']]}" if row["correction_id"] in back_dated else ""
+        return f"{row['correction_id']} ({row['reason']}, by {row['requested_by']}{mark})"
+
+    return {row["correction_id"]: said(row) for row in edition.corrections.iter_rows(named=True)}
 
 
 Reason = tuple[object, str, float, str]
 
 
-def _explain(row: dict[str, object], corrections: dict[str, str], rules_changed: str | None) -> list[Reason]:
+def _explain(row: dict[str, object], corrections: dict[str, str], rules_changed: str | None,
+             was_unmatched: bool) -> list[Reason]:
     what = f"{row['event_name_new'] or row['event_name']} {row['session_id'] or ''} {row['direction']} " \
            f"{row['contestant_id']}".replace("  ", " ")
     old_share, new_share = _num(row["share"]), _num(row["share_new"])
+    old_place, new_place = _place(row["place"], row["tied"]), _place(row["place_new"], row["tied_new"])
     if rules_changed and (row["player_id"] is None or row["player_id_new"] is None):
         player = row["player_id_new"] or row["player_id"]
         return [(player, "rule version", new_share - old_share,
                  f"{rules_changed}: {what} award {_pts(row['award'])} -> {_pts(row['award_new'])}")]
+    if row["player_id"] is None and was_unmatched:
+        return [(row["player_id_new"], "player linked", new_share,
+                 f"{row['player_name_new']} (unmatched before) is {row['original_id']}: {what}, place {new_place} "
+                 f"of {row['field_new']}, {_pts(row['points_new'])} points")]
     if row["player_id"] is None:
         return [(row["player_id_new"], "new award", new_share,
-                 f"{what}: place {row['place_new']} of {row['field_new']}, {_pts(row['points_new'])} points")]
+                 f"{what}: place {new_place} of {row['field_new']}, {_pts(row['points_new'])} points")]
     if row["player_id_new"] is None:
         return [(row["player_id"], "award withdrawn", -old_share, f"{what}: was place {row['place']}")]
     if row["player_id"] != row["player_id_new"]:
@@ -122,14 +163,19 @@ def _explain(row: dict[str, object], corrections: dict[str, str], rules_changed:
     if added and row["award"] != row["award_new"]:
         named = "; ".join(corrections.get(c, c) for c in added)
         return [(row["player_id"], "correction", delta,
-                 f"{named} changed {what}: place {row['place']} -> {row['place_new']}")]
+                 f"{named} changed {what}: place {old_place} -> {new_place}")]
     if rules_changed and row["award"] != row["award_new"]:
         return [(row["player_id"], "rule version", delta,
                  f"{rules_changed}: {what} award {_pts(row['award'])} -> {_pts(row['award_new'])}")]
     if row["award"] != row["award_new"]:
-        return [(row["player_id"], "recomputed", delta, f"{what}: place {row['place']} -> {row['place_new']}")]
+        return [(row["player_id"], "recomputed", delta, f"{what}: place {old_place} -> {new_place}")]
     return [(row["player_id"], "decay", delta,
              f"{what}: {_pct(row['decay'])} -> {_pct(row['decay_new'])} of {_pts(row['award'])}")]
+
+
+def _place(place: object, tied: object) -> str:
+    """A place as the diff shows it: `1`, or `1 (tied)` when contestants share it."""
+    return f"{place} (tied)" if tied else str(place)
 
 
 def _num(value: object) -> float:

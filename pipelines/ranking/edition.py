@@ -9,6 +9,7 @@ for the others; merges, decay and the ranking then run over every award at once.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import io
 import logging
@@ -19,6 +20,7 @@ from functools import cached_property
 import polars as pl
 
 from models.ranking_rules import RuleSet
+from pipelines.neutralise import spreadsheet_safe
 from pipelines.ranking.awards import (
     AWARD_COLUMNS,
     award_dates,
@@ -49,8 +51,10 @@ RANKING_COLUMNS = ["place", "player_id", "name", "club", "region", "gender", "bi
 SUB_RANKING_COLUMNS = ["grouping", "group", "place", "player_id", "points"]
 """Sub-rankings in long form: one row per player per group the player belongs to."""
 _CSV_FLOAT_PRECISION = 6
+_SUM_DECIMALS = 9
+"""Awards' points are summed as whole units of this decimal."""
 _EXACT_DECIMALS = 6
-"""Points kept to this many decimals when summed, when the rule set does not round them."""
+"""Totals are placed on this many decimals."""
 _AWARDS_ORDER = ["player_id", "event_id", "session_id", "section", "direction", "contestant_id", "original_id",
                  "player_name"]
 """The canonical order of award rows (every key of a row: no two rows share it)."""
@@ -80,6 +84,9 @@ class RankingEdition:
     """Applied corrections behind the awards: correction_id, event_id, session_id, reason, requested_by."""
     merges: pl.DataFrame
     """Identity merges in force: kept_id, merged_id, reason."""
+    deadlines: pl.DataFrame = dataclasses.field(default_factory=lambda: pl.DataFrame(
+        schema={"event_id": pl.String, "session_id": pl.String, "deadline_us": pl.Int64}))
+    """Each published session's Law 79C deadline: event_id, session_id, deadline_us."""
 
     @cached_property
     def awards(self) -> pl.DataFrame:
@@ -88,7 +95,8 @@ class RankingEdition:
         return self.award_rows.sort(_AWARDS_ORDER)
 
     def output_bytes(self) -> dict[str, bytes]:
-        """The canonical CSV of ranking, sub-rankings and awards (what an edition's hash covers)."""
+        """The canonical CSV of ranking, sub-rankings and awards (what an edition's hash covers), text
+        cells a spreadsheet would run as a formula prefixed with `'` (`pipelines.neutralise`)."""
         return dict(self._output_bytes)
 
     @cached_property
@@ -106,21 +114,30 @@ class RankingEdition:
         return digest.hexdigest()
 
 
+class UnknownCategoryError(ValueError):
+    """A tournament registered with a ranking category the rule set does not have."""
+
+
 def compute_edition(store: EventStore, rules: RuleSet, *, as_of: datetime, up_to: int | None = None,
-                    standings: StandingsReader = read_standings, keep: bool = False) -> RankingEdition:
+                    standings: StandingsReader = read_standings, keep: bool = False,
+                    check_categories: bool = True) -> RankingEdition:
     """The edition of `rules` over the events at positions <= `up_to` (default: the whole log)
     that had happened by `as_of`; `standings` reads them (`replay_standings` is the reference).
 
     With the default reader, tournaments whose inputs did not move since the awards kept for `rules`
     are taken from them (`pipelines.ranking.kept`); another reader computes every tournament. `keep`
     writes this edition's awards for the next one (derived rows; skipped when the store is busy).
+    A tournament whose category the rule set does not know raises `UnknownCategoryError`, unless
+    `check_categories` is false (a rebuild reproduces what was published, whatever it was).
     """
     position = log_head(store) if up_to is None else up_to
     as_of_us = to_epoch_us(as_of)
     reusable = standings is read_standings
     kept = read_kept(store, rules) if reusable else None
     changed = None if kept is None else changed_events(store, kept, up_to=position, as_of_us=as_of_us)
-    inputs = read_inputs(store, up_to=position, as_of_us=as_of_us, events=changed)
+    inputs = read_inputs(store, up_to=position, as_of_us=as_of_us, events=changed, federation=rules.federation)
+    if check_categories:
+        require_known_categories(inputs.tournaments, rules)
     if changed is None:
         part = tournament_awards(standings(store, up_to=position, as_of_us=as_of_us), inputs, rules)
         current, updated = part, fresh(part, position=position, as_of_us=as_of_us)
@@ -150,7 +167,7 @@ def tournament_awards(snapshot: StandingsSnapshot, inputs: RankingInputs, rules:
     _warn_unknown_categories(inputs.tournaments, rules)
     players = resolve_players(contestant_players(inputs.contestants), inputs, rules.federation)
     contestant = unit_awards(units, inputs, rules)
-    per_player = player_awards(contestant, units, players, snapshot.standings, rules)
+    per_player = player_awards(contestant, units, players, snapshot.standings, rules, inputs.lineups)
     dated = (per_player.join(award_dates(units, inputs, snapshot.windows), on=["event_id", "unit_session"], how="left")
              .join(unit_corrections(units, snapshot.corrections), on=["event_id", "unit_session"], how="left"))
     awards = (dated.rename({"unit_session": "session_id", "rank": "place"})
@@ -167,25 +184,44 @@ def _edition(kept: TournamentAwards, inputs: RankingInputs, rules: RuleSet, posi
     """The edition from every tournament's awards: merges, decay at `as_of`, the ranking."""
     with_ids = kept.awards.with_columns(player_id=merged_ids(pl.col("original_id"), inputs.merges))
     awards = decayed(with_ids, rules, as_of.date()).select(AWARD_COLUMNS)
-    ranking = rank_players(awards, inputs.members, rules)
+    totals = player_totals(awards, inputs.members, rules)
     return RankingEdition(
-        rules=rules, position=position, as_of=as_of, award_rows=awards, ranking=ranking,
-        sub_rankings=sub_rankings(ranking, rules, as_of.date()),
+        rules=rules, position=position, as_of=as_of, award_rows=awards, ranking=totals.select(RANKING_COLUMNS),
+        sub_rankings=sub_rankings(totals, rules, as_of.date()),
         provisional=kept.provisional.sort(["event_id", "session_id"]),
         unmatched=kept.unmatched.sort("event_id", "player_name"),
         corrections=kept.corrections.sort("correction_id"),
         merges=inputs.merges.select("kept_id", "merged_id", "reason"),
+        deadlines=kept.deadlines,
     )
 
 
 def _csv(frame: pl.DataFrame) -> bytes:
+    # Names and ids come from member lists and files: a cell a spreadsheet would run as a formula
+    # is written as text, in the bytes the edition's hash covers.
     sink = io.BytesIO()
-    frame.write_csv(sink, float_precision=_CSV_FLOAT_PRECISION)
+    spreadsheet_safe(frame).write_csv(sink, float_precision=_CSV_FLOAT_PRECISION)
     return sink.getvalue()
 
 
+def _unknown_categories(tournaments: pl.DataFrame, rules: RuleSet) -> pl.DataFrame:
+    return tournaments.filter(pl.col("category").is_not_null() & ~pl.col("category").is_in(list(rules.categories)))
+
+
+def require_known_categories(tournaments: pl.DataFrame, rules: RuleSet) -> None:
+    """Raise `UnknownCategoryError` naming the tournaments whose category `rules` does not know, and
+    the categories it does (an event ranked at a category nobody chose would publish wrong points)."""
+    unknown = _unknown_categories(tournaments, rules)
+    if unknown.height:
+        listed = ", ".join(f"{e} ({c!r})" for e, c in unknown.select("event_id", "category").head(10).iter_rows())
+        raise UnknownCategoryError(
+            f"{unknown.height} tournament(s) have a ranking category that {rules.name} {rules.version} does not "
+            f"have: {listed}; its categories are {', '.join(sorted(rules.categories))} (register the event "
+            "again with `--category`)")
+
+
 def _warn_unknown_categories(tournaments: pl.DataFrame, rules: RuleSet) -> None:
-    unknown = tournaments.filter(pl.col("category").is_not_null() & ~pl.col("category").is_in(list(rules.categories)))
+    unknown = _unknown_categories(tournaments, rules)
     if unknown.height:
         listed = ", ".join(f"{e} ({c})" for e, c in unknown.select("event_id", "category").head(10).iter_rows())
         log.warning("%d tournament(s) have a category %s %s does not know, ranked as %r: %s", unknown.height,
@@ -193,27 +229,40 @@ def _warn_unknown_categories(tournaments: pl.DataFrame, rules: RuleSet) -> None:
 
 
 def rank_players(awards: pl.DataFrame, members: pl.DataFrame, rules: RuleSet) -> pl.DataFrame:
-    """Players with points, by place; tied players share the best place."""
-    # Points are summed as whole units of their last published decimal: an integer sum does not
-    # depend on the order the rows are added in, so every rebuild gives the same total to the bit.
-    unit = 10.0 ** (rules.points_rounding.decimals if rules.points_rounding.mode != "none" else _EXACT_DECIMALS)
+    """Players with points, by place; tied players share the best place (see `player_totals`)."""
+    return player_totals(awards, members, rules).select(RANKING_COLUMNS)
+
+
+def player_totals(awards: pl.DataFrame, members: pl.DataFrame, rules: RuleSet) -> pl.DataFrame:
+    """`RANKING_COLUMNS` and `exact`, by place: a player's total is the sum of the exact points of
+    their awards (divided by the rule set's divisor), placed on that exact total, and rounded once,
+    by `points_rounding`, for display. Rounding each award first, or placing on the rounded total,
+    would rank what is not shown (33.33 + 33.33 below 66.67; 24.5 and 25 PKL both 0.25)."""
+    # Points are summed as whole units of 10^-9: an integer sum does not depend on the order the
+    # rows are added in, so every rebuild gives the same total to the bit. Places compare totals to
+    # 10^-6, so that thirds added up (33.333333333 + 33.333333333) tie with the 66.666666667 they make.
+    unit = 10.0 ** _SUM_DECIMALS
     # Whole units computed over the column first: inside `agg` the expression would run group by group.
     totals = awards.select("player_id", _units=(pl.col("points") * unit).round().cast(pl.Int64)).group_by(
         "player_id").agg(pl.col("_units").sum(), awards=pl.len().cast(pl.Int64))
-    points = round_rule(pl.col("_units") / unit / rules.points_divisor, rules.points_rounding)
+    exact = pl.col("_units") / unit / rules.points_divisor
     details = members.select(player_id="federation_id", name="name", club="club", region="region",
                              gender="gender", birth_year="birth_year")
     return (
-        totals.with_columns(points=points).filter(pl.col("points") > 0)
+        totals.with_columns(exact=exact.round(_EXACT_DECIMALS)).filter(pl.col("exact") > 0)
+        .with_columns(points=round_rule(pl.col("exact"), rules.points_rounding))
         .join(details, on="player_id", how="left")
-        .with_columns(place=pl.col("points").rank("min", descending=True).cast(pl.Int64))
-        .select(RANKING_COLUMNS)
+        .with_columns(place=pl.col("exact").rank("min", descending=True).cast(pl.Int64))
+        .select(*RANKING_COLUMNS, "exact")
         .sort(["place", "player_id"])
     )
 
 
 def sub_rankings(ranking: pl.DataFrame, rules: RuleSet, edition_date: date) -> pl.DataFrame:
-    """Places within each grouping the rule set publishes (gender, age band, region, club)."""
+    """Places within each grouping the rule set publishes (gender, age band, region, club), on the
+    exact totals when `ranking` has them (`player_totals`), else on the points shown."""
+    if "exact" not in ranking.columns:
+        ranking = ranking.with_columns(exact=pl.col("points"))
     parts = []
     for grouping in rules.sub_rankings.by:
         if grouping == "age_band":
@@ -221,17 +270,17 @@ def sub_rankings(ranking: pl.DataFrame, rules: RuleSet, edition_date: date) -> p
             for band in rules.sub_rankings.age_bands:
                 members = ranking.filter(age.is_between(band.min_age, band.max_age))
                 parts.append(members.select(grouping=pl.lit("age_band"), group=pl.lit(band.label),
-                                            player_id="player_id", points="points"))
+                                            player_id="player_id", points="points", exact="exact"))
         else:
             parts.append(ranking.filter(pl.col(grouping).is_not_null()).select(
                 grouping=pl.lit(grouping), group=pl.col(grouping).cast(pl.String), player_id="player_id",
-                points="points"))
+                points="points", exact="exact"))
     if not parts:
         return pl.DataFrame(schema={"grouping": pl.String, "group": pl.String, "place": pl.Int64,
                                     "player_id": pl.String, "points": pl.Float64})
     return (
         pl.concat(parts)
-        .with_columns(place=pl.col("points").rank("min", descending=True).over("grouping", "group").cast(pl.Int64))
+        .with_columns(place=pl.col("exact").rank("min", descending=True).over("grouping", "group").cast(pl.Int64))
         .select(SUB_RANKING_COLUMNS)
         .sort(["grouping", "group", "place", "player_id"])
     )

@@ -10,7 +10,7 @@ through `pipelines.payload_frames.PayloadReader`, which upcasts older rows in bu
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import duckdb
 import orjson
@@ -18,6 +18,7 @@ import polars as pl
 
 from models.events import (
     ContestantRegistered,
+    LineupRecorded,
     MemberRegistered,
     PlayerIdentitiesMerged,
     PlayerLinked,
@@ -46,6 +47,13 @@ SESSION_FIELDS: dict[str, pl.DataType] = polars_columns(
 CONTESTANT_FIELDS: dict[str, pl.DataType] = polars_columns(
     ContestantRegistered, ["event_id", "session_id", "contestant_id", "kind", "section", "direction", "players"])
 
+LINEUP_FIELDS: dict[str, pl.DataType] = polars_columns(
+    LineupRecorded, ["event_id", "session_id", "section", "contestant_id", "players", "boards"])
+
+
+def _no_lineups() -> pl.DataFrame:
+    return pl.DataFrame(schema=LINEUP_FIELDS)
+
 
 @dataclass(frozen=True)
 class RankingInputs:
@@ -57,6 +65,8 @@ class RankingInputs:
     tournaments: pl.DataFrame
     sessions: pl.DataFrame
     contestants: pl.DataFrame
+    lineups: pl.DataFrame = field(default_factory=_no_lineups)
+    """Who sat for a team on which boards (`LineupRecorded`): `LINEUP_FIELDS`."""
 
 
 @dataclass(frozen=True)
@@ -91,30 +101,45 @@ def tournament_scope(con: duckdb.DuckDBPyConnection, events: Sequence[str], up_t
     return TournamentScope(scope.events, int(rows[0][0]))
 
 
-def read_inputs(store: EventStore, *, up_to: int, as_of_us: int,
-                events: Sequence[str] | None = None) -> RankingInputs:
-    """The ranking's inputs from events at positions <= `up_to` that happened by `as_of_us`: every
-    member and merge, and the links, tournaments, sessions and contestants of `events` (default: all)."""
+def read_inputs(store: EventStore, *, up_to: int, as_of_us: int, events: Sequence[str] | None = None,
+                federation: str | None = None) -> RankingInputs:
+    """The ranking's inputs from events at positions <= `up_to` that happened by `as_of_us`: the
+    members of `federation` (default: of every federation) and every merge, and the links,
+    tournaments, sessions and contestants of `events` (default: all)."""
     if not store.exists():
         with duckdb.connect() as con:  # no log yet: every frame empty, with its columns
-            return _read_all(con, up_to, as_of_us, None)
+            return _read_all(con, up_to, as_of_us, None, federation)
     with store.reader() as con:
-        return _read_all(con, up_to, as_of_us, None if events is None else tournament_scope(con, events, up_to))
+        scope = None if events is None else tournament_scope(con, events, up_to)
+        return _read_all(con, up_to, as_of_us, scope, federation)
+
+
+def federation_members(registered: pl.DataFrame, federation: str | None) -> pl.DataFrame:
+    """The members in force: a member is (federation, id), the latest registration of each.
+
+    Two federations may number their members alike: a federation's ranking reads its own list
+    only. Without a federation, ids are read across lists (the latest registration of an id, from
+    whichever list, is the one in force), as a rule set with no federation asks.
+    """
+    if federation is None:
+        return latest(registered, ["federation_id"])
+    return latest(registered.filter(pl.col("federation") == federation), ["federation", "federation_id"])
 
 
 def _read_all(con: duckdb.DuckDBPyConnection, up_to: int, as_of_us: int,
-              scope: TournamentScope | None) -> RankingInputs:
+              scope: TournamentScope | None, federation: str | None) -> RankingInputs:
     def read(event_type: str, fields: dict[str, pl.DataType], scoped: bool = True) -> pl.DataFrame:
         return payload_frame(con, event_type, fields, up_to=up_to, as_of_us=as_of_us,
                              scope=scope if scoped else None)
 
     return RankingInputs(
-        members=latest(read("MemberRegistered", MEMBER_FIELDS, scoped=False), ["federation_id"]),
+        members=federation_members(read("MemberRegistered", MEMBER_FIELDS, scoped=False), federation),
         links=latest(read("PlayerLinked", LINK_FIELDS), ["event_id", "player_name"]),
         merges=read("PlayerIdentitiesMerged", MERGE_FIELDS, scoped=False),
         tournaments=latest(read("TournamentRegistered", TOURNAMENT_FIELDS), ["event_id"]),
         sessions=latest(read("SessionScheduled", SESSION_FIELDS), ["event_id", "session_id"]),
         contestants=read("ContestantRegistered", CONTESTANT_FIELDS),
+        lineups=read("LineupRecorded", LINEUP_FIELDS),
     )
 
 

@@ -11,8 +11,10 @@ The file has a header row naming its columns, in any order:
 | `birth_year` | no | four digits |
 | `region` | no | region or district |
 
-Re-importing the same bytes is a no-op; importing a newer list appends only members that are new
-or whose details changed (the latest registration of an id is the one in force).
+A member is (federation, id): two federations may number their members alike. Re-importing the
+same bytes for the same federation is a no-op (the same bytes for another federation are that
+federation's list); importing a newer list appends only members that are new or whose details
+changed (the latest registration of a federation's id is the one in force).
 """
 
 from __future__ import annotations
@@ -23,6 +25,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import Literal
+
+import polars as pl
 
 from models.events import MemberRegistered, SourceFileIngested, SourceRef, event_payload
 from pipelines.ingest import sha256_of, source_stream
@@ -118,8 +122,8 @@ def import_member_list(store: EventStore, path: str | Path, *, federation: str, 
     """Append the list's new and changed members (one transaction), recorded as of `at`."""
     data = Path(path).read_bytes()
     sha = sha256_of(data)
-    stream = source_stream(sha)
-    if store.exists() and store.stream_version(stream) > 0:
+    stream = member_list_stream(sha, federation)
+    if store.exists() and _already_imported(store, sha, federation):
         return MemberImport(0, 0, 0, already_ingested=True, position=None)
     try:
         text = data.decode("utf-8-sig")
@@ -135,12 +139,33 @@ def import_member_list(store: EventStore, path: str | Path, *, federation: str, 
     return MemberImport(len(members), len(changed), len(members) - len(changed), False, result.last_position)
 
 
+def member_list_stream(sha256: str, federation: str) -> str:
+    """The stream that records a member list's import for one federation (its manifest)."""
+    return f"{source_stream(sha256)}/members:{federation}"
+
+
+def _already_imported(store: EventStore, sha256: str, federation: str) -> bool:
+    """Whether these bytes were imported for `federation`: its manifest, or (lists imported when a
+    list's manifest was the file's alone, `source:<sha>`) a member of it registered from these bytes."""
+    if store.stream_version(member_list_stream(sha256, federation)) > 0:
+        return True
+    if store.stream_version(source_stream(sha256)) == 0:
+        return False
+    with store.reader() as con:
+        found = con.execute("SELECT count(*) FROM events WHERE type = 'MemberRegistered'"
+                            " AND payload->>'$.federation' = ? AND payload->>'$.source.sha256' = ?",
+                            [federation, sha256]).fetchall()
+    return bool(found[0][0])
+
+
 def _new_or_changed(store: EventStore, members: list[MemberRegistered], at: datetime) -> list[MemberRegistered]:
     if not store.exists():
         return members
+    federation = members[0].federation if members else ""
     with store.reader() as con:
-        current = latest(payload_frame(con, "MemberRegistered", MEMBER_FIELDS, up_to=log_head(store),
-                                       as_of_us=to_epoch_us(at)), ["federation_id"])
+        registered = payload_frame(con, "MemberRegistered", MEMBER_FIELDS, up_to=log_head(store),
+                                   as_of_us=to_epoch_us(at))
+    current = latest(registered.filter(pl.col("federation") == federation), ["federation_id"])
     known = {
         row["federation_id"]: tuple(row[c] for c in MEMBER_FIELDS)
         for row in current.iter_rows(named=True)

@@ -106,7 +106,7 @@ def unmatched_players(resolved: pl.DataFrame) -> pl.DataFrame:
         resolved.filter(pl.col("original_id").is_null())
         .group_by("event_id", "player_name")
         .agg(file_id=pl.col("file_id").drop_nulls().first(),
-             contestants=pl.col("contestant_id").unique().sort().str.join(" "),
+             contestant_ids=pl.col("contestant_id").unique().sort().str.join(" "),
              reason=pl.col("unmatched_reason").first())
         .sort("event_id", "player_name")
     )

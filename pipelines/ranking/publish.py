@@ -99,7 +99,8 @@ def rebuild_edition(store: EventStore, label: str) -> RankingEdition:
     event = published.event
     if event.as_of is None:
         raise EditionError(f"edition {label!r} was published without an as-of time and cannot be rebuilt")
-    edition = compute_edition(store, published.rules(), as_of=event.as_of, up_to=event.position)
+    edition = compute_edition(store, published.rules(), as_of=event.as_of, up_to=event.position,
+                              check_categories=False)
     if event.output_sha256 is not None and edition.output_sha256() != event.output_sha256:
         raise EditionMismatch(f"edition {label!r} rebuilt to {edition.output_sha256()}, "
                               f"published as {event.output_sha256}")
@@ -128,7 +129,8 @@ SELECT federation_id, name, club, gender, birth_year, region, federation, regist
            payload->>'$.club' AS club, payload->>'$.gender' AS gender,
            TRY_CAST(payload->>'$.birth_year' AS INTEGER) AS birth_year, payload->>'$.region' AS region,
            payload->>'$.federation' AS federation, occurred_at AS registered_at, position,
-           row_number() OVER (PARTITION BY payload->>'$.federation_id' ORDER BY position DESC) AS latest
+           row_number() OVER (PARTITION BY payload->>'$.federation', payload->>'$.federation_id'
+                              ORDER BY position DESC) AS latest
     FROM events WHERE type = 'MemberRegistered')
 WHERE latest = 1;
 CREATE OR REPLACE VIEW ranking_editions AS
@@ -138,6 +140,16 @@ SELECT payload->>'$.edition' AS edition, payload->>'$.rule_set' AS rule_set,
        payload->>'$.output_sha256' AS output_sha256, occurred_at AS published_at, position AS event_position
 FROM events WHERE type = 'RankingPublished';
 CREATE OR REPLACE VIEW ranking AS SELECT * FROM projection_ranking;
+CREATE OR REPLACE VIEW ranking_titles AS
+WITH titles AS (
+    SELECT edition, t.label AS title, t.min_points AS min_points FROM (
+        SELECT payload->>'$.edition' AS edition,
+               unnest(from_json(coalesce(payload->'$.rules.titles', '[]'),
+                                '[{"label": "VARCHAR", "min_points": "DOUBLE"}]')) AS t
+        FROM events WHERE type = 'RankingPublished'))
+SELECT r.edition, r.place, r.player_id, r.name, r.points, arg_max(t.title, t.min_points) AS title
+FROM projection_ranking r LEFT JOIN titles t ON t.edition = r.edition AND t.min_points <= r.points
+GROUP BY r.edition, r.place, r.player_id, r.name, r.points;
 CREATE OR REPLACE VIEW awards AS SELECT * FROM projection_ranking_awards;
 """
 

@@ -22,7 +22,7 @@ class IdentityError(ValueError):
 
 def find_unmatched(store: EventStore, *, as_of: datetime, federation: str | None = None) -> pl.DataFrame:
     """Players of the events that no member is found for, as of `as_of`."""
-    inputs = read_inputs(store, up_to=log_head(store), as_of_us=to_epoch_us(as_of))
+    inputs = read_inputs(store, up_to=log_head(store), as_of_us=to_epoch_us(as_of), federation=federation)
     return unmatched_players(resolve_players(contestant_players(inputs.contestants), inputs, federation))
 
 

@@ -50,7 +50,9 @@ def test_members_editions_correction_diff_statement(store_file: Path, tmp_path: 
 
     diff = run("rank", "diff", "e1", "e2")
     assert "10 player(s) moved" in diff
-    assert diff.count("correction: c1 (9 tricks, not 7, by NS pair 4)") == 10
+    # Raised (as claimed) at 21:10, inside the period; it reached the log after the period ended.
+    assert diff.count("correction: c1 (9 tricks, not 7, by NS pair 4; back-dated: claims 2026-11-21T20:10:00+00:00,"
+                      " inside the period that ended 2026-11-21T20:30:00+00:00, recorded ") == 10
     shown = run("rank", "show", "e1", "--out", str(tmp_path / "again"))
     assert "matches the publication" in shown
     for name in ("ranking", "sub_rankings", "awards"):

@@ -137,7 +137,7 @@ def test_an_unmatched_player_is_listed_then_linked(store: EventStore, tmp_path: 
     store.append([type(renamed)(renamed.stream_id, renamed.type, payload, renamed.occurred_at)],
                  recorded_at=NEXT_DAY)
     unmatched = find_unmatched(store, as_of=NEXT_DAY)
-    assert unmatched.select("player_name", "contestants", "reason").rows() == [
+    assert unmatched.select("player_name", "contestant_ids", "reason").rows() == [
         ("A. Zielinska", "2", "no member of that name")]
     with pytest.raises(IdentityError, match="not a member"):
         link_player(store, event_id=EVENT, player_name="A. Zielinska", federation_id="0", at=NEXT_DAY)
@@ -194,16 +194,20 @@ def test_sub_rankings_place_players_within_gender_age_band_and_region(store: Eve
     assert north.select("place", "player_id").rows()[:2] == [(1, "1071"), (1, "1072")]
 
 
-def test_a_category_the_rules_do_not_know_is_ranked_as_the_default_and_said(
+def test_a_category_the_rules_do_not_know_stops_an_edition_and_a_rebuild_says_it(
         store: EventStore, tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
     from models.conditions import ConditionsOfContest
     from pipelines.director import register_tournament
+    from pipelines.ranking.edition import UnknownCategoryError
 
     build_session(store, tmp_path)
     register_tournament(store, EVENT, "Club Championship", at=datetime(2026, 11, 20, tzinfo=CET),
                         conditions=ConditionsOfContest(), category="galactic")
+    with pytest.raises(UnknownCategoryError, match="its categories are club, district, national"):
+        compute_edition(store, SBU, as_of=NEXT_DAY)
+    # A rebuild reproduces what was published (editions published while this was a warning).
     with caplog.at_level("WARNING"):
-        edition = compute_edition(store, SBU, as_of=NEXT_DAY)
+        edition = compute_edition(store, SBU, as_of=NEXT_DAY, check_categories=False)
     assert "club-championship-2026 (galactic)" in caplog.text and "ranked as 'club'" in caplog.text
     assert points(edition.ranking)["1071"] == 60.0
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import datetime, timedelta
 from pathlib import Path
 
 import polars as pl
@@ -108,3 +108,38 @@ def test_csv_travellers_may_name_the_players() -> None:
     assert [(p.name, p.federation_id) for p in first.ew_players] == [("Ola Kot", None)]
     assert [(d.line, d.column, d.message) for d in parsed.diagnostics] == [
         (3, 23, "player 'Anna [': expected a name, optionally followed by [federation id]; row left out")]
+
+
+# --- members are (federation, id) ---------------------------------------------------------------------
+
+def test_another_federation_numbering_its_members_alike_leaves_the_first_ranking_whole(
+        store: EventStore, tmp_path: Path) -> None:
+    from pipelines.ranking.edition import compute_edition
+    from pipelines.ranking.rules import load_rules
+    from tests.ranking.scenario import FINAL, build_session
+
+    build_session(store, tmp_path)
+    before = compute_edition(store, load_rules("sbu"), as_of=FINAL + timedelta(days=1))
+    others = tmp_path / "other.csv"
+    # The same ids, other people: another federation's list.
+    others.write_text(HEADER + "".join(f"{i},Other Person {i},,,,\n" for i in before.ranking["player_id"]))
+    imported = import_member_list(store, others, federation="ABF", at=MEMBERS_AT, recorded_at=RECORDED_AT)
+    assert imported.appended == before.ranking.height
+    after = compute_edition(store, load_rules("sbu"), as_of=FINAL + timedelta(days=1))
+    assert after.ranking.height == before.ranking.height == 20
+    assert after.ranking.select("player_id", "name", "points").equals(before.ranking.select("player_id", "name",
+                                                                                         "points"))
+    assert after.unmatched.is_empty()
+
+
+def test_the_same_list_imported_for_another_federation_is_that_federation_s(store: EventStore,
+                                                                            tmp_path: Path) -> None:
+    path = tmp_path / "list.csv"
+    path.write_text(HEADER + "1,Anna Nowak,Club A,F,1980,North\n2,Jan Kot,Club B,M,1975,South\n")
+    assert import_member_list(store, path, federation="PZBS", at=MEMBERS_AT, recorded_at=RECORDED_AT).appended == 2
+    other = import_member_list(store, path, federation="SBU", at=MEMBERS_AT, recorded_at=RECORDED_AT)
+    assert not other.already_ingested and other.appended == 2
+    assert import_member_list(store, path, federation="SBU", at=MEMBERS_AT, recorded_at=RECORDED_AT).already_ingested
+    federations = sorted((e.payload["federation"], e.payload["federation_id"])
+                         for e in store.read(types=["MemberRegistered"]))
+    assert federations == [("PZBS", "1"), ("PZBS", "2"), ("SBU", "1"), ("SBU", "2")]

@@ -42,10 +42,11 @@ def awards(rules: RuleSet, ranks: list[int], **columns: Any) -> list[float]:
 
 def test_every_preset_loads_and_names_its_version() -> None:
     names = preset_names()
-    assert {"sbu", "wbf", "abf", "pzbs-3", "pzbs-3.1", "pzbs-4", "acbl"} <= set(names)
+    assert {"sbu", "wbf", "wbf-placing", "abf", "pzbs-3", "pzbs-3.1", "pzbs-4", "acbl"} <= set(names)
     for name in names:
         rules = load_rules(name)
         assert rules.version and rules.source and len(rules.content_hash()) == 64
+        assert "round" in rules.source.lower(), f"{name} does not say how it rounds"
 
 
 def test_sbu_linear_to_a_third_of_the_field() -> None:
@@ -142,6 +143,15 @@ def test_wbf_table_and_decay_of_fifteen_percent_a_year() -> None:
     frame = pl.DataFrame({"earned": [date(2023, 6, 1)], "award_kind": ["master"], "points": [100.0]})
     now = frame.select(pl.col("points") * decay_by_kind(rules, full_years(pl.col("earned"), date(2026, 11, 24))))
     assert round(now.item(), 2) == 61.41
+
+
+def test_wbf_placing_points_five_three_two_one_never_decay() -> None:
+    rules = load_rules("wbf-placing")
+    assert awards(rules, list(range(1, 9))) == [5, 3, 2, 1, 0, 0, 0, 0]
+    frame = pl.DataFrame({"earned": [date(2010, 6, 1)], "award_kind": ["placing"], "points": [5.0]})
+    assert frame.select(pl.col("points") * decay_by_kind(rules, full_years(pl.col("earned"),
+                                                                            date(2026, 11, 24)))).item() == 5.0
+    assert rules.teams.min_board_share == pytest.approx(1 / 3) and "Assumption" in rules.source
 
 
 def test_pzbs_national_decay_and_divisor() -> None:
