@@ -378,8 +378,11 @@ class PenaltyAwarded(_Event):
     pairs; None in a one-field session or team play (and in events recorded before it was kept)."""
     amount: float = Field(gt=0, le=MAX_PENALTY, allow_inf_nan=False)
     """Size of the penalty (deducted)."""
-    unit: Literal["MP", "%", "IMP", "VP"]
-    """Unit of the amount."""
+    unit: Literal["MP", "%", "TOP%", "IMP", "VP"]
+    """Unit of the amount: MP, IMP or VP deduct that many from the session score; `%` deducts
+    percentage points of the session score (10 takes 75 % to 65 %, i.e. a tenth of all the
+    contestant's tops); `TOP%` deducts that share of one board's top (25 takes a quarter of a top
+    on one board: the unit in which EBU, WBF and ACBL regulations state procedural penalties)."""
     reason: str
     """Why."""
     law: str | None = None

@@ -270,7 +270,9 @@ def penalty(
     event: EventOpt, session: SessionOpt,
     contestant: Annotated[str, typer.Option(help="Penalised contestant id")],
     amount: Annotated[float, typer.Option(help="Amount deducted")],
-    unit: Annotated[str, typer.Option(help="MP, %, IMP or VP")],
+    unit: Annotated[str, typer.Option(help="MP, IMP or VP (that many off the session score); % (percentage "
+                                           "points off the session's percentage); TOP% (that share of one "
+                                           "board's top, as regulations state procedural penalties)")],
     reason: Annotated[str, typer.Option(help="Why")],
     law: Annotated[str | None, typer.Option(help="Law applied, e.g. 90B2")] = None,
     direction: Annotated[str | None, typer.Option(help="NS or EW: the contestant's direction in a two-field "

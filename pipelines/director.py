@@ -389,10 +389,15 @@ def _seat(text: str | None) -> Literal["N", "E", "S", "W"] | None:
     return seat  # type: ignore[return-value]
 
 
-def _unit(text: str) -> Literal["MP", "%", "IMP", "VP"]:
-    unit = text.strip().upper()
-    if unit not in ("MP", "%", "IMP", "VP"):
-        raise DirectorError(f"a penalty's unit is MP, %, IMP or VP, got {text!r}")
+PENALTY_UNIT_WORDS = {"MP": "MP", "%": "%", "TOP%": "TOP%", "%TOP": "TOP%", "IMP": "IMP", "VP": "VP"}
+"""How a penalty's unit may be written, and the unit each means (`PenaltyAwarded.unit`)."""
+
+
+def _unit(text: str) -> Literal["MP", "%", "TOP%", "IMP", "VP"]:
+    unit = PENALTY_UNIT_WORDS.get(text.strip().upper().replace(" ", ""))
+    if unit is None:
+        raise DirectorError(f"a penalty's unit is MP, % (of the session score), TOP% (of one board's top), "
+                            f"IMP or VP, got {text!r}")
     return unit  # type: ignore[return-value]
 
 

@@ -19,16 +19,19 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, get_args
 
 import orjson
 import polars as pl
 
 from models.awards import AWARD_SPELLINGS, MAX_AWARD
-from models.events import EARLIEST, LATEST, MAX_PENALTY, MAX_PERIOD_MINUTES
+from models.events import EARLIEST, LATEST, MAX_PENALTY, MAX_PERIOD_MINUTES, PenaltyAwarded
 from parsers.numbers import MAX_WHOLE
 
 log = logging.getLogger(__name__)
+
+_PENALTY_UNITS: tuple[str, ...] = get_args(PenaltyAwarded.model_fields["unit"].annotation)
+"""The units a penalty may be given in: the event model's, the one list."""
 
 _EPOCH_US = 1_000_000
 EARLIEST_US = int(EARLIEST.timestamp()) * _EPOCH_US
@@ -102,8 +105,8 @@ def _checks(frame: pl.DataFrame) -> list[tuple[pl.Expr, pl.Expr]]:
                        pl.format("a penalty of {} is not above 0 and at most {}", pl.col("amount"),
                                  pl.lit(MAX_PENALTY))))
     if "unit" in columns:
-        checks.append((~pl.col("unit").is_in(["MP", "%", "IMP", "VP"]).fill_null(False),
-                       pl.format("unit {} is not MP, %, IMP or VP", pl.col("unit"))))
+        checks.append((~pl.col("unit").is_in(list(_PENALTY_UNITS)).fill_null(False),
+                       pl.format(f"unit {{}} is not {', '.join(_PENALTY_UNITS)}", pl.col("unit"))))
     for side in ("ns_components", "ew_components"):
         if side in columns:
             weights = pl.col(side).list.eval(pl.element().struct.field("weight"))

@@ -14,6 +14,7 @@ from typer.testing import CliRunner
 
 from pipelines.cli import app
 from pipelines.scoring.vp import wbf_victory_points
+from pipelines.store import EventStore
 from tests.conftest import CORPUS, SAMPLE_DATA
 
 runner = CliRunner()
@@ -153,6 +154,19 @@ def test_a_penalty_in_a_named_section_moves_the_standings_by_exactly_its_amount(
     assert standing(after, 7, "EW")["score"] == standing(before, 7, "EW")["score"]
 
 
+def test_a_penalty_in_shares_of_a_boards_top_deducts_that_share_of_one_top(store_file: Path, tmp_path: Path) -> None:
+    run("ingest", str(SAMPLE_DATA / "club_championship_traveller.csv"))
+    boards, before = scored(tmp_path / "before")
+    run("penalty", *SAMPLE, "--contestant", "7", "--direction", "NS", "--amount", "25", "--unit", "%top",
+        "--reason", "late arrival", "--law", "90B1", "--at", "2026-11-21T21:26+01:00")
+    _, after = scored(tmp_path / "after")
+    top = boards.filter(pl.col("board") == 1)["mp_ns"].max() + boards.filter(pl.col("board") == 1)["mp_ew"].min()
+    old, new = standing(before, 7, "NS"), standing(after, 7, "NS")
+    assert new["score"] == pytest.approx(old["score"] - 0.25 * top)
+    recorded = [e.payload for e in EventStore(store_file).read(types=["PenaltyAwarded"])]
+    assert [(p["amount"], p["unit"]) for p in recorded] == [(25.0, "TOP%")]
+
+
 def test_an_ambiguous_penalty_is_refused_and_resolved_by_its_direction(store_file: Path, tmp_path: Path) -> None:
     run("ingest", str(SAMPLE_DATA / "club_championship_traveller.csv"))
     _, before = scored(tmp_path / "before")
@@ -180,7 +194,7 @@ def test_a_penalty_in_a_unit_the_session_does_not_score_is_refused(store_file: P
         refused = runner.invoke(app, ["penalty", *SAMPLE, "--contestant", "7", "--direction", "NS", "--amount",
                                       "1", "--unit", unit, "--reason", "x", "--at", "2026-11-21T21:26+01:00"])
         assert refused.exit_code == 1
-        assert f"is scored MP: a penalty is deducted in MP or %, not '{unit}'" in refused.output
+        assert f"is scored MP: a penalty is deducted in MP or % or TOP%, not '{unit}'" in refused.output
     assert run("verify") == chain
     run("diff-published")
     scored(tmp_path / "after")

@@ -163,14 +163,16 @@ def totals(board: pl.DataFrame, layout: FieldLayout, value_ns: str, value_ew: st
             .agg(
                 score=pl.col(value).sum(),
                 _top=unit_top.filter(scored).sum(),
+                _board_top=unit_top.filter(scored).max(),
                 boards=scored.sum().cast(pl.Int64),
             )
             .select("_sess", direction=_direction(side, layout), contestant_id=pl.col(contestant),
-                    score="score", _top="_top", boards="boards")
+                    score="score", _top="_top", _board_top="_board_top", boards="boards")
         )
     summed = pl.concat(parts)
     if layout != "two_field":
-        summed = summed.group_by(LEDGER_KEYS, maintain_order=True).agg(pl.col("score", "_top", "boards").sum())
+        summed = summed.group_by(LEDGER_KEYS, maintain_order=True).agg(
+            pl.col("score", "_top", "boards").sum(), pl.col("_board_top").max())
     names = board.select("_sess", "event_id", "session_id", "section").unique("_sess", keep="first")
     summed = summed.join(names, on="_sess", how="left", maintain_order="left")
     percentage = pl.col("score") / pl.col("_top") * 100.0 if with_percentage else pl.lit(None)
@@ -178,8 +180,9 @@ def totals(board: pl.DataFrame, layout: FieldLayout, value_ns: str, value_ew: st
 
 
 def deduct_penalties(standing: pl.DataFrame, penalties: pl.DataFrame | None, method: str) -> pl.DataFrame:
-    """Deduct penalties (Laws 90/91) in the session's unit; a '%' penalty in matchpoints lowers
-    the percentage by that much and the score by that share of the contestant's tops.
+    """Deduct penalties (Laws 90/91) in the session's unit. In matchpoints a '%' penalty lowers
+    the percentage by that much (the score by that share of all the contestant's tops), and a
+    'TOP%' penalty deducts that share of one board's top (the largest top of a board it played).
 
     A penalty names its contestant's section and, in a two-field session, its direction; one
     recorded without them (section '', no direction) applies to every standing its id names.
@@ -201,23 +204,26 @@ def deduct_penalties(standing: pl.DataFrame, penalties: pl.DataFrame | None, met
     )
     # Each contestant's penalties summed in log order, so totals are the same bits on every replay.
     per_standing = named.group_by("_standing", maintain_order=True).agg(
-        _points=pl.col("amount").filter(pl.col("unit") != "%").sum(),
+        _points=pl.col("amount").filter(~pl.col("unit").is_in(["%", "TOP%"])).sum(),
         _percent=pl.col("amount").filter(pl.col("unit") == "%").sum(),
+        _board_share=pl.col("amount").filter(pl.col("unit") == "TOP%").sum(),
     )
     joined = indexed.join(per_standing, on="_standing", how="left", maintain_order="left")
     deduction = pl.col("_points").fill_null(0.0)
     if "_top" in joined.columns:
         deduction = deduction + pl.col("_percent").fill_null(0.0) / 100.0 * pl.col("_top").fill_null(0.0)
+    if "_board_top" in joined.columns:
+        deduction = deduction + pl.col("_board_share").fill_null(0.0) / 100.0 * pl.col("_board_top").fill_null(0.0)
     joined = joined.with_columns(score=pl.col("score") - deduction)
     if method == "MP":
         joined = joined.with_columns(
             percentage=pl.when(pl.col("_top") > 0).then(pl.col("score") / pl.col("_top") * 100.0)
         )
-    return joined.drop("_standing", "_points", "_percent")
+    return joined.drop("_standing", "_points", "_percent", "_board_share")
 
 
 PENALTY_UNITS: dict[str, tuple[str, ...]] = {
-    "MP": ("MP", "%"), "BUTLER": ("IMP",), "CROSS_IMP": ("IMP",), "IMP_TEAMS": ("IMP",), "VP_TEAMS": ("VP",),
+    "MP": ("MP", "%", "TOP%"), "BUTLER": ("IMP",), "CROSS_IMP": ("IMP",), "IMP_TEAMS": ("IMP",), "VP_TEAMS": ("VP",),
     "TOTAL": (),
 }
 """Scoring method -> the units a penalty in its sessions may be given in."""

@@ -129,6 +129,24 @@ def test_matchpoint_penalty_in_mps_and_in_percent() -> None:
     assert (n1(in_pct)["score"], n1(in_pct)["percentage"]) == (2.0, 25.0)
 
 
+def test_a_penalty_in_shares_of_one_boards_top_is_not_a_share_of_the_session() -> None:
+    # Three tables, two boards: a top is 4 MPs on a board, 8 on the session (scale 2/1/0).
+    rows = traveller([420, 170, -50]) + traveller([100, 200, 300], board=2)
+    _, plain = score(results(rows), sessions(), {})
+    _, quarter_top = score(results(rows), sessions(), {}, penalty("N1", 25.0, "TOP%"))
+    _, ten_percent = score(results(rows), sessions(), {}, penalty("N1", 10.0, "%"))
+    _, both = score(results(rows), sessions(), {}, pl.concat([penalty("N1", 25.0, "TOP%"), penalty("N1", 0.5, "MP")]))
+
+    def n1(frame: pl.DataFrame) -> tuple[float, float]:
+        row = frame.filter(pl.col("contestant_id") == "N1").row(0, named=True)
+        return row["score"], row["percentage"]
+
+    assert n1(plain) == (4.0, 50.0)
+    assert n1(quarter_top) == (3.0, 37.5)  # a quarter of one board's top (4 MPs): 1 MP, 12.5 points of 8
+    assert n1(ten_percent) == (pytest.approx(3.2), pytest.approx(40.0))  # ten points off the percentage
+    assert n1(both) == (2.5, 31.25)
+
+
 def test_penalty_in_a_foreign_unit_is_left_out_and_the_rest_scored(caplog: pytest.LogCaptureFixture) -> None:
     rows = results(traveller([420, 170]))
     _, plain = score(rows, sessions(), {})
