@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
+from pipelines import director
 from pipelines.cli import app
 from pipelines.store import EventStore
 from tests.conftest import RECORDED_AT, SAMPLE_DATA
@@ -44,8 +46,12 @@ def test_members_editions_correction_diff_statement(store_file: Path, tmp_path: 
     first = run("rank", "--rules", "sbu", "--as-of", "2026-11-22T12:00+01:00", "--publish", "--edition", "e1",
                 "--out", str(tmp_path / "e1"))
     assert "20 players, 52 awards" in first and "published edition 'e1'" in first
-    run("correct", "--event", EVENT, "--session", "1", "--board", "1", "--table", "4", "--by", "NS pair 4",
-        "--reason", "9 tricks, not 7", "--id", "c1", "--tricks", "9", "--at", "2026-11-21T21:10+01:00")
+    # Typed at 22:00, half an hour after the period ended: back-dated, let in by its acknowledgement.
+    with pytest.MonkeyPatch.context() as clock:
+        clock.setattr(director, "appended_now", lambda: datetime(2026, 11, 21, 21, 0, tzinfo=UTC))
+        run("correct", "--event", EVENT, "--session", "1", "--board", "1", "--table", "4", "--by", "NS pair 4",
+            "--reason", "9 tricks, not 7", "--id", "c1", "--tricks", "9", "--at", "2026-11-21T21:10+01:00",
+            "--acknowledge-back-dated", "slip found in the scorer's tray", "--acknowledged-by", "TD Kowalski")
     run("rank", "--rules", "sbu", "--as-of", "2026-11-22T12:00+01:00", "--publish", "--edition", "e2")
 
     diff = run("rank", "diff", "e1", "e2")
