@@ -147,7 +147,40 @@ class AcblCurve(BaseModel):
     """Factor for events with 0, 1 or 2 restrictions (gender, age)."""
 
 
-Curve = Annotated[LinearCurve | TableCurve | AbfCurve | BandedCurve | AcblCurve, Field(discriminator="kind")]
+class EbuCurve(BaseModel):
+    """EBU master points (Licensing and Master Points Handbook): the winner's award is a rate per
+    full table, by the boards the event played, times the status's scale; awards go to a share of
+    the contestants on full tables; each place is the winner's award divided by the number of
+    awards less than the place above; no award is below the status's minimum.
+
+    Worked example (scale F, club, an individual of 6 full tables, 18-35 boards): rate 4 -> the
+    winner 24; a third of 24 players -> 8 awards; 24 / 8 = 3 a place: 24, 21, 18, 15, 12, 9, 6, and
+    6 (the club minimum, not 3). The category's `base` is the status's minimum award (club 6,
+    then 9, 12, 18, 24); a status above club scales the rates by base / 6.
+    """
+
+    model_config = _FROZEN
+
+    kind: Literal["ebu"] = "ebu"
+    rates: tuple[tuple[int, float], ...] = ((0, 2.0), (18, 4.0), (36, 6.0))
+    """(fewest boards, award per full table at club status), by ascending boards: the band the
+    event's boards fall in gives the rate."""
+    award_to: float = Field(default=1 / 3, gt=0, le=1)
+    """Share of the contestants on full tables that score."""
+    awards_rounding: Literal["ceil", "floor", "half_up"] = "floor"
+    """How that share becomes a whole number of awards (half tables are ignored)."""
+    club_minimum: float = Field(default=6, gt=0)
+    """The club status's minimum award: the unit the category bases are read against."""
+
+    @model_validator(mode="after")
+    def _ascending(self) -> Self:
+        if not self.rates or self.rates[0][0] != 0 or any(b[0] <= a[0] for a, b in pairwise(self.rates)):
+            raise ValueError("rates start at 0 boards and go up by boards")
+        return self
+
+
+Curve = Annotated[LinearCurve | TableCurve | AbfCurve | BandedCurve | AcblCurve | EbuCurve,
+                  Field(discriminator="kind")]
 """An award curve: points for a place in one event's standings."""
 
 

@@ -18,6 +18,7 @@ from models.ranking_rules import (
     BandedCurve,
     Curve,
     Decay,
+    EbuCurve,
     ExponentialDecay,
     LinearCurve,
     NoDecay,
@@ -91,6 +92,8 @@ def award_at_place(curve: Curve, place: pl.Expr) -> pl.Expr:
         return _abf(curve, place)
     if isinstance(curve, BandedCurve):
         return _banded(curve, place)
+    if isinstance(curve, EbuCurve):
+        return _ebu(curve, place)
     return _acbl(curve, place)
 
 
@@ -125,6 +128,20 @@ def _abf(curve: AbfCurve, place: pl.Expr) -> pl.Expr:
     award = (pl.when(place == 1).then(winner).when(place == 2).then(winner * curve.second_share)
              .otherwise(winner / (place - 1).cast(pl.Float64)))
     return pl.when(place <= depth).then(award).otherwise(0.0)
+
+
+def _ebu(curve: EbuCurve, place: pl.Expr) -> pl.Expr:
+    full_tables = round_expr(pl.col("tables"), "floor")
+    rate: pl.Expr = pl.lit(curve.rates[0][1])
+    for fewest, per_table in curve.rates[1:]:
+        rate = pl.when(pl.col("boards") >= fewest).then(pl.lit(per_table)).otherwise(rate)
+    minimum = pl.col("base")
+    winner = rate * full_tables * minimum / curve.club_minimum
+    on_full_tables = full_tables * 4 / pl.col("seats").cast(pl.Float64)
+    n_awards = round_expr(on_full_tables * curve.award_to, curve.awards_rounding)
+    step = winner / n_awards
+    award = pl.max_horizontal(winner - step * (place - 1).cast(pl.Float64), minimum)
+    return pl.when((place <= n_awards) & (n_awards > 0)).then(award).otherwise(0.0)
 
 
 def pzbs_first_place(players: pl.Expr, sum_wk: pl.Expr, weight: pl.Expr) -> pl.Expr:

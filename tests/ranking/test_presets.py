@@ -137,6 +137,23 @@ def test_ebu_scale_f_as_an_explicit_table() -> None:
     assert awards(rules, list(range(1, 25)))[:9] == [24, 21, 18, 15, 12, 9, 6, 6, 0]
 
 
+def test_ebu_preset_reproduces_scale_f_from_tables_and_boards() -> None:
+    rules = load_rules("ebu")
+    individual = {"seats": 1, "tables": 6.0, "boards": 24}
+    assert awards(rules, list(range(1, 25)), **individual)[:9] == [24, 21, 18, 15, 12, 9, 6, 6, 0]
+    # A half table is ignored: 6.5 tables count as 6, and 26 players give the same 8 awards.
+    assert awards(rules, list(range(1, 27)), **(individual | {"tables": 6.5}))[:9] == [24, 21, 18, 15, 12, 9, 6, 6, 0]
+    # Fewer boards, a lower rate (an assumption the preset names); the club minimum still holds.
+    assert awards(rules, list(range(1, 25)), **(individual | {"boards": 12}))[:9] == [12, 10.5, 9, 7.5, 6, 6, 6, 6, 0]
+    # A county event (minimum 12): the club rates scaled by 12 / 6.
+    county = awards(rules, list(range(1, 25)), category="county", **individual)
+    assert county[:9] == [48, 42, 36, 30, 24, 18, 12, 12, 0]
+    # Pairs: 10 full tables of a Howell are 20 pairs, a third of them (6, rounded down) score.
+    assert awards(rules, list(range(1, 21)), seats=2, tables=10.0, boards=27)[:7] == pytest.approx(
+        [40, 33 + 1 / 3, 26 + 2 / 3, 20, 13 + 1 / 3, 6 + 2 / 3, 0])
+    assert rules.decay["local"].kind == "none"  # local points never decay
+
+
 def test_wbf_table_and_decay_of_fifteen_percent_a_year() -> None:
     rules = load_rules("wbf")
     assert awards(rules, list(range(1, 11)))[:9] == [800, 500, 300, 200, 150, 120, 90, 60, 0]
