@@ -187,8 +187,34 @@ def read_path(path: Path, options: IngestOptions = IngestOptions()) -> ReadSourc
 
 
 def read_source(data: bytes, source: str, options: IngestOptions = IngestOptions()) -> ReadSource:
-    """Hash and read `data` named `source` into frames; touches no store."""
-    return ReadSource(source, sha256_of(data), read_columnar(data, source, strict=options.strict), len(data))
+    """Hash and read `data` named `source` into frames; touches no store. A file that holds nothing
+    to score is said to be so (`with_no_data_said`)."""
+    read = with_no_data_said(read_columnar(data, source, strict=options.strict), source)
+    return ReadSource(source, sha256_of(data), read, len(data))
+
+
+NO_DATA = "ingest.no-data"
+"""The code of the error a file with nothing to score gets (`with_no_data_said`)."""
+
+
+def holds_data(read: ColumnarFile) -> bool:
+    """Whether a file read holds anything to score or show: a result, an adjusted score, a dealt
+    hand or a contestant. A board with no deal is only a number (1,000,000 `[Board]`-only games)."""
+    return bool(read.results.height or read.artificial or read.contestants
+                or read.boards["deal"].is_not_null().any())
+
+
+def with_no_data_said(read: ColumnarFile, source: str) -> ColumnarFile:
+    """`read`, with an error (`NO_DATA`) when it holds no data (`holds_data`): such a file went in
+    silently, a `SourceFileIngested` with no diagnostic (issue #36 item 15)."""
+    if holds_data(read):
+        return read
+    games = f"{read.boards.height:,} board number(s) but no deal; " if read.boards.height else ""
+    line = int(read.boards.item(0, "line") or 1) if read.boards.height else 1
+    said = Diagnostic(source=source, line=line, column=1, severity=Severity.ERROR, code=NO_DATA,
+                      message=f"the file holds no results, adjusted scores, dealt hands or contestants "
+                              f"({games}read as {read.format}): nothing in it can be scored")
+    return dataclasses.replace(read, diagnostics=read.diagnostics + (said,))
 
 
 HOLD_SECONDS = 1.0
@@ -298,7 +324,7 @@ def append_read(store: EventStore, file: ReadSource, *, recorded_at: datetime,
         if store.stream_version(source_stream(sha)) > 0:
             log.info("%s already ingested (sha256 %s); nothing to do", source, sha[:12])
             return IngestReport(source, sha, True, 0)
-        if read.errors and (options.strict or not read.has_records):
+        if read.errors and (options.strict or not read.has_records or not holds_data(read)):
             raise IngestRejected(source, read.diagnostics)
         event_id, session_id = _names(read.metadata, options, source)
         claims, contested = contested_tables(store, session_stream(event_id, session_id), source, read.results,
