@@ -214,7 +214,7 @@ def with_no_data_said(read: ColumnarFile, source: str) -> ColumnarFile:
     said = Diagnostic(source=source, line=line, column=1, severity=Severity.ERROR, code=NO_DATA,
                       message=f"the file holds no results, adjusted scores, dealt hands or contestants "
                               f"({games}read as {read.format}): nothing in it can be scored")
-    return dataclasses.replace(read, diagnostics=read.diagnostics + (said,))
+    return dataclasses.replace(read, diagnostics=(*read.diagnostics, said))
 
 
 HOLD_SECONDS = 1.0
