@@ -68,6 +68,16 @@ class IngestRejected(Exception):
         self.diagnostics = tuple(diagnostics)
 
 
+class EventNotRegistered(Exception):
+    """A file names an event the log has no `TournamentRegistered` for, and unknown events are not
+    registered on the fly (`IngestOptions.register_events`): nothing was appended."""
+
+    def __init__(self, source: str, event_id: str) -> None:
+        super().__init__(f"{source}: event {event_id!r} is not registered; nothing was appended")
+        self.source = source
+        self.event_id = event_id
+
+
 @dataclass(frozen=True)
 class IngestOptions:
     """How to ingest: strictness, and names for what the file does not name itself."""
@@ -76,6 +86,10 @@ class IngestOptions:
     event_id: str | None = None
     session_id: str | None = None
     occurred_at: datetime | None = None  # when the facts happened; defaults to recorded_at
+    register_events: bool = True
+    """Whether a file may register the event it names (with default rules) when the log has none
+    of that id; when False such a file is refused with `EventNotRegistered` (a club's typo in an
+    event id must not create a public event)."""
 
 
 @dataclass(frozen=True)
@@ -226,7 +240,7 @@ BATCH_BYTES = 32 << 20
 BATCH_FILES = 512
 """How many files `ingest_files` reads (no store open) before appending them in one go."""
 
-Outcome = tuple[Path, "IngestReport | IngestRejected | OSError | StoreError"]
+Outcome = tuple[Path, "IngestReport | IngestRejected | EventNotRegistered | OSError | StoreError"]
 """A file and what ingesting it gave: its report, or why nothing of it was appended."""
 
 _Read = tuple[Path, "ReadSource | IngestRejected | OSError"]
@@ -292,12 +306,12 @@ def _append_batch(store: EventStore, batch: Sequence[_Read], recorded_at: dateti
 
 
 def _append_one(store: EventStore, read: ReadSource | IngestRejected | OSError, recorded_at: datetime,
-                options: IngestOptions) -> IngestReport | IngestRejected | OSError | StoreError:
+                options: IngestOptions) -> IngestReport | IngestRejected | EventNotRegistered | OSError | StoreError:
     if not isinstance(read, ReadSource):
         return read
     try:
         return append_read(store, read, recorded_at=recorded_at, options=options)
-    except (IngestRejected, OSError, StoreError) as exc:
+    except (IngestRejected, EventNotRegistered, OSError, StoreError) as exc:
         return exc
 
 
@@ -327,6 +341,8 @@ def append_read(store: EventStore, file: ReadSource, *, recorded_at: datetime,
         if read.errors and (options.strict or not read.has_records or not holds_data(read)):
             raise IngestRejected(source, read.diagnostics)
         event_id, session_id = _names(read.metadata, options, source)
+        if not options.register_events and store.stream_version(f"tournament:{event_id}") == 0:
+            raise EventNotRegistered(source, event_id)
         claims, contested = contested_tables(store, session_stream(event_id, session_id), source, read.results,
                                              read.artificial)
         if claims:  # results that will replace another's for the same table: said, never silent
