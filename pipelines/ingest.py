@@ -149,7 +149,12 @@ def parse_path(path: Path, *, strict: bool = False) -> ParsedFile:
     reader = reader_for(source)
     if reader is not None and size > reader.max_bytes:
         return _too_large(source, size, reader)
-    return parse_bytes(path.read_bytes(), source, strict=strict)
+    parsed = parse_bytes(path.read_bytes(), source, strict=strict)
+    if parsed.results or parsed.artificial or parsed.contestants or any(b.deal for b in parsed.boards):
+        return parsed
+    # As ingest will refuse it (`with_no_data_said`), so that `check` says so first.
+    said = with_no_data_said(columnar_from_parsed(parsed), source).diagnostics[-1]
+    return parsed.model_copy(update={"diagnostics": (*parsed.diagnostics, said)})
 
 
 def _too_large(source: str, size: int, reader: Reader) -> ParsedFile:
