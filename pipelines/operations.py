@@ -260,7 +260,8 @@ def sessions_to_announce(settings: Settings, outcomes: Iterable[Mapping[str, Any
     """The sessions to hand to `score_and_publish`: those the files of `outcomes` added to, and every
     one the log says is still waiting (`sessions_awaiting_scores`). So a file whose task crashed
     after its commit (the retry sees a duplicate and touches nothing) is still announced."""
-    waiting = sessions_awaiting_scores(existing_store(settings))
+    store = EventStore(settings.store)
+    waiting = sessions_awaiting_scores(store) if store.exists() else []  # no store yet: nothing waits
     return sorted(set(touched_sessions(outcomes)) | set(waiting))
 
 
