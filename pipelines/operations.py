@@ -178,6 +178,10 @@ def ingest_inbox_file(settings: Settings, path: str, *, recorded_at: datetime) -
     from pipelines.ingest import EventNotRegistered, IngestOptions, IngestRejected, display_name, ingest_file
 
     source = Path(path)
+    if not source.is_relative_to(settings.inbox):
+        raise InboxRejected(f"{path} is not inside the inbox {settings.inbox}; it was not read")
+    if not os.path.lexists(source):  # gone since it was listed (moved by an earlier attempt?)
+        raise FileNotFoundError(f"{path} is no longer in the inbox")
     refusal = not_a_regular_file(settings.inbox, source)
     if refusal is not None:
         notice = f"{display_name(source)}: {refusal}; it was not read"

@@ -201,3 +201,10 @@ def test_with_no_store_yet_only_the_files_outcomes_are_announced(tmp_path: Path)
     bare = resolve_settings({"store": str(tmp_path / "none" / "store.duckdb")}, env={})
     assert sessions_to_announce(bare, [{"file": "f", "status": "processed", "sessions": ["e/1"]}]) == ["e/1"]
     assert not bare.store.exists()
+
+
+def test_a_path_outside_the_inbox_is_not_read_nor_moved(settings: Settings, tmp_path: Path) -> None:
+    outside = _outside(tmp_path)
+    with pytest.raises(InboxRejected, match="is not inside the inbox"):
+        _ingest(settings, str(outside))
+    assert outside.exists() and EventStore(settings.store).head() == 1
