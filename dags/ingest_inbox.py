@@ -4,9 +4,10 @@
 Every five minutes, files waiting in the federation's inbox go into the event log, one mapped
 task per file through the one-slot `bridgeledger_store` pool. Each file is ingested leniently (a
 bad record is quarantined with a positioned diagnostic) and then moved to `processed/`, or to
-`rejected/` when nothing in it could be used; its diagnostics are written beside it and logged at
-WARNING in the task log. When files added results, the `bridgeledger_sessions` asset is updated
-with the sessions they touched, which starts `score_and_publish`.
+`rejected/` when nothing in it could be used (or it is a link, not a file), or to `held/` when its
+event is not registered; its diagnostics are written beside it and logged at WARNING in the task
+log. The `bridgeledger_sessions` asset is then updated with the sessions the files touched and
+every session the log says still waits to be published or scored, which starts `score_and_publish`.
 
 A rejected file does not stop the others: they are ingested and scored. The run then ends
 **failed** (the `report` task), so that the failure notice reaches the federation's scorer, who
@@ -50,11 +51,11 @@ def ingest_inbox() -> None:
     def announce(outcomes: list[dict[str, Any]], outlet_events: Any = None) -> list[str]:
         from airflow.sdk.exceptions import AirflowSkipException
 
-        from pipelines.operations import touched_sessions
+        from pipelines.operations import sessions_to_announce
 
-        sessions = call(lambda: touched_sessions(outcomes))
+        sessions = call(lambda: sessions_to_announce(settings(), outcomes))
         if not sessions:
-            raise AirflowSkipException("no file added results: nothing to score")
+            raise AirflowSkipException("no session waits to be published or scored")
         outlet_events[SESSIONS].extra = {"sessions": sessions}
         return sessions
 

@@ -69,6 +69,16 @@ class IngestRejected(Exception):
         self.diagnostics = tuple(diagnostics)
 
 
+class EventNotRegistered(Exception):
+    """A file names an event the log has no `TournamentRegistered` for, and unknown events are not
+    registered on the fly (`IngestOptions.register_events`): nothing was appended."""
+
+    def __init__(self, source: str, event_id: str) -> None:
+        super().__init__(f"{source}: event {event_id!r} is not registered; nothing was appended")
+        self.source = source
+        self.event_id = event_id
+
+
 @dataclass(frozen=True)
 class IngestOptions:
     """How to ingest: strictness, and names for what the file does not name itself."""
@@ -77,6 +87,10 @@ class IngestOptions:
     event_id: str | None = None
     session_id: str | None = None
     occurred_at: datetime | None = None  # when the facts happened; defaults to recorded_at
+    register_events: bool = True
+    """Whether a file may register the event it names (with default rules) when the log has none
+    of that id; when False such a file is refused with `EventNotRegistered` (a club's typo in an
+    event id must not create a public event)."""
 
 
 @dataclass(frozen=True)
@@ -136,7 +150,12 @@ def parse_path(path: Path, *, strict: bool = False) -> ParsedFile:
     reader = reader_for(source)
     if reader is not None and size > reader.max_bytes:
         return _too_large(source, size, reader)
-    return parse_bytes(path.read_bytes(), source, strict=strict)
+    parsed = parse_bytes(path.read_bytes(), source, strict=strict)
+    if parsed.results or parsed.artificial or parsed.contestants or any(b.deal for b in parsed.boards):
+        return parsed
+    # As ingest will refuse it (`with_no_data_said`), so that `check` says so first.
+    said = with_no_data_said(columnar_from_parsed(parsed), source).diagnostics[-1]
+    return parsed.model_copy(update={"diagnostics": (*parsed.diagnostics, said)})
 
 
 def _too_large(source: str, size: int, reader: Reader) -> ParsedFile:
@@ -161,21 +180,76 @@ def read_columnar(data: bytes, source: str, *, strict: bool = False) -> Columnar
 
 def ingest_file(store: EventStore, path: str | Path, *, recorded_at: datetime,
                 options: IngestOptions = IngestOptions()) -> IngestReport:
-    """Read, validate and append one file in one transaction; a second time is a no-op."""
-    path = Path(path)
+    """Read, validate and append one file in one transaction; a second time is a no-op.
+
+    The file is read and checked whole before the store is opened for writing: a slow or hostile
+    file never holds the write lock (issue #36)."""
+    return append_read(store, read_path(Path(path), options), recorded_at=recorded_at, options=options)
+
+
+@dataclass(frozen=True)
+class ReadSource:
+    """A file read and checked, not yet appended: what `append_read` needs, with no store involved."""
+
+    source: str
+    sha256: str
+    read: ColumnarFile
+    size: int
+
+
+def read_path(path: Path, options: IngestOptions = IngestOptions()) -> ReadSource:
+    """Read one file from disk (`read_source`); a file over its format's size limit is refused unread."""
     size = path.stat().st_size
     reader = reader_for(path.name)
     if reader is not None and size > reader.max_bytes:  # refused before a byte is read into memory
         raise IngestRejected(display_name(path), _too_large(display_name(path), size, reader).diagnostics)
-    data = path.read_bytes()
-    return ingest_bytes(store, data, source=display_name(path), recorded_at=recorded_at, options=options)
+    return read_source(path.read_bytes(), display_name(path), options)
+
+
+def read_source(data: bytes, source: str, options: IngestOptions = IngestOptions()) -> ReadSource:
+    """Hash and read `data` named `source` into frames; touches no store. A file that holds nothing
+    to score is said to be so (`with_no_data_said`)."""
+    read = with_no_data_said(read_columnar(data, source, strict=options.strict), source)
+    return ReadSource(source, sha256_of(data), read, len(data))
+
+
+NO_DATA = "ingest.no-data"
+"""The code of the error a file with nothing to score gets (`with_no_data_said`)."""
+
+
+def holds_data(read: ColumnarFile) -> bool:
+    """Whether a file read holds anything to score or show: a result, an adjusted score, a dealt
+    hand or a contestant. A board with no deal is only a number (1,000,000 `[Board]`-only games)."""
+    return bool(read.results.height or read.artificial or read.contestants
+                or read.boards["deal"].is_not_null().any())
+
+
+def with_no_data_said(read: ColumnarFile, source: str) -> ColumnarFile:
+    """`read`, with an error (`NO_DATA`) when it holds no data (`holds_data`): such a file went in
+    silently, a `SourceFileIngested` with no diagnostic (issue #36 item 15)."""
+    if holds_data(read):
+        return read
+    games = f"{read.boards.height:,} board number(s) but no deal; " if read.boards.height else ""
+    line = int(read.boards.item(0, "line") or 1) if read.boards.height else 1
+    said = Diagnostic(source=source, line=line, column=1, severity=Severity.ERROR, code=NO_DATA,
+                      message=f"the file holds no results, adjusted scores, dealt hands or contestants "
+                              f"({games}read as {read.format}): nothing in it can be scored")
+    return dataclasses.replace(read, diagnostics=(*read.diagnostics, said))
 
 
 HOLD_SECONDS = 1.0
 """How long `ingest_files` keeps one connection to the store across files before letting go of it."""
 
-Outcome = tuple[Path, "IngestReport | IngestRejected | OSError | StoreError"]
+BATCH_BYTES = 32 << 20
+"""How many bytes of files `ingest_files` reads (no store open) before appending them in one go."""
+
+BATCH_FILES = 512
+"""How many files `ingest_files` reads (no store open) before appending them in one go."""
+
+Outcome = tuple[Path, "IngestReport | IngestRejected | EventNotRegistered | OSError | StoreError"]
 """A file and what ingesting it gave: its report, or why nothing of it was appended."""
+
+_Read = tuple[Path, "ReadSource | IngestRejected | OSError"]
 
 
 def ingest_files(store: EventStore, paths: Iterable[str | Path], *, recorded_at: datetime,
@@ -184,36 +258,66 @@ def ingest_files(store: EventStore, paths: Iterable[str | Path], *, recorded_at:
     """Ingest each file in its own transaction (as `ingest_file`), in order, yielding each outcome
     as it is known; a file refused or unreadable does not stop the others.
 
-    Opening the store and closing it cost 30-40 ms a file, a third of ingesting a one-board file
-    (BBO sends a tournament as hundreds of them). So consecutive files share one connection, held
-    until `hold_seconds` have passed, then let go (and opened again for the files left): the store
-    has one writer at a time, and another writer waits that long at most, about what one large
-    file's ingest holds it for. When the store cannot be opened, each file says so on its own.
+    Files are read in batches (`BATCH_BYTES`, `BATCH_FILES`) with the store closed, so reading never
+    holds the write lock. Opening the store and closing it cost 30-40 ms a file, a third of
+    ingesting a one-board file (BBO sends a tournament as hundreds of them), so a batch's appends
+    share one connection, held until `hold_seconds` have passed, then let go (and opened again for
+    the files left): the store has one writer at a time, and another writer waits that long at
+    most. When the store cannot be opened, each file says so on its own.
     """
     pending = [Path(p) for p in paths]
     done = 0
     while done < len(pending):
+        batch = _read_batch(pending[done:], options)
+        done += len(batch)
+        yield from _append_batch(store, batch, recorded_at, options, hold_seconds, clock)
+
+
+def _read_batch(paths: Sequence[Path], options: IngestOptions) -> list[_Read]:
+    """The first files of `paths` read (at least one; at most `BATCH_FILES` or about `BATCH_BYTES`)."""
+    batch: list[_Read] = []
+    size = 0
+    for path in paths[:BATCH_FILES]:
+        try:
+            read: ReadSource | IngestRejected | OSError = read_path(path, options)
+        except (IngestRejected, OSError) as exc:
+            read = exc
+        batch.append((path, read))
+        size += read.size if isinstance(read, ReadSource) else 0
+        if size >= BATCH_BYTES:
+            break
+    return batch
+
+
+def _append_batch(store: EventStore, batch: Sequence[_Read], recorded_at: datetime, options: IngestOptions,
+                  hold_seconds: float, clock: Callable[[], float]) -> Generator[Outcome, None, None]:
+    """Append the files read, sharing a connection while `hold_seconds` last."""
+    index = 0
+    while index < len(batch):
         with ExitStack() as held:
             try:
                 held.enter_context(store.session())
             except StoreError:  # busy, or damaged: each file tries (and reports) on its own
-                yield pending[done], _ingest_one(store, pending[done], recorded_at, options)
-                done += 1
+                path, read = batch[index]
+                index += 1
+                yield path, _append_one(store, read, recorded_at, options)
                 continue
             started = clock()
-            while done < len(pending):
-                path = pending[done]
-                done += 1
-                yield path, _ingest_one(store, path, recorded_at, options)
+            while index < len(batch):
+                path, read = batch[index]
+                index += 1
+                yield path, _append_one(store, read, recorded_at, options)
                 if clock() - started >= hold_seconds:
                     break
 
 
-def _ingest_one(store: EventStore, path: Path, recorded_at: datetime,
-                options: IngestOptions) -> IngestReport | IngestRejected | OSError | StoreError:
+def _append_one(store: EventStore, read: ReadSource | IngestRejected | OSError, recorded_at: datetime,
+                options: IngestOptions) -> IngestReport | IngestRejected | EventNotRegistered | OSError | StoreError:
+    if not isinstance(read, ReadSource):
+        return read
     try:
-        return ingest_file(store, path, recorded_at=recorded_at, options=options)
-    except (IngestRejected, OSError, StoreError) as exc:
+        return append_read(store, read, recorded_at=recorded_at, options=options)
+    except (IngestRejected, EventNotRegistered, OSError, StoreError) as exc:
         return exc
 
 
@@ -225,22 +329,26 @@ def display_name(path: Path) -> str:
 
 def ingest_bytes(store: EventStore, data: bytes, *, source: str, recorded_at: datetime,
                  options: IngestOptions = IngestOptions()) -> IngestReport:
-    """Ingest already-read bytes named `source` (see `ingest_file`).
+    """Ingest already-read bytes named `source` (see `ingest_file`)."""
+    return append_read(store, read_source(data, source, options), recorded_at=recorded_at, options=options)
 
-    The store is opened (and the file looked up by its SHA-256) in a second thread while this one
-    reads a file of `OVERLAP_BYTES` or more: DuckDB opens without holding the GIL, so the two
-    overlap. The price is that the store's write lock is held while the file is read, which the
-    fast path does in a tenth of a second.
-    """
-    sha = sha256_of(data)
-    with ExitStack() as held:
-        seen, read = _open_while_reading(store, held, sha, data, source, options.strict)
-        if seen:
+
+def append_read(store: EventStore, file: ReadSource, *, recorded_at: datetime,
+                options: IngestOptions = IngestOptions()) -> IngestReport:
+    """Append a file already read (`read_source`) in one transaction; a second time is a no-op.
+
+    Only now is the store opened for writing: looking the file up, registering what it names and
+    appending its events are all that holds the lock."""
+    source, sha, read = file.source, file.sha256, file.read
+    with store.session():
+        if store.stream_version(source_stream(sha)) > 0:
             log.info("%s already ingested (sha256 %s); nothing to do", source, sha[:12])
             return IngestReport(source, sha, True, 0)
-        if read.errors and (options.strict or not read.has_records):
+        if read.errors and (options.strict or not read.has_records or not holds_data(read)):
             raise IngestRejected(source, read.diagnostics)
         event_id, session_id = _names(read.metadata, options, source)
+        if not options.register_events and store.stream_version(f"tournament:{event_id}") == 0:
+            raise EventNotRegistered(source, event_id)
         claims, contested = contested_tables(store, session_stream(event_id, session_id), source, read.results,
                                              read.artificial)
         if claims:  # results that will replace another's for the same table: said, never silent
@@ -264,28 +372,6 @@ def ingest_bytes(store: EventStore, data: bytes, *, source: str, recorded_at: da
     log.info("%s: %d events appended (%d quarantined)", source, facts.height, read.quarantined)
     return IngestReport(source, sha, False, facts.height, counts, read.diagnostics, read.quarantined,
                         event_id, session_id, contested)
-
-
-OVERLAP_BYTES = 256 * 1024
-"""From this size on, a file is read while a second thread opens the store; a smaller one is read in
-less time than a thread takes to start and hand back the GIL."""
-
-
-def _open_while_reading(store: EventStore, held: ExitStack, sha: str, data: bytes, source: str,
-                        strict: bool) -> tuple[bool, ColumnarFile]:
-    """Whether `sha` is in the store (opened for the whole ingest, closed with `held`), and the file read."""
-    if len(data) < OVERLAP_BYTES:
-        return _open_and_look_up(store, held, sha), read_columnar(data, source, strict=strict)
-    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="store-open") as opener:
-        seen = opener.submit(_open_and_look_up, store, held, sha)
-        read = read_columnar(data, source, strict=strict)
-        return seen.result(), read
-
-
-def _open_and_look_up(store: EventStore, held: ExitStack, sha: str) -> bool:
-    """Open one session on `store` for the whole ingest (closed with `held`); whether `sha` is in it."""
-    held.enter_context(store.session())
-    return store.stream_version(source_stream(sha)) > 0
 
 
 def _unreadable(source: str, message: str) -> ParsedFile:

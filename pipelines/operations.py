@@ -13,7 +13,10 @@ Every call is idempotent and takes its time from the caller (the run's time), ne
 Inbox layout. A file dropped at `inbox/<event>/<session>/name` is ingested into that event and
 session; a file at the inbox's top level names itself (CSV columns, PBN `Event`, USEBIO
 `EVENT_IDENTIFIER`). Files whose names start with `.` or end in `.part`/`.tmp` are still being
-written and are left alone.
+written and are left alone. Only regular files inside the inbox are read: a symbolic link (to a
+file or a folder), a FIFO or a device is refused unread and moved to `rejected/` with a notice. A
+file for an event the log has not registered waits in `held/` with a notice saying how to register
+it, unless the `auto_register_events` setting says to register such events with default rules.
 """
 
 from __future__ import annotations
@@ -22,19 +25,26 @@ import json
 import logging
 import os
 import shutil
+import stat
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pipelines.ranking.rules import RULES_ENV, configured_rules
 from pipelines.store import EventStore, StoreMissing
+
+if TYPE_CHECKING:
+    from pipelines.ingest import EventNotRegistered
 
 log = logging.getLogger(__name__)
 
 STORE_ENV = "BRIDGELEDGER_STORE"
 """Environment variable naming the store when no setting does."""
+
+AUTO_REGISTER_ENV = "BRIDGELEDGER_AUTO_REGISTER_EVENTS"
+"""Environment variable for the `auto_register_events` setting when no setting gives it."""
 
 _PARTIAL_SUFFIXES = (".part", ".tmp", ".crdownload")
 
@@ -59,6 +69,9 @@ class Settings:
     notifications: Path
     ranking_rules: str | None = None
     """The ranking rule set: a TOML file (absolute) or a preset name; None = not configured."""
+    auto_register_events: bool = False
+    """Whether an inbox file may register the event it names when the log has none of that id
+    (with default rules); otherwise it waits in `held/` for the operator."""
 
     @property
     def processed(self) -> Path:
@@ -69,6 +82,11 @@ class Settings:
     def rejected(self) -> Path:
         """Where a refused file goes, with its diagnostics beside it."""
         return self.inbox.parent / "rejected"
+
+    @property
+    def held(self) -> Path:
+        """Where a file for an event not registered waits, with a notice beside it."""
+        return self.inbox.parent / "held"
 
 
 def resolve_settings(configured: Mapping[str, str] | None, env: Mapping[str, str] | None = None) -> Settings:
@@ -105,7 +123,21 @@ def resolve_settings(configured: Mapping[str, str] | None, env: Mapping[str, str
         site=_absolute("site", given.get("site") or str(home / "site")),
         notifications=_absolute("notifications", given.get("notifications") or str(home / "notifications.jsonl")),
         ranking_rules=configured_rules(given, environment),
+        auto_register_events=_flag("auto_register_events",
+                                   given.get("auto_register_events", environment.get(AUTO_REGISTER_ENV))),
     )
+
+
+def _flag(name: str, value: object) -> bool:
+    """A yes/no setting: JSON true/false, or the words an environment variable carries."""
+    if value is None or isinstance(value, bool):
+        return bool(value)
+    text = str(value).strip().lower()
+    if text in ("1", "true", "yes", "on"):
+        return True
+    if text in ("", "0", "false", "no", "off"):
+        return False
+    raise SettingsError(f"the {name} setting must be true or false, got {value!r}")
 
 
 def existing_store(settings: Settings) -> EventStore:
@@ -117,11 +149,19 @@ def existing_store(settings: Settings) -> EventStore:
 
 
 def pending_files(settings: Settings) -> list[str]:
-    """Files waiting in the inbox (absolute paths, sorted), skipping ones still being written."""
+    """Entries waiting in the inbox (absolute paths, sorted), skipping files still being written.
+
+    Links are not followed: a symbolic link (to a file or a folder) is listed itself, as is anything
+    else that is not a regular file (a FIFO, a socket), so that `ingest_inbox_file` refuses it with
+    a notice instead of reading what it points to, or passing over it in silence."""
     if not settings.inbox.is_dir():
         return []
-    found = [p for p in settings.inbox.rglob("*") if p.is_file() and not _partial(p)]
-    return sorted(str(p) for p in found)
+    found: list[Path] = []
+    for folder, folders, files in os.walk(settings.inbox):  # followlinks=False: a linked folder is not entered
+        here = Path(folder)
+        found += [here / name for name in folders if (here / name).is_symlink()]
+        found += [here / name for name in files]
+    return sorted(str(p) for p in found if not _partial(p))
 
 
 @dataclass(frozen=True)
@@ -130,7 +170,8 @@ class InboxOutcome:
 
     file: str
     status: str
-    """`processed`, `duplicate` (the same bytes were ingested before) or `rejected`."""
+    """`processed`, `duplicate` (the same bytes were ingested before), `rejected`, or `held` (its
+    event is not registered)."""
     moved_to: str
     sessions: tuple[str, ...]
     """`event/session` the file added to."""
@@ -143,21 +184,42 @@ class InboxOutcome:
 
 
 def ingest_inbox_file(settings: Settings, path: str, *, recorded_at: datetime) -> InboxOutcome:
-    """Ingest one inbox file (lenient), then move it out of the inbox with its diagnostics beside it."""
-    from pipelines.ingest import IngestOptions, IngestRejected, ingest_file
+    """Ingest one inbox file (lenient), then move it out of the inbox with its diagnostics beside it.
+
+    Anything that is not a regular file inside the inbox is refused unread (`not_a_regular_file`);
+    a file for an event the log has not registered is moved to `held/` with a notice, unless the
+    settings say to register such events."""
+    from pipelines.ingest import EventNotRegistered, IngestOptions, IngestRejected, display_name, ingest_file
 
     source = Path(path)
+    if not source.is_relative_to(settings.inbox):
+        raise InboxRejected(f"{path} is not inside the inbox {settings.inbox}; it was not read")
+    if not os.path.lexists(source):  # gone since it was listed (moved by an earlier attempt?)
+        raise FileNotFoundError(f"{path} is no longer in the inbox")
+    refusal = not_a_regular_file(settings.inbox, source)
+    if refusal is not None:
+        notice = f"{display_name(source)}: {refusal}; it was not read"
+        log.warning("%s", notice)
+        moved = _move(settings, source, settings.rejected, [notice])
+        return InboxOutcome(str(source), "rejected", str(moved), (), 1)
     event_id, session_id = _named_by_folder(settings.inbox, source)
     store = existing_store(settings)
+    options = IngestOptions(event_id=event_id, session_id=session_id,
+                            register_events=settings.auto_register_events)
     try:
-        report = ingest_file(store, source, recorded_at=recorded_at,
-                             options=IngestOptions(event_id=event_id, session_id=session_id))
+        report = ingest_file(store, source, recorded_at=recorded_at, options=options)
     except IngestRejected as exc:
         for diagnostic in exc.diagnostics:
             log.warning("%s", diagnostic)
         moved = _move(settings, source, settings.rejected, [str(d) for d in exc.diagnostics])
         log.warning("%s rejected: nothing was appended; moved to %s", source.name, moved)
         return InboxOutcome(str(source), "rejected", str(moved), (), len(exc.diagnostics))
+    except EventNotRegistered as exc:
+        moved = _move(settings, source, settings.held, [])
+        notice = _unregistered_notice(settings, exc, moved)
+        moved.with_name(moved.name + ".notice.txt").write_text(notice + "\n", encoding="utf-8")
+        log.warning("%s", notice)
+        return InboxOutcome(str(source), "held", str(moved), (), 1)
     for diagnostic in report.diagnostics:
         log.warning("%s", diagnostic)
     status = "duplicate" if report.already_ingested else "processed"
@@ -168,21 +230,100 @@ def ingest_inbox_file(settings: Settings, path: str, *, recorded_at: datetime) -
     return InboxOutcome(str(source), status, str(moved), sessions, len(report.diagnostics))
 
 
+def not_a_regular_file(inbox: Path, path: Path) -> str | None:
+    """Why `path` may not be read as an inbox file, or None when it is a regular file inside `inbox`
+    reached through no symbolic link. Nothing is followed and nothing is read: a link's target is
+    never named, so that a notice cannot show what lies outside the inbox."""
+    try:
+        parts = path.relative_to(inbox).parts
+    except ValueError:
+        return f"it is not inside the inbox {inbox}"
+    here = inbox
+    for depth, part in enumerate(parts):
+        here = here / part
+        try:
+            mode = here.lstat().st_mode
+        except OSError as exc:
+            return f"it cannot be examined ({exc.strerror})"
+        last = depth == len(parts) - 1
+        if stat.S_ISLNK(mode):
+            what = "a symbolic link" if last else f"inside {here.name}/, a symbolic link to a folder"
+            return f"{what}: links are refused (put the file itself in the inbox)"
+        if last and not stat.S_ISREG(mode):
+            return f"not a regular file ({_kind_of(mode)}): only files are read"
+    return None
+
+
+def _kind_of(mode: int) -> str:
+    kinds = ((stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a FIFO"), (stat.S_ISSOCK, "a socket"),
+             (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"))
+    return next((name for test, name in kinds if test(mode)), "not a file")
+
+
+def _unregistered_notice(settings: Settings, exc: EventNotRegistered, moved: Path) -> str:
+    """What the operator is told of a file whose event is not registered."""
+    return (f"{exc.source}: event {exc.event_id!r} is not registered, so nothing was appended; the file "
+            f"waits in {moved}. If the id is right, register the event (bridgeledger register --event "
+            f"{exc.event_id} --name NAME --conditions CONDITIONS.toml) and move the file back into the "
+            f"inbox; if it is a typo, move the file to {settings.inbox}/<event>/<session>/ under the right "
+            f"id. To register unknown events with default rules instead, set auto_register_events.")
+
+
 def touched_sessions(outcomes: Iterable[Mapping[str, Any]]) -> list[str]:
     """The sessions (`event/session`) that the files of `outcomes` (`InboxOutcome.as_dict`) added to."""
     return sorted({session for outcome in outcomes for session in outcome.get("sessions", ())})
 
 
+def sessions_to_announce(settings: Settings, outcomes: Iterable[Mapping[str, Any]]) -> list[str]:
+    """The sessions to hand to `score_and_publish`: those the files of `outcomes` added to, and every
+    one the log says is still waiting (`sessions_awaiting_scores`). So a file whose task crashed
+    after its commit (the retry sees a duplicate and touches nothing) is still announced."""
+    store = EventStore(settings.store)
+    waiting = sessions_awaiting_scores(store) if store.exists() else []  # no store yet: nothing waits
+    return sorted(set(touched_sessions(outcomes)) | set(waiting))
+
+
+def sessions_awaiting_scores(store: EventStore) -> list[str]:
+    """Sessions (`event/session`) with results or adjusted scores that are not published, or that
+    were appended after the position the projection tables were last scored at: what the log
+    itself says `score_and_publish` has still to do, whoever appended them."""
+    from pipelines.live import projection_state
+
+    with store.reader() as con:
+        state = projection_state(con)
+        scored = state[0] if state is not None else 0
+        rows = con.execute(_AWAITING_SQL, [scored]).fetchall()
+    return sorted(f"{event_id}/{session_id}" for event_id, session_id in rows)
+
+
+_AWAITING_SQL = """
+WITH sessions AS (
+    SELECT stream_id, payload->>'$.event_id' AS event_id, payload->>'$.session_id' AS session_id
+    FROM events WHERE type = 'SessionScheduled'),
+results AS (
+    SELECT stream_id, max(position) AS last FROM events
+    WHERE type IN ('ResultRecorded', 'ArtificialScoreAwarded') GROUP BY stream_id),
+published AS (
+    SELECT DISTINCT payload->>'$.event_id' AS event_id, payload->>'$.session_id' AS session_id
+    FROM events WHERE type = 'ScoresPublished')
+SELECT DISTINCT s.event_id, s.session_id FROM sessions s JOIN results r USING (stream_id)
+WHERE r.last > ? OR NOT EXISTS (
+    SELECT 1 FROM published p WHERE p.event_id = s.event_id AND p.session_id = s.session_id)
+"""
+
+
 def require_all_ingested(files: Sequence[str], outcomes: Iterable[Mapping[str, Any]]) -> int:
-    """Raise naming every file that was rejected or whose task failed (so the run ends failed and the
-    federation is told); return how many files went into the log."""
+    """Raise naming every file that was rejected, held (its event is not registered) or whose task
+    failed (so the run ends failed and the federation is told); return how many files went into the log."""
     handled = {str(o["file"]): str(o["status"]) for o in outcomes}
     rejected = sorted(f for f, status in handled.items() if status == "rejected")
+    held = sorted(f for f, status in handled.items() if status == "held")
     failed = sorted(set(files) - set(handled))
-    if rejected or failed:
+    if rejected or held or failed:
+        waiting = f"; held, their event not registered (see held/ and its notices): {', '.join(held)}" if held else ""
         raise InboxRejected(f"rejected (see rejected/ and its diagnostics): {', '.join(rejected) or 'none'}; "
-                            f"failed (see the task logs): {', '.join(failed) or 'none'}")
-    return len(handled)
+                            f"failed (see the task logs): {', '.join(failed) or 'none'}{waiting}")
+    return len(handled) - len(held)
 
 
 def publish_unpublished(settings: Settings, *, at: datetime) -> list[str]:
@@ -284,7 +425,10 @@ def _move(settings: Settings, source: Path, folder: Path, diagnostics: list[str]
         while target.exists():
             target = target.with_name(f"{stem}.{index}")
             index += 1
-    shutil.move(str(source), target)
+    if source.is_symlink() or not source.is_file():
+        os.rename(source, target)  # the link or the FIFO itself; shutil.move could copy what it points to
+    else:
+        shutil.move(str(source), target)
     if diagnostics:
         target.with_name(target.name + ".diagnostics.txt").write_text("\n".join(diagnostics) + "\n", encoding="utf-8")
     return target

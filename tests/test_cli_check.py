@@ -12,9 +12,20 @@ from tests.conftest import CORPUS
 
 runner = CliRunner()
 CORPUS_FILES = sorted(p for p in CORPUS.glob("*/*") if p.suffix in (".pbn", ".lin", ".xml"))
-LOSING_DATA = {"pbnref_errors_10.pbn", "pbnref_errors_20.pbn", "abf_notsupported_eventtype.xml"}
-"""The corpus files whose errors lose data even in lenient mode (deliberately broken, or a USEBIO
-event type nobody scores): the only ones `check` fails by default."""
+LOSING_DATA = {"pbnref_errors_10.pbn", "pbnref_errors_20.pbn", "pbnref_errors_21.pbn",
+               "abf_notsupported_eventtype.xml"}
+"""The corpus files whose errors lose data even in lenient mode (deliberately broken, with nothing
+to score, or a USEBIO event type nobody scores): the only ones `check` fails by default."""
+
+
+def test_check_says_a_file_with_nothing_to_score_will_be_refused(tmp_path: Path) -> None:
+    path = tmp_path / "boards-only.pbn"
+    path.write_text('[Board "1"]\n\n[Board "2"]\n')
+    checked = runner.invoke(app, ["check", str(path)])
+    assert checked.exit_code == 1
+    assert ("boards-only.pbn:1:1: error: the file holds no results, adjusted scores, dealt hands or contestants "
+            "(2 board number(s) but no deal; read as pbn): nothing in it can be scored [ingest.no-data]"
+            ) in checked.output.replace("\n", "")
 
 
 @pytest.mark.parametrize("path", CORPUS_FILES, ids=lambda p: p.name)

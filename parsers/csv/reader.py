@@ -15,6 +15,12 @@ Header (names case-insensitive, order free; `lead` and `score` may be omitted):
 
 A file holds one session: every row names the same event and session as the first.
 
+Cells are separated by `,`: a file whose header is separated by `;` or tabs (what a spreadsheet
+writes in locales with decimal commas) is refused, naming its separator, since its numbers may be
+written with commas too. A quoted cell may hold line breaks (at most `MAX_CELL_LINES` lines). UTF-8
+(with or without a BOM) is expected; UTF-16 and UTF-32 are recognised and read, anything else is
+read as Windows-1252, each said with a warning.
+
 Every problem is a diagnostic with file, line and column. A bad row is quarantined; the other
 rows stand (lenient) and the caller decides whether any error rejects the whole file (strict).
 """
@@ -23,6 +29,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from dataclasses import dataclass
+from functools import lru_cache
 
 from models.awards import AWARD_SPELLINGS, ArtificialAward, parse_award
 from models.cards import Card
@@ -35,7 +43,11 @@ from parsers.records import ArtificialRecord, FileMetadata, ParsedFile, Position
 PARSER_VERSION = "csv-1.0"
 REQUIRED = ("event", "session", "board", "section", "table", "ns", "ew", "contract", "declarer", "result")
 OPTIONAL = ("lead", "score", "ns_players", "ew_players")
-_FIELD = re.compile(r'"(?:[^"]|"")*"|[^,]*')
+SEPARATORS = (",", ";", "\t")
+"""The cell separators told apart in a header: `,` is the format's; the others are recognised and refused."""
+MAX_CELL_LINES = 20
+"""The most lines one record may span through quoted cells holding line breaks."""
+_QUOTED = re.compile(r'"(?:[^"]|"")*"')
 _PLAYER = re.compile(r"^\s*(?P<name>[^\[\]]*?)\s*(?:\[\s*(?P<id>[^\[\]]*?)\s*\])?\s*$")
 # Longest spelling first, so that `A+` is not read as `A` followed by junk.
 _NAMED_AWARDS = "|".join(re.escape(s) for s in sorted(AWARD_SPELLINGS, key=len, reverse=True))
@@ -60,29 +72,38 @@ def loads(data: str | bytes, *, source: str = "<string>", strict: bool = False) 
     The format has no optional spellings to normalise, so `strict` changes nothing here; it is
     accepted so that every reader is called the same way.
     """
-    text, diagnostics = _decode(data, source)
+    text, encoding, diagnostics = _decode(data, source)
     lines = _LINE_BREAK.split(text)  # not str.splitlines: \x0c, \x1c or \u2028 in a cell is no new line
     if not lines or not lines[0].strip():
         diagnostics.append(_diag(source, 1, 1, "csv.header.missing",
                                  f"the first line must be the header: {','.join(REQUIRED)}"))
         return ParsedFile(source=source, format="csv", parser_version=PARSER_VERSION,
                           diagnostics=tuple(diagnostics))
+    separator = _separator(lines[0])
+    if separator != ",":
+        diagnostics.append(_diag(source, 1, 1, "csv.header.separator", _other_separator(separator, encoding)))
+        return ParsedFile(source=source, format="csv", parser_version=PARSER_VERSION,
+                          diagnostics=tuple(diagnostics))
     header = [h.strip().lower() for h in _split(lines[0])[0]]
     missing = [name for name in REQUIRED if name not in header]
     if missing:
         diagnostics.append(_diag(source, 1, 1, "csv.header.missing-column",
-                                 f"the header lacks {', '.join(missing)}; expected {','.join(REQUIRED)}"))
+                                 f"the header lacks {', '.join(missing)}; expected {','.join(REQUIRED)} "
+                                 f"({_as_read(lines[0], encoding)})"))
         return ParsedFile(source=source, format="csv", parser_version=PARSER_VERSION,
                           diagnostics=tuple(diagnostics))
     results: list[ResultRecord] = []
     artificial: list[ArtificialRecord] = []
     quarantined = 0
     first_row: dict[str, str] | None = None
-    for index, (line_no, line) in enumerate(_data_lines(lines)):
-        cells, columns = _split(line)
+    for index, read in enumerate(_data_records(lines)):
+        line_no, cells, columns = read.line, read.cells, read.columns
         row = dict(zip(header, cells, strict=False))
         position = Position(record=index, line=line_no)
         try:
+            if read.unclosed is not None:
+                raise _RowError(header[min(read.unclosed, len(header) - 1)],
+                                f"a quoted cell is not closed within {MAX_CELL_LINES} lines", "csv.row.quote")
             _same_session(row, first_row)
             if len(cells) != len(header):
                 raise _RowError(header[min(len(cells), len(header) - 1)],
@@ -111,35 +132,140 @@ def load(path: str, *, source: str | None = None, strict: bool = False) -> Parse
         return loads(handle.read(), source=source or path, strict=strict)
 
 
-def _decode(data: str | bytes, source: str) -> tuple[str, list[Diagnostic]]:
+def _decode(data: str | bytes, source: str) -> tuple[str, str, list[Diagnostic]]:
+    """The text, the encoding it was read in, and a warning when that was not UTF-8."""
     if isinstance(data, str):
-        return data, []
+        return data, "text", []
+    utf16 = _utf16(data)
+    if utf16 is not None:
+        name = utf16[:6].upper()
+        code = f"csv.encoding.{name.lower().replace('-', '')}"
+        try:
+            text = data.decode(utf16)
+        except UnicodeDecodeError as exc:
+            note = _diag(source, 0, 0, code, f"the file looks like {name} but byte {exc.start} is not; read as "
+                         f"{name} with that character replaced", severity=Severity.WARNING)
+            return data.decode(utf16, errors="replace").lstrip("\ufeff"), name, [note]
+        note = _diag(source, 0, 0, code, f"the file is {name}, not UTF-8; read as {name}", severity=Severity.WARNING)
+        return text.lstrip("\ufeff"), name, [note]
     try:
-        return data.decode("utf-8-sig"), []
+        return data.decode("utf-8-sig"), "UTF-8", []
     except UnicodeDecodeError as exc:
         note = _diag(source, 0, 0, "csv.encoding.latin1",
                      f"not UTF-8 (byte {exc.start}); read as Latin-1", severity=Severity.WARNING)
-        return data.decode("cp1252", errors="replace"), [note]
+        return data.decode("cp1252", errors="replace"), "Windows-1252", [note]
 
 
-def _data_lines(lines: list[str]) -> Iterator[tuple[int, str]]:
-    for number, line in enumerate(lines[1:], start=2):
-        if line.strip():
-            yield number, line
+def _utf16(data: bytes) -> str | None:
+    """`utf-16` or `utf-32` (with its BOM), `utf-16-le` or `utf-16-be` when `data` looks like UTF-16
+    (or UTF-32), else None: a BOM, or a zero byte in every other place of the start (ASCII text in
+    UTF-16 without one)."""
+    if data.startswith((b"\xff\xfe\x00\x00", b"\x00\x00\xfe\xff")):
+        return "utf-32"
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return "utf-16"
+    start = data[:200]
+    if len(start) < 4 or len(start) % 2:
+        start = start[:len(start) - len(start) % 2]
+    if len(start) < 4:
+        return None
+    if start[1::2].count(0) == len(start) // 2 and start[0::2].count(0) == 0:
+        return "utf-16-le"
+    if start[0::2].count(0) == len(start) // 2 and start[1::2].count(0) == 0:
+        return "utf-16-be"
+    return None
 
 
-def _split(line: str) -> tuple[list[str], list[int]]:
-    """Cells and their 1-based start columns (quoted cells unquoted)."""
-    cells, columns, pos = [], [], 0
+def _separator(header: str) -> str:
+    """The separator that finds the most required columns in the header (`,` when none finds more)."""
+    def found(separator: str) -> int:
+        names = {h.strip().lower() for h in _split(header, separator)[0]}
+        return sum(name in names for name in REQUIRED)
+
+    return max(SEPARATORS, key=found)  # `max` keeps the first of equals: `,`
+
+
+def _other_separator(separator: str, encoding: str) -> str:
+    """Why a header separated by something else than `,` is refused, naming what it is."""
+    return (f"the header's cells are separated by {_named(separator)} (read as {encoding}), not by ','; "
+            "a traveller's cells are separated by commas (a spreadsheet set to a locale with decimal "
+            "commas writes ';': export it as CSV with commas)")
+
+
+def _as_read(header: str, encoding: str) -> str:
+    """How the header line was read, for a refusal: its encoding and what separates its cells."""
+    seen = [s for s in SEPARATORS if s in header]
+    separated = (f"its cells separated by {_named(seen[0])}" if seen and seen[0] != "," else
+                 "separated by ','" if seen else "with no ',', ';' or tab in it")
+    return f"read as {encoding}, {separated}: {_shown(header)}"
+
+
+def _named(separator: str) -> str:
+    return "tabs" if separator == "\t" else repr(separator)
+
+
+@dataclass(frozen=True, slots=True)
+class _Record:
+    """One data record: its first line, cells and their columns, and the index of a quoted cell
+    left open when the record could not be closed within `MAX_CELL_LINES` lines."""
+
+    line: int
+    cells: list[str]
+    columns: list[int]
+    unclosed: int | None = None
+
+
+def _data_records(lines: list[str], separator: str = ",") -> Iterator[_Record]:
+    """The data records after the header; a record whose quoted cell holds line breaks spans
+    several lines (rejoined with `\n`)."""
+    number, last = 1, len(lines) - 1
+    while number <= last:
+        line = lines[number]
+        first = number
+        number += 1
+        if not line.strip():
+            continue
+        cells, columns, unclosed = _split(line, separator)
+        if unclosed is not None:
+            # Quotes come in pairs in a record whose quoted cells are closed: count them (at C speed)
+            # to find the line that closes it, then split the joined lines once. A quote never
+            # closed costs a count of `MAX_CELL_LINES` lines, and the first line alone is refused.
+            quotes, end = line.count('"'), number
+            while quotes % 2 and end <= last and end - first < MAX_CELL_LINES:
+                quotes += lines[end].count('"')
+                end += 1
+            if quotes % 2 == 0:
+                joined = _split("\n".join(lines[first:end]), separator)
+                if joined[2] is None:
+                    (cells, columns, unclosed), number = joined, end
+        yield _Record(first + 1, cells, columns, unclosed)
+
+
+@lru_cache(maxsize=len(SEPARATORS))
+def _field(separator: str) -> re.Pattern[str]:
+    """A cell: quoted (`""` an escaped quote), else anything up to the next separator."""
+    return re.compile(rf'"(?:[^"]|"")*"|[^{re.escape(separator)}]*')
+
+
+def _split(line: str, separator: str = ",") -> tuple[list[str], list[int], int | None]:
+    """Cells, their 1-based start columns (quoted cells unquoted), and the index of the first cell
+    that opens a quote it does not close (None when every quote is closed)."""
+    cells: list[str] = []
+    columns: list[int] = []
+    unclosed: int | None = None
+    pattern, pos = _field(separator), 0
     while True:
-        match = _FIELD.match(line, pos)
+        match = pattern.match(line, pos)
         assert match is not None  # the pattern matches the empty string
         raw = match.group(0)
         columns.append(pos + 1)
-        cells.append(raw[1:-1].replace('""', '"') if raw.startswith('"') and len(raw) > 1 else raw)
+        quoted = raw.startswith('"') and _QUOTED.fullmatch(raw) is not None
+        if raw.startswith('"') and not quoted and unclosed is None:
+            unclosed = len(cells)
+        cells.append(raw[1:-1].replace('""', '"') if quoted else raw)
         pos = match.end()
-        if pos >= len(line) or line[pos] != ",":
-            return cells, columns
+        if pos >= len(line) or line[pos] != separator:
+            return cells, columns, unclosed
         pos += 1
 
 

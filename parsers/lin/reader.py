@@ -361,9 +361,13 @@ class _Reader:
                 self.rep.report(_ERROR, "lin.syntax.not-a-key",
                                 f"{skip.text[:40]!r} stands where a two-letter key should be; the reader skipped it "
                                 "and went on at the next key", offset=skip.offset, record=record_of(skip.token))
-            else:
+            elif skip.count == 1:
                 self.rep.report(_WARNING, "lin.syntax.stray-separator",
                                 "an extra '|' stands where a key should be; it was skipped",
+                                offset=skip.offset, record=record_of(skip.token))
+            else:
+                self.rep.report(_WARNING, "lin.syntax.stray-separator",
+                                f"{skip.count} extra '|' in a row stand where a key should be; they were skipped",
                                 offset=skip.offset, record=record_of(skip.token))
         if tokens.truncated_at is not None:
             self.rep.report(_WARNING, "lin.syntax.truncated",

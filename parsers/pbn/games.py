@@ -26,11 +26,11 @@ from parsers.pbn.lexer import (
     fast_layout,
     fast_tags,
     iter_chunks,
-    locate,
     scan_chunk,
     section_tokens,
 )
 from parsers.pbn.tables import Table, is_element, parse_table
+from parsers.positions import LineIndex
 
 SECTION_TAGS = frozenset({"Auction", "Play"})
 """Tags whose section data are calls or cards."""
@@ -294,19 +294,28 @@ class PbnGame:
         if kind == "pos":
             return first, second
         if kind == "offset":
-            return locate((self.chunk_line, self.text), first)
+            return self._at(first)
         layout = self.layout
         if first < 0 or first >= len(layout.tag_starts):
             return self.line, 0
         if kind == "tag":
-            return locate((self.chunk_line, self.text), layout.tag_starts[first])
+            return self._at(layout.tag_starts[first])
         if kind == "value":
-            return locate((self.chunk_line, self.text), layout.value_starts[first])
+            return self._at(layout.value_starts[first])
         base = layout.section_starts[first]
         offsets = self._offsets(kind, first, second)
         if not offsets:
-            return locate((self.chunk_line, self.text), base)
-        return locate((self.chunk_line, self.text), base + offsets[max(0, min(second, len(offsets) - 1))])
+            return self._at(base)
+        return self._at(base + offsets[max(0, min(second, len(offsets) - 1))])
+
+    @cached_property
+    def _lines(self) -> LineIndex:
+        # Built once per game: a game with many issues locates each in the same index, not in a
+        # fresh scan of the whole text per issue (which made a large garbled game quadratic).
+        return LineIndex(self.text, self.chunk_line)
+
+    def _at(self, offset: int) -> tuple[int, int]:
+        return self._lines.position(max(0, min(offset, len(self.text))))
 
 
 def is_table_tag(name: str) -> bool:
@@ -338,11 +347,13 @@ def _game_from_chunk(chunk: Chunk, index: int, escapes: list[str], orphans: list
         return PbnGame(index, line, chunk.offset, chunk.line, chunk.text, tags, tuple(escapes))
     scan = scan_chunk(chunk.text)
     escapes.extend(scan.escapes)
+    lines = LineIndex(chunk.text, chunk.line)  # one index for every issue of the chunk (see `PbnGame._lines`)
     if not scan.tags:
-        orphans.extend(issue._replace(anchor=at_position(*locate(chunk, issue.anchor[1])))
+        last = len(chunk.text)
+        orphans.extend(issue._replace(anchor=at_position(*lines.position(max(0, min(issue.anchor[1], last)))))
                        for issue in scan.issues)
         return None
-    line = locate(chunk, scan.layout.tag_starts[0])[0]
+    line = lines.line(scan.layout.tag_starts[0])
     game = PbnGame(index, line, chunk.offset, chunk.line, chunk.text, scan.tags, tuple(escapes),
                    scan.preamble, scan.issues, tuple(orphans))
     game.__dict__["layout"] = scan.layout  # already computed: seed the cached property

@@ -131,9 +131,18 @@ def test_a_dropped_file_is_ingested_moved_and_announced(airflow_home: Path, tmp_
     assert notice["dag_id"] == "ingest_inbox" and notice["task_id"] == "report"
     assert "harbour_pairs.csv" in notice["error"]
 
+    # Nothing waits in the inbox, but the log says both sessions are still unpublished: announced
+    # again (issue #36 item 6: announcing follows from the log, not from the task that appended).
     again = _test_run("ingest_inbox", _airflow_env(airflow_home, settings))
-    assert "STATE success" in again.stdout, again.stdout[-3000:]  # nothing waiting: nothing to announce
-    assert "TASK announce -1 skipped" in again.stdout
+    assert "STATE success" in again.stdout, again.stdout[-3000:]
+    assert "TASK announce -1 success" in again.stdout
+    from pipelines.operations import publish_unpublished, resolve_settings, score_head
+
+    publish_unpublished(resolve_settings(settings, env={}), at=datetime(2026, 11, 21, 22, tzinfo=UTC))
+    score_head(resolve_settings(settings, env={}))
+    done = _test_run("ingest_inbox", _airflow_env(airflow_home, settings))
+    assert "STATE success" in done.stdout, done.stdout[-3000:]  # published and scored: nothing to announce
+    assert "TASK announce -1 skipped" in done.stdout
 
 
 def test_score_and_publish_opens_the_correction_period(airflow_home: Path, tmp_path: Path) -> None:

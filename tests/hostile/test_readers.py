@@ -216,10 +216,11 @@ def test_a_run_of_separators_is_summarised_not_listed(tmp_path: Path) -> None:
     data = SEEDS[".lin"] + b"|" * 200_000
     report = ingest_bytes(EventStore(tmp_path / "events.duckdb"), data, source="pipes.lin", recorded_at=RECORDED_AT)
     assert report.events > 0
-    assert len(report.diagnostics) <= 60
-    [more] = [d for d in report.diagnostics if d.code == "diagnostics.more"]
-    assert "199950 more [lin.syntax.stray-separator]" in more.message
-    assert more.line >= 1
+    # One diagnostic for the run, positioned at its first `|`, naming how many there were.
+    [run] = [d for d in report.diagnostics if d.code == "lin.syntax.stray-separator"]
+    assert "200000 extra '|' in a row" in run.message
+    assert run.line >= 1
+    assert not [d for d in report.diagnostics if d.code == "diagnostics.more"]
 
 
 def test_diagnostics_are_capped_per_code_for_every_reader() -> None:
@@ -284,3 +285,27 @@ def test_a_file_over_the_limit_is_refused_before_it_is_read(tmp_path: Path,
     with pytest.raises(IngestRejected, match="files of at most 1,000 bytes"):
         ingest.ingest_file(EventStore(tmp_path / "s.duckdb"), path, recorded_at=RECORDED_AT)
     assert [d.code for d in ingest.parse_path(path).diagnostics] == ["ingest.format"]
+
+
+@pytest.mark.parametrize(("data", "source"), [
+    (b'[Board "1"]\n\n' * 100_000, "boards-only.pbn"),
+    (b'<USEBIO Version="3.0"><EVENT EVENT_TYPE="MP_PAIRS">' + b"<a>" * 100_000 + b"</a>" * 100_000
+     + b"</EVENT></USEBIO>", "deep.xml"),
+    (b"event,session,board,section,table,ns,ew,contract,declarer,result\n", "header-only.csv"),
+])
+def test_a_file_with_nothing_to_score_is_refused_saying_so(tmp_path: Path, data: bytes, source: str) -> None:
+    # Issue #36 item 15: such files went in as `SourceFileIngested` with no diagnostic at all.
+    store = EventStore(tmp_path / "events.duckdb")
+    with pytest.raises(IngestRejected) as refused:
+        ingest_bytes(store, data, source=source, recorded_at=RECORDED_AT)
+    [said] = [d for d in refused.value.diagnostics if d.code == "ingest.no-data"]
+    assert (said.source, said.line, said.column, said.severity) == (source, 1, 1, "error")
+    assert "nothing in it can be scored" in said.message
+    assert not store.exists() or store.head() == 0
+
+
+def test_a_hand_record_without_results_still_goes_in(tmp_path: Path) -> None:
+    data = SEEDS[".pbn"]
+    report = ingest_bytes(EventStore(tmp_path / "events.duckdb"), data, source="hands.pbn", recorded_at=RECORDED_AT)
+    assert report.counts["BoardDealt"] > 0
+    assert not [d for d in report.diagnostics if d.code == "ingest.no-data"]

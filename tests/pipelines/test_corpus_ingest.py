@@ -15,13 +15,16 @@ from tests.conftest import CORPUS, RECORDED_AT
 
 FILES = sorted(p for p in CORPUS.rglob("*") if p.suffix.lower() in (".pbn", ".lin", ".xml"))
 UNSUPPORTED = {"abf_notsupported_eventtype.xml"}
+NO_DATA = {"pbnref_errors_21.pbn"}
+"""A PBN verifier's test file: tags of no game with a deal or a result (refused, `ingest.no-data`)."""
+INGESTED = [p for p in FILES if p.name not in UNSUPPORTED | NO_DATA]
 
 
 def test_the_corpus_is_where_the_tests_expect_it() -> None:
     assert len(FILES) == 56
 
 
-@pytest.mark.parametrize("path", [p for p in FILES if p.name not in UNSUPPORTED], ids=lambda p: p.name)
+@pytest.mark.parametrize("path", INGESTED, ids=lambda p: p.name)
 def test_corpus_file_ingests_with_its_records_as_events(tmp_path: Path, path: Path) -> None:
     store = EventStore(tmp_path / "corpus.duckdb")
     parsed = parse_bytes(path.read_bytes(), path.name)
@@ -38,6 +41,15 @@ def test_corpus_file_ingests_with_its_records_as_events(tmp_path: Path, path: Pa
     projection = replay(store)
     assert projection.results.height == len({(r.section, r.board, r.table_id) for r in parsed.results}
                                              | {(a.section, a.board, a.table_id) for a in parsed.artificial})
+
+
+@pytest.mark.parametrize("name", sorted(NO_DATA))
+def test_a_corpus_file_with_nothing_to_score_is_refused_saying_so(tmp_path: Path, name: str) -> None:
+    store = EventStore(tmp_path / "x.duckdb")
+    [path] = [p for p in FILES if p.name == name]
+    with pytest.raises(IngestRejected, match=r"ingest\.no-data"):
+        ingest_file(store, path, recorded_at=RECORDED_AT)
+    assert store.head() == 0
 
 
 def test_an_unsupported_usebio_event_type_is_refused_clearly(tmp_path: Path) -> None:
@@ -67,7 +79,7 @@ def test_damaged_corpus_files_never_half_write(tmp_path: Path, damage: str) -> N
     assert report.events == store.head()
 
 
-@pytest.mark.parametrize("path", [p for p in FILES if p.name not in UNSUPPORTED], ids=lambda p: p.name)
+@pytest.mark.parametrize("path", INGESTED, ids=lambda p: p.name)
 def test_every_payload_written_validates_against_the_catalogue(tmp_path: Path, path: Path) -> None:
     """Ingest builds hot-path payloads without pydantic; they must still be exactly the catalogue's."""
     from models.events import EVENT_ADAPTER, event_payload

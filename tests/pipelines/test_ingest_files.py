@@ -132,8 +132,8 @@ def _events(store: EventStore) -> list[tuple[object, ...]]:
 
 def test_a_small_file_read_in_one_thread_gives_the_events_the_threaded_path_gives(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """A small file is read, built and appended without a second thread (starting one cost more than
-    the work); a large one overlaps them. Both paths must write the same bytes."""
+    """A small file's events are built and appended without a second thread (starting one cost more
+    than the work); a large one's overlap. Both paths must write the same bytes."""
     import threading
 
     import pipelines.ingest as ingest_module
@@ -151,13 +151,40 @@ def test_a_small_file_read_in_one_thread_gives_the_events_the_threaded_path_give
     small = EventStore(tmp_path / "small.duckdb")
     ingest_file(small, source, recorded_at=RECORDED_AT)
     assert threads == []
-    for name in ("OVERLAP_BYTES", "OVERLAP_ROWS"):
-        monkeypatch.setattr(ingest_module, name, 0)
+    monkeypatch.setattr(ingest_module, "OVERLAP_ROWS", 0)
     monkeypatch.setattr(store_module, "_MIN_CHUNK_ROWS", 16)  # several chunks: the insert overlaps the hashing
     large = EventStore(tmp_path / "large.duckdb")
     ingest_file(large, source, recorded_at=RECORDED_AT)
-    assert len(threads) >= 3  # the store opened, the payloads built and the chunks inserted beside the main thread
+    assert len(threads) >= 2  # the payloads built and the chunks inserted beside the main thread
     query = "SELECT position, stream_id, stream_version, type, payload, hash FROM events ORDER BY position"
     with small.reader() as one, large.reader() as other:
         rows = one.execute(query).fetchall()
         assert len(rows) > 300 and rows == other.execute(query).fetchall()
+
+
+def test_every_file_is_read_before_the_store_is_opened_for_writing(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue #36 item 10: a hostile file held the write lock while it was read (a `publish` got
+    `StoreBusy` for minutes). Reading and checking come first; only the append opens the store."""
+    import pipelines.ingest as ingest_module
+
+    steps: list[str] = []
+    attach, read = store_module._attach, ingest_module.read_columnar
+
+    def attaching(path: Path, read_only: bool) -> object:
+        steps.append("open")
+        return attach(path, read_only)
+
+    def reading(data: bytes, source: str, *, strict: bool = False) -> object:
+        steps.append(f"read {source}")
+        return read(data, source, strict=strict)
+
+    monkeypatch.setattr(store_module, "_attach", attaching)
+    monkeypatch.setattr(ingest_module, "read_columnar", reading)
+    paths = _travellers(tmp_path, 3)
+    ingest_file(EventStore(tmp_path / "one.duckdb"), paths[0], recorded_at=RECORDED_AT)
+    assert steps == ["read t01.csv", "open"]
+    steps.clear()
+    outcomes = list(ingest_files(EventStore(tmp_path / "many.duckdb"), paths, recorded_at=RECORDED_AT))
+    assert all(isinstance(outcome, IngestReport) for _, outcome in outcomes)
+    assert steps == ["read t01.csv", "read t02.csv", "read t03.csv", "open"]
