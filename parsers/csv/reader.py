@@ -96,6 +96,7 @@ def loads(data: str | bytes, *, source: str = "<string>", strict: bool = False) 
     artificial: list[ArtificialRecord] = []
     quarantined = 0
     first_row: dict[str, str] | None = None
+    ew_at = 1  # the column of the first kept result's ew cell
     for index, read in enumerate(_data_records(lines)):
         line_no, cells, columns = read.line, read.cells, read.columns
         row = dict(zip(header, cells, strict=False))
@@ -116,7 +117,16 @@ def loads(data: str | bytes, *, source: str = "<string>", strict: bool = False) 
             quarantined += 1
             continue
         first_row = first_row or row
+        if isinstance(record, ResultRecord) and not results:
+            ew_at = columns[header.index("ew")] if header.index("ew") < len(columns) else 1
         (artificial if isinstance(record, ArtificialRecord) else results).append(record)  # type: ignore[arg-type]
+    if _every_table_against_itself(results):
+        diagnostics.append(_diag(source, results[0].at.line, ew_at, "csv.file.same-pair",
+                                 f"NS and EW are the same pair id at every one of the {len(results)} results "
+                                 f"({len({(r.section, r.table_id) for r in results})} tables): a movement moves its "
+                                 "EW pairs, so the ew column holds the NS pairs again; no row was kept"))
+        quarantined += len(results)
+        results = []
     metadata = FileMetadata(
         event_id=first_row["event"].strip() if first_row else None,
         session_id=first_row["session"].strip() if first_row else None,
@@ -290,9 +300,28 @@ def _row_record(row: dict[str, str], at: Position) -> ResultRecord | ArtificialR
             raise _RowError("score", f"score must be a whole number of points, got {_shown(row['score'])}",
                             "csv.row.score")
         published["score_ns"] = float(score.group(0))
+    ns_players, ew_players = _players(row, "ns_players"), _players(row, "ew_players")
+    _refuse_one_pair_on_both_sides(row["ns"].strip(), ns_players, ew_players)
     return ResultRecord(**common, contract=contract, tricks=tricks, lead=_lead(row.get("lead", "")),
-                        published=published, ns_players=_players(row, "ns_players"),
-                        ew_players=_players(row, "ew_players"), at=at)
+                        published=published, ns_players=ns_players, ew_players=ew_players, at=at)
+
+
+def _refuse_one_pair_on_both_sides(ns_id: str, ns: tuple[Player, ...], ew: tuple[Player, ...]) -> None:
+    """A player named on both sides of a table: the same pair cannot play against itself."""
+    def who(player: Player) -> str:
+        return f"[{player.federation_id}]" if player.federation_id else " ".join(player.name.lower().split())
+
+    both = sorted({who(p) for p in ns} & {who(p) for p in ew})
+    if both:
+        raise _RowError("ew_players", f"{', '.join(both)} sits both NS (pair {ns_id}) and EW at this table: "
+                        "a pair cannot play against itself", "csv.row.same-pair")
+
+
+def _every_table_against_itself(results: list[ResultRecord]) -> bool:
+    """Every result's NS and EW ids equal, over more than one table: the ew column copies the ns one.
+    (One table of a Mitchell's first round does meet its own number: NS 3 against EW 3.)"""
+    tables = {(r.section, r.table_id) for r in results}
+    return len(tables) > 1 and all(r.ns_id == r.ew_id for r in results)
 
 
 def _players(row: dict[str, str], column: str) -> tuple[Player, ...]:
