@@ -80,10 +80,13 @@ def contained_connection(path: Path, *, busy_timeout: float = 10.0,
             return duckdb.connect(str(path), read_only=True, config=config)
         except duckdb.IOException as exc:
             if "lock" not in str(exc).lower():
-                raise StoreError(f"cannot open {path}: {exc}") from exc
+                raise StoreError(f"cannot open {path}: {exc}. The file is damaged (cut short or overwritten) or "
+                                 "unreadable; nothing was changed. Restore it from a copy, then run "
+                                 "`bridgeledger verify`.") from exc
             if time.monotonic() >= deadline:
-                raise StoreBusy(f"{path} is busy: another process is writing to it; try again when it is done") \
-                    from exc
+                raise StoreBusy(f"{path} is busy: another process is writing to it; try again when it is done "
+                                "(a client that keeps the store open blocks it too: open the analysts' snapshot, "
+                                "docs/analysts.md)") from exc
             time.sleep(delay)
             delay = min(delay * 2, 1.0)
         except duckdb.Error as exc:

@@ -75,9 +75,10 @@ def read_anchor(store_path: Path) -> Head | None:
         return None
 
 
-def missing_heads(con: duckdb.DuckDBPyConnection, anchor: Head | None) -> list[tuple[Head, str]]:
+def missing_heads(con: duckdb.DuckDBPyConnection, anchor: Head | None, *,
+                  every: bool = False) -> list[tuple[Head, str]]:
     """Every head seen (the sidecar's, and those publications carry) that the log does not hold,
-    with where it was seen."""
+    with where it was seen; with `every`, every head seen, held or not."""
     seen: list[tuple[Head, str]] = [(anchor, "the anchor file")] if anchor is not None else []
     rows = con.execute(
         "SELECT position, type, TRY_CAST(payload->>'$.log_head.position' AS BIGINT), payload->>'$.log_head.hash'"
@@ -87,6 +88,8 @@ def missing_heads(con: duckdb.DuckDBPyConnection, anchor: Head | None) -> list[t
              for position, typ, head_position, head_hash in rows if head_position is not None]
     if not seen:
         return []
+    if every:
+        return seen
     held = dict(con.execute("SELECT position, hash FROM events WHERE position IN (SELECT unnest(?))",
                             [[head.position for head, _ in seen]]).fetchall())
     return unheld_heads(seen, held)

@@ -360,6 +360,8 @@ def verify(store: StoreOption = None) -> None:
     except StoreError as exc:
         errors.print(f"[red]error[/red] {shown(str(exc))}")
         raise typer.Exit(1) from exc
+    for note in report.notes:
+        errors.print(f"[yellow]note[/yellow] {shown(note)}")
     if report.ok:
         console.print(f"ok: {report.events} events, hash chain intact")
         return
@@ -449,7 +451,27 @@ def main() -> None:
     from pipelines.collector import pace_for_a_job
 
     pace_for_a_job()
-    run_then_exit(app)
+    run_then_exit(_damage_said_plainly)
+
+
+def _damage_said_plainly() -> None:
+    """The app; a store file that DuckDB cannot read (cut short, overwritten) is said in one line
+    naming the file, never a traceback: a command that meets it has changed nothing."""
+    try:
+        app()
+    except Exception as exc:
+        if not type(exc).__module__.startswith(("duckdb", "_duckdb")) or not _damaged(str(exc)):
+            raise
+        errors.print(f"[red]error[/red] the store cannot be read: {shown(str(exc))}. The file is damaged "
+                     "(cut short or overwritten); nothing was changed. Restore it from a copy, then run "
+                     "`bridgeledger verify`.")
+        raise SystemExit(1) from exc
+
+
+def _damaged(message: str) -> bool:
+    lowered = message.lower()
+    return any(sign in lowered for sign in ("could not read enough bytes", "corrupt", "checksum",
+                                            "not a valid duckdb", "invalid block", "failed to read"))
 
 
 if __name__ == "__main__":

@@ -46,6 +46,8 @@ from pipelines.log.chain import (
     canonical_bytes,
     chain,
     from_epoch_us,
+    missing_anchor_note,
+    rewritten_message,
     shorter_message,
     to_epoch_us,
     with_hashes,
@@ -179,7 +181,9 @@ class EventStore:
                 return _attach(self.path, read_only)
             except duckdb.IOException as exc:
                 if "lock" not in str(exc).lower():
-                    raise StoreError(f"cannot open {self.path}: {exc}") from exc
+                    raise StoreError(f"cannot open {self.path}: {exc}. The file is damaged (cut short or "
+                                     "overwritten) or unreadable; nothing was changed. Restore it from a copy, "
+                                     "then run `bridgeledger verify`.") from exc
                 if time.monotonic() >= deadline:
                     raise StoreBusy(
                         f"{self.path} is busy: another process holds it (a writer, or a reader that "
@@ -395,7 +399,16 @@ class EventStore:
                 raise ConcurrencyError(f"a stream version was already taken: {exc}") from exc
             except duckdb.TransactionException as exc:
                 con.execute("ROLLBACK")
-                raise ConcurrencyError(f"concurrent append conflicted: {exc}") from exc
+                # "Current transaction is aborted" follows an earlier failure inside the transaction:
+                # a stream version taken first (the usual case), or a file that could not be written.
+                raise ConcurrencyError(f"the append's transaction failed ({exc}): another writer took a stream "
+                                       f"version first, or {self.path} could not be written; nothing was "
+                                       "appended") from exc
+            except duckdb.IOException as exc:
+                con.execute("ROLLBACK")
+                raise StoreError(f"{self.path} could not be read or written: {exc}. The file is damaged or "
+                                 "its disk failed; nothing was appended. Restore it from a copy, then run "
+                                 "`bridgeledger verify`.") from exc
             except BaseException:
                 con.execute("ROLLBACK")
                 raise
@@ -544,7 +557,9 @@ class EventStore:
             if not chain_report.ok:
                 return chain_report
             missing = missing_heads(con, anchor)
-        return _with_missing_heads(chain_report, missing)
+            held = _held_hashes(con, [head.position for head, _ in missing])
+            published = missing_heads(con, None, every=True)
+        return _with_notes(_with_missing_heads(chain_report, missing, held), anchor, self.path, published)
 
     def _verify_postgres(self, batch_size: int) -> VerifyReport:
         assert self._log is not None
@@ -562,9 +577,11 @@ class EventStore:
             chain_report = check.report()
             if not chain_report.ok:
                 return chain_report
-            seen = ([(anchor, "the anchor file")] if anchor else []) + self._log.published_heads(pg)
-            missing = unheld_heads(seen, self._log.hashes_at(pg, [head.position for head, _ in seen]))
-        return _with_missing_heads(chain_report, missing)
+            published = self._log.published_heads(pg)
+            seen = ([(anchor, "the anchor file")] if anchor else []) + published
+            held = self._log.hashes_at(pg, [head.position for head, _ in seen])
+            missing = unheld_heads(seen, held)
+        return _with_notes(_with_missing_heads(chain_report, missing, held), anchor, self.path, published)
 
     def import_rows(self, rows: pl.DataFrame) -> None:
         """Store rows exactly as another log holds them (hashes included), continuing this log's
@@ -635,12 +652,38 @@ def default_analytics_file(url: str) -> Path:
     return Path(f"bridgeledger-analytics-{database}-{hashlib.sha256(identity).hexdigest()[:8]}.duckdb")
 
 
-def _with_missing_heads(chain_report: VerifyReport, missing: list[tuple[Head, str]]) -> VerifyReport:
+def _with_missing_heads(chain_report: VerifyReport, missing: list[tuple[Head, str]],
+                        held: Mapping[int, str]) -> VerifyReport:
+    """The first head seen that the log does not hold: cut from its end when the position is gone,
+    rewritten when the position is there with another hash."""
     if not missing:
         return chain_report
     head, where = missing[0]
+    if head.position in held:
+        return VerifyReport(chain_report.events, head.position, rewritten_message(head, where, held[head.position]))
     return VerifyReport(chain_report.events, head.position,
                         shorter_message(head, where, f"holds {chain_report.events} events"))
+
+
+def _with_notes(report: VerifyReport, anchor: Head | None, store_path: Path,
+                published: list[tuple[Head, str]]) -> VerifyReport:
+    """`report`, saying what it could not check when the head file is missing."""
+    from dataclasses import replace
+
+    from pipelines.anchor import anchor_path
+
+    if anchor is not None or report.events == 0:
+        return report
+    latest = max((head for head, _ in published), key=lambda head: head.position, default=None)
+    return replace(report, notes=(*report.notes, missing_anchor_note(str(anchor_path(store_path)), latest)))
+
+
+def _held_hashes(con: duckdb.DuckDBPyConnection, positions: Sequence[int]) -> dict[int, str]:
+    if not positions:
+        return {}
+    rows = con.execute("SELECT position, hash FROM events WHERE position IN (SELECT unnest(?))",
+                       [list(positions)]).fetchall()
+    return {int(position): str(hash_) for position, hash_ in rows}
 
 
 def _command(con: duckdb.DuckDBPyConnection, key: str) -> AppendResult | None:

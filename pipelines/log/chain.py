@@ -135,3 +135,17 @@ def shorter_message(head: Head, where: str, found: str) -> str:
     return (f"the log is shorter than a head it has seen: {where} says position {head.position} "
             f"(hash {head.hash[:12]}) was written, but the log {found}, without that event; "
             "events were cut from its end, or its write-ahead log (.wal) was lost")
+
+
+def rewritten_message(head: Head, where: str, held: str) -> str:
+    """Why a log that holds a head's position with another hash was rewritten, not cut."""
+    return (f"the log was rewritten: {where} says position {head.position} had hash {head.hash[:12]}, but the "
+            f"log holds position {head.position} with hash {held[:12]}; rows at or before it were edited and "
+            "the chain after them recomputed (the chain alone cannot show that: the heads seen can)")
+
+
+def missing_anchor_note(anchor: str, latest: Head | None) -> str:
+    """What `verify` cannot check when the head file is gone."""
+    covered = (f"can be detected only up to the latest head a publication carries (position {latest.position})"
+               if latest else "cannot be detected (no publication carries a head)")
+    return f"the head file {anchor} is missing: rows cut from the log's end {covered}; the next append writes it again"

@@ -65,6 +65,8 @@ class VerifyReport:
     events: int
     first_bad_position: int | None
     reason: str | None
+    notes: tuple[str, ...] = ()
+    """What the check could not cover (a missing head file), said even when the chain holds."""
 
     @property
     def ok(self) -> bool:

@@ -129,3 +129,50 @@ def test_an_unreadable_anchor_does_not_stop_verify(sample_store: EventStore) -> 
     shutil.copy(anchor_path(sample_store.path), anchor_path(sample_store.path).with_suffix(".bak"))
     anchor_path(sample_store.path).write_text(json.dumps({"position": 9, "hash": "0" * 64}), encoding="utf-8")
     assert not sample_store.verify().ok
+
+
+def test_a_rewritten_log_with_a_new_head_file_is_named_rewritten_not_cut(sample_store: EventStore) -> None:
+    from pipelines.log.chain import GENESIS_HASH, canonical_bytes, chain
+
+    publish_scores(sample_store, EVENT, SESSION, at=datetime(2026, 11, 21, 21, tzinfo=UTC))  # carries head 367
+    # An attacker edits row 100 and recomputes every hash after it, then writes the head file anew.
+    con = duckdb.connect(str(sample_store.path))
+    con.execute("UPDATE events SET payload = replace(payload::VARCHAR, '\"N\"', '\"S\"')::JSON WHERE position = 100")
+    rows = con.execute("SELECT position, stream_id, stream_version, type, schema_version, payload::VARCHAR, "
+                       "epoch_us(occurred_at), epoch_us(recorded_at), source_sha256 FROM events ORDER BY position"
+                       ).fetchall()
+    prev = GENESIS_HASH
+    for row in rows:
+        digest = chain(prev, [canonical_bytes(*row)])[0].hex()
+        con.execute("UPDATE events SET prev_hash = ?, hash = ? WHERE position = ?", [prev, digest, row[0]])
+        prev = digest
+    con.close()
+    anchor_path(sample_store.path).write_text(json.dumps({"position": rows[-1][0], "hash": prev}) + "\n")
+    report = sample_store.verify()
+    assert (report.ok, report.first_bad_position) == (False, 367)
+    assert report.reason is not None and report.reason.startswith("the log was rewritten: ScoresPublished at position")
+    assert "cut from its end" not in report.reason
+
+
+def test_a_missing_head_file_is_said_not_passed_over(sample_store: EventStore) -> None:
+    publish_scores(sample_store, EVENT, SESSION, at=datetime(2026, 11, 21, 21, tzinfo=UTC))
+    anchor_path(sample_store.path).unlink()
+    report = sample_store.verify()
+    assert report.ok
+    assert report.notes == (f"the head file {anchor_path(sample_store.path)} is missing: rows cut from the log's end "
+                            "can be detected only up to the latest head a publication carries (position 367); "
+                            "the next append writes it again",)
+    result = runner.invoke(app, ["verify"])
+    assert result.exit_code == 0 and "is missing: rows cut from the log's end" in result.output
+
+
+def test_a_store_file_cut_short_is_one_clear_line_from_every_command(sample_store: EventStore) -> None:
+    shutil.copy(sample_store.path, sample_store.path.with_name("whole.duckdb"))
+    size = sample_store.path.stat().st_size
+    os.truncate(sample_store.path, size // 4)
+    for command in (["verify"], ["score"], ["sql", "SELECT count(*) FROM events"]):
+        result = subprocess.run([sys.executable, "-m", "pipelines.cli", *command, "--store", str(sample_store.path)],
+                                capture_output=True, text=True, check=False)
+        assert result.returncode == 1, command
+        assert "Traceback" not in result.stderr, (command, result.stderr)
+        assert str(sample_store.path) in result.stderr and "Restore it from a copy" in result.stderr, command
