@@ -65,7 +65,7 @@ def _running(played: list[tuple[str, Row]], names: Names, unit: str) -> list[Row
         score = row["score_raw"]
         opponent = row[other]
         rows.append({
-            "board": row["board"], "href": f"{board_page(row['section'], row['board'])}#t-{row['table']}",
+            "board": row["board"], "href": f"{board_page(row['section'], row['board'])}#{row['anchor']}",
             "side": side, "table": row["table"], "opponent": opponent,
             "opponent_names": names.players(row["section"], opponent, side.translate(str.maketrans("NSEW", "EWNS"))),
             "opponent_href": row[f"{other}_href"], "contract": row["contract"], "declarer": row["declarer"],

@@ -15,7 +15,7 @@ from models.awards import named_award
 from parsers.records import ContestantRecord
 from pipelines.site.analysis import SEATS, STRAINS, DoubleDummy, canonical_deal
 from pipelines.site.gather import SessionData, natural_key
-from pipelines.site.paths import card_page
+from pipelines.site.paths import audit_anchor, card_page, table_anchor
 
 _CONTRACT = re.compile(r"^([1-7])(NT|[SHDC])(X{0,2})$")
 Row = dict[str, Any]
@@ -117,6 +117,13 @@ def fmt(value: float | int | None, decimals: int = 2) -> str:
     return "0" + text[2:] if text.startswith("-0") and float(text) == 0 else text
 
 
+def whole(value: float | None) -> str:
+    """IMPs as a scorer writes them: `3`, not `3.00`; a fraction (a Butler average) keeps two places."""
+    if value is None:
+        return ""
+    return str(int(value)) if float(value).is_integer() else fmt(value)
+
+
 def place_text(rank: int | None, tied: bool | None) -> str:
     """`3` or `3=` for a shared place."""
     if rank is None:
@@ -195,14 +202,15 @@ def _table_row(row: Row, kind_row: Row, lead: str, corrected: bool, names: Names
         notes.append(f"{labels['weighted_note']}: {labels['ns']} {_weighted_text(kind_row.get('ns_components'))}"
                      + (f"; {labels['ew']} {_weighted_text(ew)}" if ew else ""))
         classes.append("weighted")
-    if corrected:
-        notes.append(labels["corrected_note"])
+    if corrected:  # the page links the audit beside the notes
         classes.append("corrected")
     if row.get("board_rule"):  # team play: the Law that gave the board its value (a fouled board, one room)
         notes.append(row["board_rule"])
     section = row["section"]
     return {
         "table": row["table_id"], "section": section, "board": row["board"],
+        "anchor": table_anchor(row["table_id"]),
+        "audit_href": f"audit.html#{audit_anchor(section, row['board'], row['table_id'])}" if corrected else "",
         "ns": row["ns_id"], "ew": row["ew_id"],
         "ns_names": names.players(section, row["ns_id"] or "", "NS"),
         "ew_names": names.players(section, row["ew_id"] or "", "EW"),
@@ -212,8 +220,8 @@ def _table_row(row: Row, kind_row: Row, lead: str, corrected: bool, names: Names
         "tricks": "" if row["tricks"] is None else row["tricks"], "result": result_text(row["contract"], row["tricks"]),
         "score_ns": fmt(score) if score is not None and score >= 0 else "",
         "score_ew": fmt(-score) if score is not None and score < 0 else "",
-        "score_raw": score, "mp_ns": fmt(row["mp_ns"]), "mp_ew": fmt(row["mp_ew"]),
-        "imp_ns": fmt(row["imp_ns"]), "imp_ew": fmt(row["imp_ew"]),
+        "score_signed": fmt(score), "score_raw": score, "mp_ns": fmt(row["mp_ns"]), "mp_ew": fmt(row["mp_ew"]),
+        "imp_ns": whole(row["imp_ns"]), "imp_ew": whole(row["imp_ew"]),
         "points_ns": fmt(row["points_ns"]), "points_ew": fmt(row["points_ew"]),
         "pct_ns": fmt(row["pct_ns"]), "pct_ew": fmt(row["pct_ew"]), "datum": fmt(row["datum"], 0),
         "kind": kind, "note": "; ".join(notes), "classes": " ".join(classes),
