@@ -130,7 +130,8 @@ def _board_files(pages: Pages, record: BoardRecord | None, key: tuple[str, int],
     page = board_page(section, board)
     scores = [r["score_raw"] for r in rows if r["score_raw"] is not None]
     if scores:
-        pages.add(plot_name(page), ("distribution_plot", scores), lambda: distribution_plot(scores))
+        axes = {"xlabel": words["plot_score_ns"], "ylabel": words["plot_tables"]}
+        pages.add(plot_name(page), ("distribution_plot", scores, axes), lambda: distribution_plot(scores, **axes))
     prev_key = keys[position - 1] if position else None
     next_key = keys[position + 1] if position + 1 < len(keys) else None
     analysis = analyses.get(canonical) if canonical else None
@@ -150,7 +151,8 @@ def _board_files(pages: Pages, record: BoardRecord | None, key: tuple[str, int],
     context = {**_base(shared, title, title), "board": view, "rows": by_ns_score(rows), "show_datum": show_datum,
                "note_span": span, "plot": plot_name(page) if scores else "",
                "strip": board_strip(keys, position), "legend": {
-                   "corrected": "corrected" in classes, "adjusted": bool(classes & {"adjusted", "weighted"})}}
+                   "corrected": "corrected" in classes, "adjusted": bool(classes & {"adjusted", "weighted"}),
+                   "fouled": "fouled" in classes}}
     pages.add(page, ("board.html", context), lambda: render("board.html", **context))
 
 
@@ -179,8 +181,9 @@ def _card_files(pages: Pages, card: Row, shared: Row) -> None:
             plot = plot_name(card["page"])
             boards = [r["board"] for r in rows]
             ylabel = words["running_percent"] if percent else words["running_total"]
-            pages.add(plot, ("running_plot", boards, values, percent, ylabel),
-                      lambda: running_plot(boards, values, percent=percent, ylabel=ylabel))
+            xlabel = words["plot_boards_played"]
+            pages.add(plot, ("running_plot", boards, values, percent, ylabel, xlabel),
+                      lambda: running_plot(boards, values, percent=percent, ylabel=ylabel, xlabel=xlabel))
     context = {**_base(shared, title, title), "card": card, "plot": plot}
     pages.add(card["page"], ("card.html", context), lambda: render("card.html", **context))
 

@@ -112,9 +112,9 @@ def test_a_rebuild_renders_only_the_pages_whose_inputs_changed(two_sessions: Eve
     drawn: list[list[int]] = []
     original = session_pages.distribution_plot
 
-    def counting(scores: list[int]) -> bytes:
+    def counting(scores: list[int], **axes: str) -> bytes:
         drawn.append(list(scores))
-        return original(scores)
+        return original(scores, **axes)
 
     monkeypatch.setattr(session_pages, "distribution_plot", counting)
     report = build_site(two_sessions, site)
@@ -302,6 +302,11 @@ def test_language_and_time_zone_come_from_the_conditions(sample_site: SampleSite
     assert '<span class="decision">poprawka: uwzględniona</span>' in audit
     assert '<span class="why rule">Prawo 79C1: zgłoszona w okresie poprawek</span>' in audit and "Law 79C" not in audit
     assert '<time datetime="2026-11-22T05:10+09:00">2026-11-22 05:10 JST</time>' in audit  # raised 21:10 CET
+    # The plots name their axes in the page's language too.
+    plot = (tmp_path / "site" / SESSION_DIR / "plots" / "board-A-1.svg").read_text()
+    assert "zapis NS" in plot and "stoły" in plot and "score for NS" not in plot
+    card_plot = (tmp_path / "site" / SESSION_DIR / "plots" / "card-A-ns-7.svg").read_text()
+    assert "rozegrane rozdania (rozdania od 1 do " in card_plot and "boards played" not in card_plot
     english = {ENGLISH[key] for key in ENGLISH if key not in SAME_IN_POLISH}
     left = {(page.name, text) for page in (tmp_path / "site" / SESSION_DIR).glob("*.html")
             for text in _shown_words(page.read_text()) if text in english}
