@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Mapping
 from dataclasses import dataclass
+from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 import polars as pl
@@ -119,6 +120,7 @@ def ranking_files(source: RankingSource, language: str = "en") -> dict[str, byte
     files[f"{RANKING_DIR}/index.html"] = render(
         "ranking.html", **context, crumbs=[{"text": words["ranking"], "href": ""}], label=source.label,
         previous=source.previous_label, as_of=source.edition.as_of.isoformat(timespec="minutes"),
+        as_of_text=_written(source.edition.as_of),
         rules=f"{source.edition.rules.name} {source.edition.rules.version}", rows=rows)
     awards_by_player = source.edition.awards.partition_by("player_id", as_dict=True)
     history = _history_by_player(source)
@@ -160,6 +162,13 @@ def _movement(place: int, previous_place: int | None, words: Mapping[str, str]) 
         return {"move": "down", "move_text": f"▼ {-change}",
                 "move_label": words["move_down_label"].format(n=-change, places=_places(-change, words))}
     return {"move": "same", "move_text": "=", "move_label": words["move_same_label"]}
+
+
+def _written(moment: datetime) -> str:
+    """A time as every page writes one, `2026-11-23 09:00 CET` (the edition's own offset, `UTC+01:00`,
+    when it names no zone)."""
+    zone = moment.tzname() or ""
+    return f"{moment:%Y-%m-%d %H:%M} {'UTC' + zone if zone[:1] in '+-' else zone}".rstrip()
 
 
 def _history_by_player(source: RankingSource) -> dict[str, dict[str, float]]:

@@ -65,10 +65,11 @@ def session_files(data: SessionData, analyses: Mapping[str, DoubleDummy], audit:
         records.setdefault((record.section, record.board), record)  # the first, as the hand record lists it
     for position, key in enumerate(keys):
         _board_files(pages, records.get(key), key, tables.get(key, []), analyses, shared, keys, position)
-    cards = score_cards(data, names, tables)
+    matches = match_rows(data, names)
+    cards = score_cards(data, names, tables, matches)
     for card in cards:
         _card_files(pages, card, shared)
-    pages.put("index.html", _session_page(data, names, keys, shared))
+    pages.put("index.html", _session_page(data, names, keys, shared, matches))
     for name, content in {**_downloads(data), **_audit_files(audit, shared)}.items():
         pages.put(name, content)
     return pages.files
@@ -102,12 +103,12 @@ def _base(shared: Row, title: str, extra_crumb: str | None = None, *, position: 
             "contestant_label": shared["contestant_label"]}
 
 
-def _session_page(data: SessionData, names: Names, keys: list[tuple[str, int]], shared: Row) -> bytes:
+def _session_page(data: SessionData, names: Names, keys: list[tuple[str, int]], shared: Row,
+                  matches: list[Row]) -> bytes:
     words = shared["words"]
     groups = standings_groups(data, names)
     for group in groups:
         group["direction_label"] = direction_label(group["direction"], words)
-    matches = match_rows(data, names)
     context = _base(shared, f"{data.event.name} · {session_name(data.info, words)}", position=True)
     context["crumbs"] = [shared["crumbs"][0], {"text": session_name(data.info, words), "href": ""}]
     return render("session.html", **context, groups=groups, matches=matches, rounds=rounds_of(matches),

@@ -178,3 +178,56 @@ def test_a_fouled_board_marks_each_group_and_its_factoring(weekend_site: SampleS
     scores = _view(weekend_site, "SELECT * FROM board_scores WHERE event_id = 'national-pairs-2026' "
                                  "AND section = 'B' AND board = 21 AND table_id = '4'")
     assert scores["mp_ns"].to_list() == [0.75]
+
+
+def test_the_swiss_match_list_says_why_a_matchs_vps_do_not_add_up(weekend_site: SampleSite) -> None:
+    """R3 Northern Lights v Westerly Winds, board 15 fouled between the rooms: each team +3 IMPs, so the
+    match reads 7 against 12 IMPs, 9.01 and 13.53 VPs: 22.54 VPs for one match."""
+    html = (weekend_site.site / "e-swiss-teams-2026" / "s-1" / "index.html").read_text()
+    assert html.index('<table class="standings"') < html.index('<table class="matches"')  # standings first
+    assert re.findall(r'<table class="matches" data-round="(\d+)">', html) == ["1", "2", "3", "4"]
+    rows = table_rows(html, "matches")
+    assert len([r for r in rows if r.has("imps")]) == 16  # 8 teams, 4 rounds: every match once
+    at = next(i for i, r in enumerate(rows) if r.has("imps") and r.cells[0].key == "Northern Lights"
+              and r.first("team").key and r.cells[3].key == "Westerly Winds")
+    match, note = rows[at], rows[at + 1]
+    assert (match.first("imps").text, match.first("vps").text) == ("7–12", "9.01–13.53")
+    assert note.attrs == {"class": "note"} and note.cells[0].text == (
+        "The VPs of this match add up to 22.54, the usual total is 20.00: Board 15: Law 87C, 86B2(a): fouled "
+        "board, the rooms played different forms; cancelled, average-plus (+3 IMPs) to both teams")
+    notes = [r for r in rows if r.attrs.get("class") == "note"]
+    assert len(notes) == 1  # every other match's VPs add up to 20
+
+
+def test_every_time_is_written_one_way_in_the_events_zone(weekend_site: SampleSite) -> None:
+    """The weekend's conditions name Europe/Oslo (the timeline runs at +01:00): no page says UTC, and
+    every time reads `YYYY-MM-DD HH:MM ZONE`, never raw ISO."""
+    session = (weekend_site.site / "e-national-pairs-2026" / "s-2" / "index.html").read_text()
+    assert '<time datetime="2026-11-21T19:00+01:00">2026-11-21 19:00 CET</time>' in session  # published
+    audit = (weekend_site.site / "e-national-pairs-2026" / "s-2" / "audit.html").read_text()
+    assert '<time datetime="2026-11-21T19:50+01:00">2026-11-21 19:50 CET</time>' in audit  # nat-s2-1 raised
+    ranking = (weekend_site.site / "ranking" / "index.html").read_text()
+    assert '<time datetime="2026-11-23T09:00+01:00">2026-11-23 09:00 UTC+01:00</time>' in ranking
+    for page in weekend_site.site.rglob("*.html"):
+        shown = re.findall(r"<time [^>]*>([^<]*)</time>", page.read_text())
+        assert all(re.fullmatch(r"\d{4}-\d\d-\d\d \d\d:\d\d (CET|UTC\+01:00)|\d\d:\d\d CET", t) for t in shown), page
+
+
+def test_a_teams_card_closes_each_match_with_its_imps_and_vps(weekend_site: SampleSite) -> None:
+    folder = weekend_site.site / "e-swiss-teams-2026" / "s-1"
+    standings = _view(weekend_site, "SELECT * FROM standings WHERE event_id = 'swiss-teams-2026'")
+    for team in standings.iter_rows(named=True):
+        [card] = folder.glob(f"card-all-{team['contestant_id'].replace(' ', '_')}~*.html")
+        html = card.read_text()
+        matches = re.findall(r'<tr class="subtotal"><td colspan="10">Match against <bdi>([^<]+)</bdi>: '
+                             r'<strong class="match-imps">(\d+)–(\d+)</strong> IMP · '
+                             r'<strong class="match-vp">([\d.]+)</strong> VP</td></tr>', html)
+        assert len(matches) == 4 and len({m[0] for m in matches}) == 4  # four rounds, four opponents
+        # The matches add up to the team's line of the standings.
+        assert sum(int(m[1]) for m in matches) == team["imps_for"]
+        assert sum(int(m[2]) for m in matches) == team["imps_against"]
+        assert sum(float(m[3]) for m in matches) == pytest.approx(team["vp"], abs=0.011)
+    northern = next(folder.glob("card-all-Northern_Lights~*.html")).read_text()
+    # Its own IMPs for and against (the +3 of the fouled board to each team: 7 for, 9 against).
+    assert "Match against <bdi>Westerly Winds</bdi>: <strong class=\"match-imps\">7–9</strong> IMP · " \
+           "<strong class=\"match-vp\">9.01</strong> VP" in northern
