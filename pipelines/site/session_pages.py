@@ -159,8 +159,10 @@ def _board_files(pages: Pages, record: BoardRecord | None, key: tuple[str, int],
 
 def by_ns_score(rows: list[Row]) -> list[Row]:
     """A traveller's rows as a results sheet lists them: the highest NS score first, a row without
-    a score (an adjusted one) last, a tie by table."""
-    return sorted(rows, key=lambda r: (r["score_raw"] is None, -(r["score_raw"] or 0), natural_key(r["table"])))
+    a score (an adjusted one) last, a tie by table; a fouled board's groups (Law 87) one after the
+    other, the original deal's first, each scored on its own."""
+    return sorted(rows, key=lambda r: (r["group"] == "fouled", r["score_raw"] is None, -(r["score_raw"] or 0),
+                                       natural_key(r["table"])))
 
 
 def board_strip(keys: list[tuple[str, int]], position: int) -> list[Row]:

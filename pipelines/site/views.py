@@ -239,7 +239,10 @@ def _table_row(row: Row, kind_row: Row, lead: str, corrected: bool, names: Names
     section = row["section"]
     return {
         "table": row["table_id"], "section": section, "board": row["board"],
-        "anchor": table_anchor(row["table_id"]),
+        "anchor": table_anchor(row["table_id"]), "group": fouled["group"] if fouled is not None else "",
+        # A file that names no table (USEBIO from ABF scorers) gets `<ns>-<ew>` as its id: the pairs
+        # are in their own columns, so the table's cell is left empty rather than say them again.
+        "table_shown": "" if row["table_id"] == f"{row['ns_id']}-{row['ew_id']}" else row["table_id"],
         "audit_href": f"audit.html#{audit_anchor(section, row['board'], row['table_id'])}" if corrected else "",
         "ns": row["ns_id"], "ew": row["ew_id"],
         "ns_names": names.players(section, row["ns_id"] or "", "NS"),

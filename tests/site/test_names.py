@@ -66,3 +66,13 @@ def test_every_page_of_the_weekend_names_a_usebio_pair_once(weekend_site: Sample
     pages = list(Path(weekend_site.site).rglob("*.html"))
     text = "".join(p.read_text() for p in pages)
     assert "NILS KRAL" not in text and "Nils Kral – Yusuf Moreau" in text
+
+
+def test_a_table_id_made_of_the_pairs_is_not_said_again(weekend_site: SampleSite) -> None:
+    """The Hillside USEBIO file names no table: its ids are `<ns>-<ew>` (`1NS-1EW`), which the NS and EW
+    columns already say; the table's cell is left empty, the row still anchored by that id."""
+    html = (weekend_site.site / "e-hillside-pairs-2026-11-20" / "s-1" / "board-1.html").read_text()
+    rows = re.findall(r'<tr id="(t-[^"]+)"[^>]*><th scope="row" class="opt"><bdi>([^<]*)</bdi></th>', html)
+    assert ("t-1NS-1EW", "") in rows and all(shown == "" for _, shown in rows)
+    national = (weekend_site.site / "e-national-pairs-2026" / "s-1" / "board-A-1.html").read_text()
+    assert '<tr id="t-1"><th scope="row" class="opt"><bdi>1</bdi></th>' in national  # a table the file names

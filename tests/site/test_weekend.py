@@ -12,7 +12,7 @@ from typing import Any
 import polars as pl
 import pytest
 
-from pipelines.site.paths import board_page, session_dir
+from pipelines.site.paths import board_page, session_dir, table_anchor
 from tests.site.conftest import SampleSite
 from tests.site.tables import Row, table_rows
 
@@ -51,10 +51,11 @@ def test_every_traveller_row_is_the_views(weekend_site: SampleSite) -> None:
     for (event, session, section, board), expected in boards.items():
         page = weekend_site.site / session_dir(event, session) / board_page(section, board)
         shown = [r for r in table_rows(page.read_text(), "traveller") if "note" not in r.attrs.get("class", "")]
-        by_table = {r.cells[0].text: r for r in shown}
-        assert sorted(by_table) == sorted(r["table_id"] for r in expected), page
+        by_table = {r.attrs["id"]: r for r in shown}  # each row anchored by its table (`paths.table_anchor`)
+        assert sorted(by_table) == sorted(table_anchor(r["table_id"]) for r in expected), page
         for row in expected:
-            seen = by_table[row["table_id"]]
+            seen = by_table[table_anchor(row["table_id"])]
+            assert seen.cells[0].text in (row["table_id"], "")
             assert _row_matches(seen, row, units[(event, session)]), (page, row["table_id"])
             compared += 1
     assert compared == scores.height == 757  # every row of the weekend's board_scores, none twice
@@ -173,6 +174,8 @@ def test_a_fouled_board_marks_each_group_and_its_factoring(weekend_site: SampleS
     fouled = ("fouled board (Law 87): the fouled deal, tables 4, 5, 6, 7; scored among these 4 tables and "
               "factored (Neuberg) to the board's 7 tables")
     assert notes == {"1": original, "2": original, "3": original, "4": fouled, "5": fouled, "6": fouled, "7": fouled}
+    assert sorted(t for t, _ in rows[:3]) == ["1", "2", "3"]  # the groups one after the other, original first
+    assert sorted(t for t, _ in rows[3:]) == ["4", "5", "6", "7"]
     assert '<span class="swatch fouled" aria-hidden="true"></span> a fouled board (Law 87)' in html
     # Table 4's 0 of 6 in its group of four, factored to seven tables: (0 + 1) × 7/4 − 1 = 0.75 of 12.
     scores = _view(weekend_site, "SELECT * FROM board_scores WHERE event_id = 'national-pairs-2026' "
