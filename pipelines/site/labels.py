@@ -32,7 +32,7 @@ ENGLISH: dict[str, str] = {
     "see_audit": "see the audit", "order_by": "Rows ordered by the NS score, highest first",
     "all_boards": "Boards of the session", "change": "Before → after", "when": "Raised",
     "requested_by": "Requested by", "ruling": "Decision", "asked": "Asked for",
-    "winners": "Winners", "match_against": "Match against",
+    "winners": "Winners", "match_against": "Match against", "groups": "Groups of tables",
     "plot_score_ns": "score for NS", "plot_tables": "tables", "plot_editions": "published editions",
     "plot_boards_played": "boards played (boards {first} to {last})",
     "fouled_note": "fouled board (Law 87): {group} deal, tables {tables}; scored among these {n} tables and "
@@ -79,7 +79,7 @@ POLISH: dict[str, str] = {
     "see_audit": "zob. audyt", "order_by": "Wiersze według zapisu NS, od najwyższego",
     "all_boards": "Rozdania sesji", "change": "Przed → po", "when": "Zgłoszono",
     "requested_by": "Zgłaszający", "ruling": "Decyzja", "asked": "Wniosek",
-    "winners": "Zwycięzcy", "match_against": "Mecz z",
+    "winners": "Zwycięzcy", "match_against": "Mecz z", "groups": "Grupy stołów",
     "plot_score_ns": "zapis NS", "plot_tables": "stoły", "plot_editions": "opublikowane edycje",
     "plot_boards_played": "rozegrane rozdania (rozdania od {first} do {last})",
     "fouled_note": "rozdanie zepsute (Prawo 87): {group}, stoły {tables}; liczone między tymi {n} stołami i "

@@ -7,13 +7,14 @@ the same bytes, and nothing of another session can change them.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from datetime import datetime
+from datetime import UTC, datetime
 from functools import partial
 from typing import Any
 
 import polars as pl
 
 from models.board import law2_dealer, law2_vulnerability
+from models.events import session_stream
 from parsers.records import BoardRecord
 from pipelines.audit import AUDIT_COLUMNS, audit_rows
 from pipelines.audit_before import remembered
@@ -228,9 +229,10 @@ def _audit_entry(row: Row, values: Mapping[str, str], zone: str) -> Row:
     section, board, table = row["section"] or "", row["board"], str(row["table_id"] or "")
     return {
         "board": board, "section": section, "table": table,
-        "href": f"{board_page(section, int(board))}#{table_anchor(table)}" if board is not None else "",
+        "href": "" if board is None else board_page(section, int(board)) + (f"#{table_anchor(table)}" if table else ""),
         "anchor": audit_anchor(section, int(board), table) if board is not None else "",
-        "kind": said(row["kind"]), "decision": said(row["decision"]), "decision_class": row["decision"] or "",
+        "kind": said(row["kind"]), "kind_raw": row["kind"] or "",
+        "decision": said(row["decision"]), "decision_class": row["decision"] or "",
         "rule": said(row["rule"]), "window": said(row["window"]), "requested_by": row["requested_by"] or "",
         "reason": row["reason"] or "", "asked": row["asked"] or "",
         "raised": _moment(row["raised_at"], zone), "raised_iso": _moment(row["raised_at"], zone, iso_form=True),
@@ -265,13 +267,47 @@ def _moment(value: object, zone: str, *, iso_form: bool = False) -> str:
 
 
 def session_audit(edition: ScoredEdition, data: SessionData, store: EventStore | None = None) -> pl.DataFrame:
-    """The session's corrections and rulings (pipelines.audit); a session without any skips the rescoring,
-    and with `store` the "before" scores are kept in it, so the next rewrite only looks them up."""
+    """The session's corrections and rulings (pipelines.audit), and with `store` its fouled boards
+    (Law 87, and Law 86B2 between a match's rooms); a session without any correction or ruling
+    skips the rescoring, and with `store` the "before" scores are kept in it, so the next rewrite
+    only looks them up."""
     projection = edition.projection
     key = (pl.col("event_id") == data.info.event_id) & (pl.col("session_id") == data.info.session_id)
     requests = projection.corrections.filter(key).height if projection.corrections.height else 0
     rulings = projection.rulings.filter(key).height if projection.rulings.height else 0
+    fouled = fouled_boards(store, edition, data) if store is not None else _no_audit()
     if not requests and not rulings:
-        return pl.DataFrame(schema=dict.fromkeys(AUDIT_COLUMNS, pl.String))
-    return audit_rows(of_session(edition, data.info.event_id, data.info.session_id), data.info.event_id,
-                      data.info.session_id, remember=None if store is None else partial(remembered, store))
+        return fouled
+    found = audit_rows(of_session(edition, data.info.event_id, data.info.session_id), data.info.event_id,
+                       data.info.session_id, remember=None if store is None else partial(remembered, store))
+    if fouled.is_empty():
+        return found
+    # The fouled boards' rows take the audit's own types: audit.csv writes its numbers as ever.
+    return pl.concat([found, fouled.cast(found.schema, strict=False)], how="vertical") \
+        .sort(["raised_at", "id"], nulls_last=True)
+
+
+def _no_audit() -> pl.DataFrame:
+    return pl.DataFrame(schema=dict.fromkeys(AUDIT_COLUMNS, pl.String))
+
+
+def fouled_boards(store: EventStore, edition: ScoredEdition, data: SessionData) -> pl.DataFrame:
+    """The director's Law 87 rulings on the session's boards (`BoardFouled`, up to the edition's
+    position), as audit rows: when, which board, its groups of tables, the reason, and the Law the
+    scoring applied (a team board's `board_rule`, else Law 87's groups)."""
+    rules = {(r["section"], r["board"]): r["board_rule"]
+             for r in data.board_scores.filter(pl.col("board_rule").is_not_null()).iter_rows(named=True)}
+    rows = []
+    for event in store.read(types=["BoardFouled"], up_to=edition.position,
+                            stream_id=session_stream(data.info.event_id, data.info.session_id)):
+        found = event.payload
+        section, board = found.get("section") or "", int(found["board"])
+        groups = "; ".join(f"{label}: {', '.join(tables)}"  # the original deal's tables first, as the traveller
+                           for label, tables in sorted(found["groups"].items(), key=lambda g: g[0] != "original"))
+        rows.append({**dict.fromkeys(AUDIT_COLUMNS), "kind": "ruling", "event_id": data.info.event_id,
+                     "session_id": data.info.session_id, "section": section, "board": str(board),
+                     "raised_at": f"{event.occurred_at.astimezone(UTC):%Y-%m-%dT%H:%M:%S%z}",  # as pipelines.audit
+                     "reason": found.get("reason") or "",
+                     "decision": "applied", "asked": groups,
+                     "rule": rules.get((section, board)) or "Law 87: fouled board; each group scored on its own"})
+    return pl.DataFrame(rows, schema=dict.fromkeys(AUDIT_COLUMNS, pl.String)) if rows else _no_audit()

@@ -234,3 +234,27 @@ def test_a_teams_card_closes_each_match_with_its_imps_and_vps(weekend_site: Samp
     # Its own IMPs for and against (the +3 of the fouled board to each team: 7 for, 9 against).
     assert "Match against <bdi>Westerly Winds</bdi>: <strong class=\"match-imps\">7–9</strong> IMP · " \
            "<strong class=\"match-vp\">9.01</strong> VP" in northern
+
+
+def test_the_audit_lists_every_fouled_board_ruling(weekend_site: SampleSite) -> None:
+    """Every `BoardFouled` of the weekend (Law 87; between a match's rooms, Laws 87C and 86B2) is on
+    its session's audit page, linked to its board, with its groups, reason and Law."""
+    with weekend_site.store.reader() as con:
+        fouled = con.sql("SELECT stream_id, payload->>'$.board' AS board, payload->>'$.reason' AS reason "
+                         "FROM events WHERE type = 'BoardFouled'").fetchall()
+    assert len(fouled) == 2
+    pages = {"session:national-pairs-2026/2": ("e-national-pairs-2026/s-2", "board-B-21.html",
+                                               "Law 87: fouled board; each group scored on its own",
+                                               "original: 1, 2, 3; fouled: 4, 5, 6, 7"),
+             "session:swiss-teams-2026/1": ("e-swiss-teams-2026/s-1", "board-15.html",
+                                            "Law 87C, 86B2(a): fouled board, the rooms played different forms; "
+                                            "cancelled, average-plus (+3 IMPs) to both teams",
+                                            "original: 1-open, 1-closed, 2-open; fouled: 2-closed, 3-open, "
+                                            "3-closed, 4-open, 4-closed")}
+    for stream, board, reason in fouled:
+        folder, page, rule, groups = pages[stream]
+        html = unescape((weekend_site.site / folder / "audit.html").read_text())
+        entry = html.split(f'<a href="{page}">Board {board}</a>', 1)[1].split("</tr>", 1)[0]
+        assert f'<span class="why">Groups of tables: <bdi>{groups}</bdi></span>' in entry
+        assert "ruling: applied" in entry and f'<span class="why rule">{rule}</span>' in entry
+        assert f"<bdi>{reason}</bdi>" in entry and "<time datetime=" in entry
