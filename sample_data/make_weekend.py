@@ -391,18 +391,21 @@ def members_csv(people: Sequence[Member]) -> str:
 
 CONDITIONS = {
     RIVERSIDE: """# Riverside BC, Friday pairs (club conditions of contest)
+timezone = "Europe/Oslo"                # the clubs' own time: the timeline runs at +01:00
 method = "MP"
 field_layout = "two_field"         # Mitchell: NS and EW ranked separately
 correction_period_minutes = 30     # Law 79C1
 appeal_period_minutes = 30         # Law 92B
 """,
     HILLSIDE: """# Hillside BC, Friday pairs (club conditions of contest)
+timezone = "Europe/Oslo"                # the clubs' own time: the timeline runs at +01:00
 method = "MP"
 field_layout = "two_field"
 correction_period_minutes = 30
 appeal_period_minutes = 30
 """,
     NATIONAL: """# National Pairs Championship 2026: two sessions, two sections, one championship total
+timezone = "Europe/Oslo"                # the clubs' own time: the timeline runs at +01:00
 method = "MP"
 field_layout = "two_field"
 correction_period_minutes = 30     # Law 79C1: 30 minutes after each session's scores are published
@@ -418,6 +421,7 @@ fraction = 1.0
 session_order = ["1", "2"]
 """,
     SWISS: """# Swiss Teams 2026: 4 rounds of 6-board matches, WBF victory points
+timezone = "Europe/Oslo"                # the clubs' own time: the timeline runs at +01:00
 method = "VP_TEAMS"
 correction_period_minutes = 30
 appeal_period_minutes = 30

@@ -25,7 +25,7 @@ import polars as pl
 
 from pipelines.projections import ScoredEdition
 from pipelines.site.analysis import AnalysisReport, DoubleDummy, cached, canonical_deal, ensure_analysis
-from pipelines.site.event_pages import event_page, index_page, index_row
+from pipelines.site.event_pages import contestant_names, event_page, index_page, index_row
 from pipelines.site.gather import EventInfo, SessionData, SessionInfo, last_position, session_data
 from pipelines.site.pages import Pages
 from pipelines.site.paths import RANKING_DIR, STYLESHEET, event_dir, session_dir
@@ -159,7 +159,11 @@ def write_event(report: SiteReport, store: EventStore, source: Source, event_id:
         complete = not analysis.unavailable
         write_session(report, data, audit, analysis, manifest, stamps.get(data.info.session_id) if complete else None,
                       quick.get(data.info.session_id) if complete else None)
-    _write(report, {f"{folder}/index.html": event_page(event, edition.standings)})
+    names: dict[str, str] = {}
+    for info in event.sessions:  # each session's names as its last build kept them (`write_session`)
+        kept = manifest.get(session_dir(event_id, info.session_id), {}).get("names")
+        names.update(kept if isinstance(kept, dict) else {})
+    _write(report, {f"{folder}/index.html": event_page(event, edition.standings, names)})
     row = index_row(event)
     manifest[folder] = {"row": row}
     return row
@@ -241,7 +245,8 @@ def write_session(report: SiteReport, data: SessionData, audit: pl.DataFrame, an
     if known.get("digest") == digest and isinstance(files, list) \
             and all((report.outdir / folder / str(name)).is_file() for name in files):
         report.unchanged += len(files)
-        manifest[folder] = {**known, "digest": digest, "files": files, "stamp": stamp, "quick": quick}
+        manifest[folder] = {**known, "digest": digest, "files": files, "stamp": stamp, "quick": quick,
+                            "names": contestant_names(data)}
         return
     # Pages made from the same inputs as at the last build are not rendered again (`Pages`).
     last = known.get("pages") if isinstance(files, list) else None
@@ -251,7 +256,7 @@ def write_session(report: SiteReport, data: SessionData, audit: pl.DataFrame, an
     _write(report, {f"{folder}/{name}": content for name, content in rendered.items()})
     report.unchanged += len(pages.kept)
     manifest[folder] = {"digest": digest, "files": pages.names, "pages": pages.digests, "stamp": stamp,
-                        "quick": quick}
+                        "quick": quick, "names": contestant_names(data)}
     report.rendered += 1
 
 

@@ -12,8 +12,11 @@ from pipelines.site.views import Names, columns_for, fmt, place_text
 Row = dict[str, Any]
 
 
-def score_cards(data: SessionData, names: Names, tables: Mapping[tuple[str, int], list[Row]]) -> list[Row]:
-    """One card per standings row (contestant and direction), boards in the order they were played."""
+def score_cards(data: SessionData, names: Names, tables: Mapping[tuple[str, int], list[Row]],
+                matches: list[Row] | None = None) -> list[Row]:
+    """One card per standings row (contestant and direction), boards in the order they were played;
+    in team play (`matches`: `teams.match_rows`), each match closed by its IMPs and VPs."""
+    by_match = {(m["section"], m["team"], m["match_id"]): m for m in matches or []}
     columns = columns_for(data.info.method)
     rounds = {(r["section"], r["board"], r["table_id"]): r["round"] for r in data.results.iter_rows(named=True)}
     # Each table row under the contestants that sat at it, in the travellers' order: a card then
@@ -35,10 +38,24 @@ def score_cards(data: SessionData, names: Names, tables: Mapping[tuple[str, int]
             "page": card_page(section, direction, contestant),
             "players": names.players(section, contestant, direction),
             "place": place_text(standing["rank"], standing["tied"]), "score": fmt(standing["score"]),
-            "percent": fmt(standing["percentage"]), "rows": _running(played, names, columns.unit),
+            "percent": fmt(standing["percentage"]),
+            "rows": _with_subtotals(_running(played, names, columns.unit), section, contestant, by_match),
             "unit": columns.unit, "has_percent": columns.percent,
         })
     return sorted(cards, key=lambda c: (natural_key(c["section"]), c["direction"], natural_key(c["contestant"])))
+
+
+def _with_subtotals(rows: list[Row], section: str, team: str, matches: Mapping[tuple[str, str, str], Row]) -> list[Row]:
+    """A team's card: the last board of each of its matches carries the match's result (the team's
+    IMPs, the opponents', its VPs), as a scorer's match sheet closes each match."""
+    last = {row["match_id"]: i for i, row in enumerate(rows) if row["match_id"] is not None}
+    for match_id, index in last.items():
+        match = matches.get((section, team, match_id))
+        if match is not None:
+            rows[index] = {**rows[index], "subtotal": {
+                "opponent": match["opponent"], "imps_for": match["imps_for"],
+                "imps_against": match["imps_against"], "vp": match["vp"]}}
+    return rows
 
 
 def _sides(row: Row, contestant: str, direction: str) -> list[str]:
@@ -65,7 +82,7 @@ def _running(played: list[tuple[str, Row]], names: Names, unit: str) -> list[Row
         score = row["score_raw"]
         opponent = row[other]
         rows.append({
-            "board": row["board"], "href": f"{board_page(row['section'], row['board'])}#t-{row['table']}",
+            "board": row["board"], "href": f"{board_page(row['section'], row['board'])}#{row['anchor']}",
             "side": side, "table": row["table"], "opponent": opponent,
             "opponent_names": names.players(row["section"], opponent, side.translate(str.maketrans("NSEW", "EWNS"))),
             "opponent_href": row[f"{other}_href"], "contract": row["contract"], "declarer": row["declarer"],
@@ -74,6 +91,6 @@ def _running(played: list[tuple[str, Row]], names: Names, unit: str) -> list[Row
             "value": fmt(value), "percent": row[f"pct_{own}"], "running": fmt(total),
             "running_percent": fmt(100 * total / tops) if tops and unit == "mp" else "",
             "running_value": total, "running_percent_value": 100 * total / tops if tops else None,
-            "note": row["note"], "classes": row["classes"],
+            "note": row["note"], "classes": row["classes"], "match_id": row["match_id"], "subtotal": None,
         })
     return rows

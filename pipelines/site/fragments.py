@@ -9,6 +9,7 @@ same through `string.Formatter`, at several times the cost.)
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from functools import cache
 from typing import Any
@@ -19,9 +20,22 @@ _SUITS = {"S": ("s", "spades", "♠"), "H": ("h", "hearts", "♥"), "D": ("d", "
 """A suit's class, the label of its name, and its symbol."""
 
 
+_CONTROLS = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+"""Control characters a file may carry (a NUL from a CSV): no page shows them (HTML forbids most),
+so they are left out of the text; the log keeps the file's bytes."""
+
+
+def shown(value: Any) -> Any:
+    """A value as a page prints it: a string without control characters; markup (already made of
+    shown values) and anything else as it is. jinja's `finalize` for every `{{ }}`."""
+    if isinstance(value, str) and not isinstance(value, Markup):
+        return _CONTROLS.sub("", value)
+    return value
+
+
 def _text(value: object) -> str:
     """A value as escaped HTML text (None as `None`, as jinja prints it)."""
-    return str(escape(value))
+    return str(escape(shown(value)))
 
 
 @cache

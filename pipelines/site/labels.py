@@ -12,23 +12,35 @@ ENGLISH: dict[str, str] = {
     "percent": "%", "boards": "Boards", "board": "Board", "table": "Table", "contract": "Contract",
     "declarer": "By", "lead": "Lead", "tricks": "Tricks", "result": "Result", "ns": "NS", "ew": "EW",
     "score_ns": "Score NS", "score_ew": "Score EW", "mp": "MP", "imp": "IMP", "points": "Points",
-    "opponents": "Opponents", "running_total": "Running total", "running_percent": "Running %",
+    "opponents": "Opponents", "opponents_short": "vs", "running_total": "Running total", "running_percent": "Running %",
     "direction": "Direction", "section": "Section", "all": "One field", "dealer": "Dealer",
     "vulnerable": "Vulnerable", "double_dummy": "Double-dummy tricks", "par": "Par",
     "no_deal": "No hand record for this board.", "no_solver": "Double-dummy analysis is not available "
     "(the solver, endplay, is not installed).", "travellers": "Travellers", "score_cards": "Score cards",
     "downloads": "Downloads", "audit": "Corrections and rulings (audit)", "standings": "Standings",
-    "overall": "Overall standings", "carry_over": "Carried over", "total": "Total", "matches": "Matches",
+    "overall": "Overall standings", "carry_over": "Running total", "total": "Total", "matches": "Matches",
     "vp": "VP", "imps_for": "IMPs for", "imps_against": "IMPs against", "vp_table": "VP table",
     "imp_table": "IMP margins, team against team",
+    "round": "Round", "vp_total_note": "The VPs of this match add up to", "usual_total": "the usual total is",
     "adjusted": "adjusted", "weighted": "weighted", "corrected": "corrected", "artificial_note":
     "artificial adjusted score (Law 12C2)", "weighted_note": "weighted score (Law 12C1(c))",
     "corrected_note": "corrected after publication (see the audit)", "passed": "Passed out",
-    "log_position": "Scored from the event log up to this session's latest fact, position",
-    "scored_with_session": "Scored with the session: its page names the log position",
+    "footer_session": "Every correction and ruling of this session, with the time it was made, is in its audit",
+    "footer_page": "Part of the results of this session: standings, travellers and the audit",
+    "legend": "Row colours", "legend_corrected": "corrected after publication: the audit says what and why",
+    "legend_adjusted": "an adjusted or weighted score given by the director",
+    "see_audit": "see the audit", "order_by": "Rows ordered by the NS score, highest first",
+    "all_boards": "Boards of the session", "change": "Before → after", "when": "Raised",
+    "requested_by": "Requested by", "ruling": "Decision", "asked": "Asked for",
+    "winners": "Winners", "match_against": "Match against", "groups": "Groups of tables",
+    "plot_score_ns": "score for NS", "plot_tables": "tables", "plot_editions": "published editions",
+    "plot_boards_played": "boards played (boards {first} to {last})",
+    "fouled_note": "fouled board (Law 87): {group} deal, tables {tables}; scored among these {n} tables and "
+    "factored (Neuberg) to the board's {field} tables", "group_original": "the original", "group_fouled": "the fouled",
+    "legend_fouled": "a fouled board (Law 87): each group scored on its own deal",
     "as_of": "as of", "no_events": "No events yet.",
     "running_plot": "Running percentage through the session", "distribution_plot": "Scores on this board",
-    "datum": "Datum", "tie": "tied", "method": "Scoring", "sitting": "Sat", "none": "None", "both": "All",
+    "datum": "Datum", "tie": "tied", "method": "Scoring", "sitting": "Direction", "none": "None", "both": "All",
     "penalty": "penalty", "no_carry": "Each session is ranked on its own (no carry-over).", "date": "Date",
     "pbn": "Session as PBN (with ScoreTable and TotalScoreTable)", "csv_boards": "Every table's score (CSV)",
     "csv_standings": "Standings (CSV)", "back": "Back", "home": "All events", "tables": "Every table's result",
@@ -46,20 +58,33 @@ POLISH: dict[str, str] = {
     "percent": "%", "boards": "Rozdania", "board": "Rozdanie", "table": "Stół", "contract": "Kontrakt",
     "declarer": "Rozgr.", "lead": "Wist", "tricks": "Lewy", "result": "Rezultat", "ns": "NS", "ew": "EW",
     "score_ns": "Zapis NS", "score_ew": "Zapis EW", "mp": "Pkt", "imp": "IMP", "points": "Punkty",
-    "opponents": "Przeciwnicy", "running_total": "Suma narastająco", "running_percent": "% narastająco",
+    "opponents": "Przeciwnicy", "opponents_short": "vs", "running_total": "Suma narastająco",
+    "running_percent": "% narastająco",
     "direction": "Linia", "section": "Sektor", "all": "Wspólna klasyfikacja", "dealer": "Rozdający",
     "vulnerable": "Po partii", "double_dummy": "Lewy w widne karty", "par": "Par",
     "no_deal": "Brak rozkładu kart tego rozdania.", "no_solver": "Analiza w widne karty jest niedostępna "
     "(program endplay nie jest zainstalowany).", "travellers": "Protokoły", "score_cards": "Karty wyników",
     "downloads": "Do pobrania", "audit": "Poprawki i decyzje sędziego (audyt)", "standings": "Klasyfikacja",
-    "overall": "Klasyfikacja łączna", "carry_over": "Przeniesione", "total": "Razem", "matches": "Mecze",
+    "overall": "Klasyfikacja łączna", "carry_over": "Suma narastająco", "total": "Razem", "matches": "Mecze",
     "vp": "VP", "imps_for": "IMP zdobyte", "imps_against": "IMP stracone", "vp_table": "Tabela VP",
     "imp_table": "Różnice IMP, drużyna z drużyną",
+    "round": "Runda", "vp_total_note": "VP tego meczu sumują się do", "usual_total": "zwykle suma wynosi",
     "adjusted": "arbitralny", "weighted": "ważony", "corrected": "poprawiony", "artificial_note":
     "sztuczny wynik arbitralny (Prawo 12C2)", "weighted_note": "wynik ważony (Prawo 12C1(c))",
     "corrected_note": "poprawiony po publikacji (zob. audyt)", "passed": "Wszyscy pas",
-    "log_position": "Policzone z dziennika zdarzeń do ostatniego faktu tej sesji, pozycja",
-    "scored_with_session": "Policzone razem z sesją: jej strona podaje pozycję w dzienniku",
+    "footer_session": "Każda poprawka i decyzja sędziego tej sesji, z czasem jej podjęcia, jest w audycie",
+    "footer_page": "Część wyników sesji: klasyfikacja, protokoły i audyt",
+    "legend": "Kolory wierszy", "legend_corrected": "poprawiony po publikacji: audyt mówi co i dlaczego",
+    "legend_adjusted": "wynik arbitralny lub ważony przyznany przez sędziego",
+    "see_audit": "zob. audyt", "order_by": "Wiersze według zapisu NS, od najwyższego",
+    "all_boards": "Rozdania sesji", "change": "Przed → po", "when": "Zgłoszono",
+    "requested_by": "Zgłaszający", "ruling": "Decyzja", "asked": "Wniosek",
+    "winners": "Zwycięzcy", "match_against": "Mecz z", "groups": "Grupy stołów",
+    "plot_score_ns": "zapis NS", "plot_tables": "stoły", "plot_editions": "opublikowane edycje",
+    "plot_boards_played": "rozegrane rozdania (rozdania od {first} do {last})",
+    "fouled_note": "rozdanie zepsute (Prawo 87): {group}, stoły {tables}; liczone między tymi {n} stołami i "
+    "przeliczone (Neuberg) na {field} stołów rozdania", "group_original": "rozkład pierwotny",
+    "group_fouled": "rozkład zmieniony", "legend_fouled": "rozdanie zepsute (Prawo 87): każda grupa liczona osobno",
     "as_of": "stan na", "no_events": "Nie ma jeszcze turniejów.",
     "running_plot": "Procent narastająco w trakcie sesji", "distribution_plot": "Zapisy w tym rozdaniu",
     "datum": "Datum", "tie": "ex aequo", "method": "Sposób liczenia", "sitting": "Linia", "none": "Nikt",
@@ -75,7 +100,7 @@ POLISH: dict[str, str] = {
 }
 """Every word of `ENGLISH` in Polish."""
 
-SAME_IN_POLISH = frozenset({"status", "percent", "ns", "ew", "imp", "vp", "par", "datum"})
+SAME_IN_POLISH = frozenset({"status", "percent", "ns", "ew", "imp", "vp", "par", "datum", "opponents_short"})
 """The labels Polish writes as English does (bridge's own abbreviations and loanwords)."""
 
 AUDIT_HEADERS: dict[str, dict[str, str]] = {

@@ -57,3 +57,14 @@ RANKING_DIR = "ranking"
 def player_page(player_id: str) -> str:
     """A ranked player's page, relative to the ranking's folder."""
     return f"player-{slug(player_id)}.html"
+
+
+def table_anchor(table: str) -> str:
+    """A table's row on its traveller: the `id` a score card's link points to (a slug, so any table
+    id from a file makes a valid `id` and fragment)."""
+    return f"t-{slug(table)}"
+
+
+def audit_anchor(section: str, board: int, table: str) -> str:
+    """A table's entries on its session's audit page."""
+    return f"a-{slug(section)}-{board}-{slug(table)}" if section else f"a-{board}-{slug(table)}"

@@ -131,8 +131,10 @@ def _dotted_line() -> Any:
     return _dotted_line_class()(stroke_color=_INK, width=1.5)
 
 
-def running_plot(boards: Sequence[int], values: Sequence[float], *, percent: bool, ylabel: str) -> bytes:
-    """A contestant's running percentage (or total) board by board."""
+def running_plot(boards: Sequence[int], values: Sequence[float], *, percent: bool, ylabel: str,
+                 xlabel: str = "boards played (boards {first} to {last})") -> bytes:
+    """A contestant's running percentage (or total) board by board; `xlabel` in the page's language,
+    with `{first}` and `{last}` for the boards played first and last."""
     steps = list(range(1, len(values) + 1))
     reference = 50.0 if percent else 0.0
     low, high = min([*values, reference]), max([*values, reference])
@@ -143,13 +145,14 @@ def running_plot(boards: Sequence[int], values: Sequence[float], *, percent: boo
         domain = (low - pad, high + pad)
     # 50% (or 0) always in view, on a tick. Boards by the count played, a few ticks: the score card
     # above the plot lists every board.
-    name = f"boards played (boards {boards[0]} to {boards[-1]})" if boards else "boards played"
+    name = xlabel.format(first=boards[0], last=boards[-1]) if boards else xlabel.split(" (")[0]
     chart = _line_chart(steps, values, domain, _steps(1, max(len(values), 1), 7), _number, name, ylabel)
     return _svg(chart, 260)
 
 
-def distribution_plot(scores_ns: Sequence[int]) -> bytes:
-    """How many tables scored each NS score on a board (positive scores green, negative red)."""
+def distribution_plot(scores_ns: Sequence[int], *, xlabel: str = "score for NS", ylabel: str = "tables") -> bytes:
+    """How many tables scored each NS score on a board (positive scores green, negative red); the
+    axes named in the page's language."""
     leather = _leather()
     counts = sorted(Counter(scores_ns).items())
     chart = leather.Chart()
@@ -158,14 +161,15 @@ def distribution_plot(scores_ns: Sequence[int]) -> bytes:
     most = max((n for _, n in counts), default=1)
     y_ticks = _steps(0, most, 5)
     chart.set_y_scale(_scale(0, most, y_ticks))
-    chart.add_x_axis(name="score for NS")
-    chart.add_y_axis(ticks=y_ticks, tick_formatter=_number, name="tables")
+    chart.add_x_axis(name=xlabel)
+    chart.add_y_axis(ticks=y_ticks, tick_formatter=_number, name=ylabel)
     chart.add_columns([(str(score), n) for score, n in counts],
                       fill_color=lambda d: _GAIN if int(d.x) >= 0 else _LOSS)
     return _svg(chart, 240)
 
 
-def history_plot(editions: Sequence[str], points: Sequence[float], *, ylabel: str) -> bytes:
+def history_plot(editions: Sequence[str], points: Sequence[float], *, ylabel: str,
+                 xlabel: str = "published editions") -> bytes:
     """A player's ranking points edition by edition (0 where the player was not ranked)."""
     steps = list(range(len(points)))
     low, high = min([*points, 0.0]), max([*points, 0.0])
@@ -176,5 +180,5 @@ def history_plot(editions: Sequence[str], points: Sequence[float], *, ylabel: st
     def edition(value: float, _index: int, _count: int) -> str:
         return editions[int(value)] if 0 <= int(value) < len(editions) else ""
 
-    chart = _line_chart(steps, points, (low - pad, high + pad), shown, edition, "published editions", ylabel)
+    chart = _line_chart(steps, points, (low - pad, high + pad), shown, edition, xlabel, ylabel)
     return _svg(chart, 260)

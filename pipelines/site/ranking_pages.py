@@ -12,13 +12,14 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Mapping
 from dataclasses import dataclass
+from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
 from pipelines.query_frames import frame_of
 from pipelines.site.labels import labels, language_code
-from pipelines.site.paths import RANKING_DIR, player_page
+from pipelines.site.paths import RANKING_DIR, card_page, event_dir, player_page, session_dir
 from pipelines.site.plots import history_plot
 from pipelines.site.render import render
 from pipelines.site.views import fmt, place_text
@@ -119,6 +120,7 @@ def ranking_files(source: RankingSource, language: str = "en") -> dict[str, byte
     files[f"{RANKING_DIR}/index.html"] = render(
         "ranking.html", **context, crumbs=[{"text": words["ranking"], "href": ""}], label=source.label,
         previous=source.previous_label, as_of=source.edition.as_of.isoformat(timespec="minutes"),
+        as_of_text=_written(source.edition.as_of),
         rules=f"{source.edition.rules.name} {source.edition.rules.version}", rows=rows)
     awards_by_player = source.edition.awards.partition_by("player_id", as_dict=True)
     history = _history_by_player(source)
@@ -162,6 +164,13 @@ def _movement(place: int, previous_place: int | None, words: Mapping[str, str]) 
     return {"move": "same", "move_text": "=", "move_label": words["move_same_label"]}
 
 
+def _written(moment: datetime) -> str:
+    """A time as every page writes one, `2026-11-23 09:00 CET` (the edition's own offset, `UTC+01:00`,
+    when it names no zone)."""
+    zone = moment.tzname() or ""
+    return f"{moment:%Y-%m-%d %H:%M} {'UTC' + zone if zone[:1] in '+-' else zone}".rstrip()
+
+
 def _history_by_player(source: RankingSource) -> dict[str, dict[str, float]]:
     by_player: dict[str, dict[str, float]] = {}
     for edition, player_id, points in source.history.iter_rows():
@@ -172,13 +181,24 @@ def _history_by_player(source: RankingSource) -> dict[str, dict[str, float]]:
     return by_player
 
 
+def _award_href(award: Row) -> str:
+    """Where the result an award was earned for is, from the ranking's folder: the contestant's
+    score card in that session, or the event's page for an award on the event's overall standings."""
+    if not award["session_id"]:
+        return f"../{event_dir(award['event_id'])}/index.html"
+    folder = session_dir(award["event_id"], award["session_id"])
+    if award["contestant_id"] is None or award["direction"] is None:
+        return f"../{folder}/index.html"
+    return f"../{folder}/{card_page(award['section'] or '', award['direction'], award['contestant_id'])}"
+
+
 def award_rows(awards: pl.DataFrame) -> list[Row]:
     """A player's awards, oldest first: event, date, place, field, base award, weight, decay, points now."""
     # Two awards can tie on these keys after an identity merge: they keep the edition's order.
     ordered = awards.sort(["award_date", "event_id", "session_id", "section", "direction", "contestant_id"],
                           nulls_last=True, maintain_order=True)
     return [{
-        "event": row["event_name"] or row["event_id"], "session": row["session_id"] or "",
+        "event": row["event_name"] or row["event_id"], "session": row["session_id"] or "", "href": _award_href(row),
         "date": row["award_date"].isoformat() if row["award_date"] else "",
         "place": place_text(row["place"], row["tied"]), "field": row["field"],
         "base_award": fmt(row["base_award"]), "weight": fmt(row["weight"], 3), "share": fmt(row["share"], 3),
@@ -193,7 +213,8 @@ def _player_files(source: RankingSource, row: Row, awards: pl.DataFrame, history
     plot = f"plots/{page.removesuffix('.html')}.svg"
     points = [history.get(label, 0.0) for label in source.labels]
     divisor = source.edition.rules.points_divisor
-    files = {f"{RANKING_DIR}/{plot}": history_plot(source.labels, points, ylabel=words["points"])}
+    files = {f"{RANKING_DIR}/{plot}": history_plot(source.labels, points, ylabel=words["points"],
+                                                             xlabel=words["plot_editions"])}
     crumbs = [{"text": words["ranking"], "href": "index.html"}, {"text": row["name"] or row["player_id"], "href": ""}]
     files[f"{RANKING_DIR}/{page}"] = render(
         "player.html", **{**context, "title": f"{row['name'] or row['player_id']} · {words['ranking']}"},

@@ -38,6 +38,12 @@ class _Environment(Environment):
         return super().getattr(obj, attribute)
 
 
+_CACHE_PATTERN = "__bridgeledger_site_finalize_shown_%s.cache"
+"""The compiled templates' cache files. jinja keys them by the template's source alone, not by the
+environment's options, and `finalize` is compiled in: a template compiled under other options must
+not be read back, so the options are named in the files' names (change it with them)."""
+
+
 @cache
 def environment() -> Environment:
     """The site's templates, autoescaped: every value from a file is text, never markup."""
@@ -46,7 +52,7 @@ def environment() -> Environment:
     env = _Environment(loader=PackageLoader("pipelines.site", "templates"),
                        autoescape=select_autoescape(default=True, default_for_string=True),
                        undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True,
-                       bytecode_cache=FileSystemBytecodeCache())
+                       bytecode_cache=FileSystemBytecodeCache(pattern=_CACHE_PATTERN), finalize=fragments.shown)
     env.globals.update(suit=fragments.suit, contract=fragments.contract, who=fragments.who)
     return env
 

@@ -7,12 +7,14 @@ the same bytes, and nothing of another session can change them.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from datetime import UTC, datetime
 from functools import partial
 from typing import Any
 
 import polars as pl
 
 from models.board import law2_dealer, law2_vulnerability
+from models.events import session_stream
 from parsers.records import BoardRecord
 from pipelines.audit import AUDIT_COLUMNS, audit_rows
 from pipelines.audit_before import remembered
@@ -23,11 +25,20 @@ from pipelines.site.csvsafe import neutralised
 from pipelines.site.gather import SessionData, natural_key, of_session
 from pipelines.site.labels import audit_words, labels
 from pipelines.site.pages import Pages
-from pipelines.site.paths import board_page, plot_name
+from pipelines.site.paths import audit_anchor, board_page, plot_name, table_anchor
 from pipelines.site.plots import distribution_plot, running_plot
-from pipelines.site.render import direction_label, render, session_name, session_summary
-from pipelines.site.teams import TEAM_METHODS, match_rows, vp_table
-from pipelines.site.views import Names, columns_for, dd_view, hand_diagram, standings_groups, table_rows
+from pipelines.site.render import direction_label, iso, render, session_name, session_summary, stamp
+from pipelines.site.teams import TEAM_METHODS, match_rows, rounds_of, vp_table
+from pipelines.site.views import (
+    Names,
+    columns_for,
+    contract_parts,
+    dd_view,
+    hand_diagram,
+    result_text,
+    standings_groups,
+    table_rows,
+)
 from pipelines.store import EventStore
 
 ROOT = "../../"
@@ -55,10 +66,11 @@ def session_files(data: SessionData, analyses: Mapping[str, DoubleDummy], audit:
         records.setdefault((record.section, record.board), record)  # the first, as the hand record lists it
     for position, key in enumerate(keys):
         _board_files(pages, records.get(key), key, tables.get(key, []), analyses, shared, keys, position)
-    cards = score_cards(data, names, tables)
+    matches = match_rows(data, names)
+    cards = score_cards(data, names, tables, matches)
     for card in cards:
         _card_files(pages, card, shared)
-    pages.put("index.html", _session_page(data, names, keys, shared))
+    pages.put("index.html", _session_page(data, names, keys, shared, matches))
     for name, content in {**_downloads(data), **_audit_files(audit, shared)}.items():
         pages.put(name, content)
     return pages.files
@@ -70,7 +82,7 @@ def _shared(data: SessionData, words: Mapping[str, str]) -> Row:
     session = {**session_summary(data.info, zone, words), "position": data.last_position}
     crumbs = [{"text": data.event.name, "href": "../index.html"},
               {"text": session_name(data.info, words), "href": "index.html"}]
-    return {"event": {"name": data.event.name}, "session": session, "crumbs": crumbs, "words": words,
+    return {"event": {"name": data.event.name}, "session": session, "crumbs": crumbs, "words": words, "zone": zone,
             "lang": data.event.conditions.language,
             "unit": columns_for(data.info.method).unit,
             "contestant_label": words["team"] if team else words["pair"]}
@@ -92,15 +104,15 @@ def _base(shared: Row, title: str, extra_crumb: str | None = None, *, position: 
             "contestant_label": shared["contestant_label"]}
 
 
-def _session_page(data: SessionData, names: Names, keys: list[tuple[str, int]], shared: Row) -> bytes:
+def _session_page(data: SessionData, names: Names, keys: list[tuple[str, int]], shared: Row,
+                  matches: list[Row]) -> bytes:
     words = shared["words"]
     groups = standings_groups(data, names)
     for group in groups:
         group["direction_label"] = direction_label(group["direction"], words)
-    matches = match_rows(data, names)
     context = _base(shared, f"{data.event.name} · {session_name(data.info, words)}", position=True)
     context["crumbs"] = [shared["crumbs"][0], {"text": session_name(data.info, words), "href": ""}]
-    return render("session.html", **context, groups=groups, matches=matches,
+    return render("session.html", **context, groups=groups, matches=matches, rounds=rounds_of(matches),
                   vp_table=vp_table(matches) if matches else None,
                   boards=[{"section": s, "board": b, "href": board_page(s, b)} for s, b in keys])
 
@@ -120,7 +132,8 @@ def _board_files(pages: Pages, record: BoardRecord | None, key: tuple[str, int],
     page = board_page(section, board)
     scores = [r["score_raw"] for r in rows if r["score_raw"] is not None]
     if scores:
-        pages.add(plot_name(page), ("distribution_plot", scores), lambda: distribution_plot(scores))
+        axes = {"xlabel": words["plot_score_ns"], "ylabel": words["plot_tables"]}
+        pages.add(plot_name(page), ("distribution_plot", scores, axes), lambda: distribution_plot(scores, **axes))
     prev_key = keys[position - 1] if position else None
     next_key = keys[position + 1] if position + 1 < len(keys) else None
     analysis = analyses.get(canonical) if canonical else None
@@ -134,11 +147,30 @@ def _board_files(pages: Pages, record: BoardRecord | None, key: tuple[str, int],
     }
     unit = shared["unit"]
     show_datum = any(r["datum"] for r in rows)
-    span = 8 + {"mp": 4, "imp": 2, "points": 2}[unit] + (1 if show_datum else 0)
+    span = 8 + {"mp": 4, "imp": 2, "points": 2}[unit] + (1 if show_datum else 0)  # the cells after the table's
     title = f"{words['board']} {board}"
-    context = {**_base(shared, title, title), "board": view, "rows": rows, "show_datum": show_datum,
-               "note_span": span, "plot": plot_name(page) if scores else ""}
+    classes = {c for r in rows for c in r["classes"].split()}
+    context = {**_base(shared, title, title), "board": view, "rows": by_ns_score(rows), "show_datum": show_datum,
+               "note_span": span, "plot": plot_name(page) if scores else "",
+               "strip": board_strip(keys, position), "legend": {
+                   "corrected": "corrected" in classes, "adjusted": bool(classes & {"adjusted", "weighted"}),
+                   "fouled": "fouled" in classes}}
     pages.add(page, ("board.html", context), lambda: render("board.html", **context))
+
+
+def by_ns_score(rows: list[Row]) -> list[Row]:
+    """A traveller's rows as a results sheet lists them: the highest NS score first, a row without
+    a score (an adjusted one) last, a tie by table; a fouled board's groups (Law 87) one after the
+    other, the original deal's first, each scored on its own."""
+    return sorted(rows, key=lambda r: (r["group"] == "fouled", r["score_raw"] is None, -(r["score_raw"] or 0),
+                                       natural_key(r["table"])))
+
+
+def board_strip(keys: list[tuple[str, int]], position: int) -> list[Row]:
+    """Every board of the section as a strip of links (JFR's), the one shown marked."""
+    section = keys[position][0]
+    return [{"text": str(b), "href": board_page(s, b), "current": i == position}
+            for i, (s, b) in enumerate(keys) if s == section]
 
 
 def _card_files(pages: Pages, card: Row, shared: Row) -> None:
@@ -153,8 +185,9 @@ def _card_files(pages: Pages, card: Row, shared: Row) -> None:
             plot = plot_name(card["page"])
             boards = [r["board"] for r in rows]
             ylabel = words["running_percent"] if percent else words["running_total"]
-            pages.add(plot, ("running_plot", boards, values, percent, ylabel),
-                      lambda: running_plot(boards, values, percent=percent, ylabel=ylabel))
+            xlabel = words["plot_boards_played"]
+            pages.add(plot, ("running_plot", boards, values, percent, ylabel, xlabel),
+                      lambda: running_plot(boards, values, percent=percent, ylabel=ylabel, xlabel=xlabel))
     context = {**_base(shared, title, title), "card": card, "plot": plot}
     pages.add(card["page"], ("card.html", context), lambda: render("card.html", **context))
 
@@ -172,40 +205,109 @@ def _downloads(data: SessionData) -> dict[str, bytes]:
     }
 
 
-_AUDIT_PAGE_COLUMNS = [
-    "board", "section", "table_id", "kind", "decision", "rule", "raised_at", "requested_by", "reason", "asked",
-    "before_contract", "before_declarer", "before_tricks", "before_score_ns", "before_mp_ns", "before_imp_ns",
-    "after_contract", "after_declarer", "after_tricks", "after_score_ns", "after_mp_ns", "after_imp_ns",
-    "window", "recorded_at", "back_dated", "id",
-]
-"""The audit's columns as its page shows them: where and what first, then the scores before and after,
-then the record's own details. The event, the session, its publication and deadline head the page
-instead; audit.csv keeps every column in `AUDIT_COLUMNS` order."""
-
-
 def _audit_files(audit: pl.DataFrame, shared: Row) -> dict[str, bytes]:
+    """audit.csv keeps every column in `AUDIT_COLUMNS` order (ids and all, for the record); the page
+    shows each correction or ruling as a player reads it: the board (linked), what it changed in
+    bridge notation, the decision and the Law, who asked and why, and when, in the event's time."""
     words = shared["words"]
-    headers, values = audit_words(shared["lang"])
+    _, values = audit_words(shared["lang"])
     context = _base(shared, words["audit"], words["audit"], position=True)
-    rows = audit.to_dicts()
-    # A column that no row fills (IMPs in a matchpoint session, a section in a one-section field) is left out.
-    shown = [c for c in _AUDIT_PAGE_COLUMNS if any(row[c] not in (None, "") for row in rows)]
+    entries = [_audit_entry(row, values, shared["zone"]) for row in audit.to_dicts()]
     return {
         "audit.csv": neutralised(audit).write_csv(float_precision=2).encode(),
-        "audit.html": render("audit.html", **context, columns=[(c, headers.get(c, c)) for c in shown],
-                             rows=[{**{c: values.get(v, v) if isinstance(v, str) else v for c, v in row.items()},
-                                    "decision_class": row["decision"]} for row in rows]),
+        "audit.html": render("audit.html", **context, entries=entries,
+                             mp=any(e["before"]["mp"] or e["after"]["mp"] for e in entries),
+                             imp=any(e["before"]["imp"] or e["after"]["imp"] for e in entries)),
     }
 
 
+def _audit_entry(row: Row, values: Mapping[str, str], zone: str) -> Row:
+    """One audit row as its page shows it (every fixed value in the page's language)."""
+    def said(value: object) -> str:
+        return "" if value in (None, "") else values.get(str(value), str(value))
+
+    section, board, table = row["section"] or "", row["board"], str(row["table_id"] or "")
+    return {
+        "board": board, "section": section, "table": table,
+        "href": "" if board is None else board_page(section, int(board)) + (f"#{table_anchor(table)}" if table else ""),
+        "anchor": audit_anchor(section, int(board), table) if board is not None else "",
+        "kind": said(row["kind"]), "kind_raw": row["kind"] or "",
+        "decision": said(row["decision"]), "decision_class": row["decision"] or "",
+        "rule": said(row["rule"]), "window": said(row["window"]), "requested_by": row["requested_by"] or "",
+        "reason": row["reason"] or "", "asked": row["asked"] or "",
+        "raised": _moment(row["raised_at"], zone), "raised_iso": _moment(row["raised_at"], zone, iso_form=True),
+        "before": _audit_side(row, "before"), "after": _audit_side(row, "after"),
+    }
+
+
+def _audit_side(row: Row, side: str) -> Row:
+    """A table's result before or after: contract (for the suit symbols), declarer, result, score, MPs, IMPs."""
+    contract, tricks = row[f"{side}_contract"], row[f"{side}_tricks"]
+    tricks_value = None if tricks in (None, "") else int(float(tricks))
+    return {"contract": contract_parts(contract or None), "declarer": row[f"{side}_declarer"] or "",
+            "result": result_text(contract, tricks_value), "score": _plain(row[f"{side}_score_ns"]),
+            "mp": _plain(row[f"{side}_mp_ns"]), "imp": _plain(row[f"{side}_imp_ns"])}
+
+
+def _plain(value: object) -> str:
+    """A number as a person writes it: `9`, not `9.0`; `6.25` as it is."""
+    if value in (None, ""):
+        return ""
+    number = float(str(value))
+    return str(int(number)) if number.is_integer() else f"{round(number, 2):g}"
+
+
+def _moment(value: object, zone: str, *, iso_form: bool = False) -> str:
+    """An ISO time from the audit in the event's zone, as every page writes a time (or as ISO for `<time>`)."""
+    if value in (None, ""):
+        return ""
+    moment = datetime.fromisoformat(str(value))
+    micros = round(moment.timestamp() * 1_000_000)
+    return iso(micros, zone) if iso_form else stamp(micros, zone)
+
+
 def session_audit(edition: ScoredEdition, data: SessionData, store: EventStore | None = None) -> pl.DataFrame:
-    """The session's corrections and rulings (pipelines.audit); a session without any skips the rescoring,
-    and with `store` the "before" scores are kept in it, so the next rewrite only looks them up."""
+    """The session's corrections and rulings (pipelines.audit), and with `store` its fouled boards
+    (Law 87, and Law 86B2 between a match's rooms); a session without any correction or ruling
+    skips the rescoring, and with `store` the "before" scores are kept in it, so the next rewrite
+    only looks them up."""
     projection = edition.projection
     key = (pl.col("event_id") == data.info.event_id) & (pl.col("session_id") == data.info.session_id)
     requests = projection.corrections.filter(key).height if projection.corrections.height else 0
     rulings = projection.rulings.filter(key).height if projection.rulings.height else 0
+    fouled = fouled_boards(store, edition, data) if store is not None else _no_audit()
     if not requests and not rulings:
-        return pl.DataFrame(schema=dict.fromkeys(AUDIT_COLUMNS, pl.String))
-    return audit_rows(of_session(edition, data.info.event_id, data.info.session_id), data.info.event_id,
-                      data.info.session_id, remember=None if store is None else partial(remembered, store))
+        return fouled
+    found = audit_rows(of_session(edition, data.info.event_id, data.info.session_id), data.info.event_id,
+                       data.info.session_id, remember=None if store is None else partial(remembered, store))
+    if fouled.is_empty():
+        return found
+    # The fouled boards' rows take the audit's own types: audit.csv writes its numbers as ever.
+    return pl.concat([found, fouled.cast(found.schema, strict=False)], how="vertical") \
+        .sort(["raised_at", "id"], nulls_last=True)
+
+
+def _no_audit() -> pl.DataFrame:
+    return pl.DataFrame(schema=dict.fromkeys(AUDIT_COLUMNS, pl.String))
+
+
+def fouled_boards(store: EventStore, edition: ScoredEdition, data: SessionData) -> pl.DataFrame:
+    """The director's Law 87 rulings on the session's boards (`BoardFouled`, up to the edition's
+    position), as audit rows: when, which board, its groups of tables, the reason, and the Law the
+    scoring applied (a team board's `board_rule`, else Law 87's groups)."""
+    rules = {(r["section"], r["board"]): r["board_rule"]
+             for r in data.board_scores.filter(pl.col("board_rule").is_not_null()).iter_rows(named=True)}
+    rows = []
+    for event in store.read(types=["BoardFouled"], up_to=edition.position,
+                            stream_id=session_stream(data.info.event_id, data.info.session_id)):
+        found = event.payload
+        section, board = found.get("section") or "", int(found["board"])
+        groups = "; ".join(f"{label}: {', '.join(tables)}"  # the original deal's tables first, as the traveller
+                           for label, tables in sorted(found["groups"].items(), key=lambda g: g[0] != "original"))
+        rows.append({**dict.fromkeys(AUDIT_COLUMNS), "kind": "ruling", "event_id": data.info.event_id,
+                     "session_id": data.info.session_id, "section": section, "board": str(board),
+                     "raised_at": f"{event.occurred_at.astimezone(UTC):%Y-%m-%dT%H:%M:%S%z}",  # as pipelines.audit
+                     "reason": found.get("reason") or "",
+                     "decision": "applied", "asked": groups,
+                     "rule": rules.get((section, board)) or "Law 87: fouled board; each group scored on its own"})
+    return pl.DataFrame(rows, schema=dict.fromkeys(AUDIT_COLUMNS, pl.String)) if rows else _no_audit()

@@ -15,7 +15,7 @@ from models.awards import named_award
 from parsers.records import ContestantRecord
 from pipelines.site.analysis import SEATS, STRAINS, DoubleDummy, canonical_deal
 from pipelines.site.gather import SessionData, natural_key
-from pipelines.site.paths import card_page
+from pipelines.site.paths import audit_anchor, card_page, table_anchor
 
 _CONTRACT = re.compile(r"^([1-7])(NT|[SHDC])(X{0,2})$")
 Row = dict[str, Any]
@@ -90,11 +90,12 @@ class Names:
         record = self.record(section, contestant, direction)
         if record is None:
             return ""
-        players = [p.name for p in record.players if p.name]
+        players = [readable_name(p.name) for p in record.players if p.name]
         names = " – ".join(players)
-        if record.name and players and _squeezed(record.name) != _squeezed("".join(players)):
-            return f"{record.name}: {names}"  # a team's or pair's own name, then its players
-        return names or record.name or ""
+        own = readable_name(record.name) if record.name else ""
+        if own and players and _squeezed(own) != _squeezed("".join(players)):
+            return f"{own}: {names}"  # a team's or pair's own name, then its players
+        return names or own
 
     def card_direction(self, section: str, contestant: str, side: str) -> str:
         """The standings direction a contestant's card is filed under when it sat `side`."""
@@ -103,8 +104,17 @@ class Names:
 
 
 def _squeezed(text: str) -> str:
-    """A name cell without its separators, to tell `A - B` from the players A and B."""
-    return re.sub(r"[\s;,\-–]+", "", text)
+    """A name cell without its separators and case, to tell `A & B` (or `A - B`, `A and B`) from
+    the players A and B: a pair's name that only lists its players is not shown twice."""
+    return re.sub(r"[\s;,/&+\-–]+|\band\b|\bi\b", "", text.casefold())
+
+
+def readable_name(name: str) -> str:
+    """A name as the pages show it: one written all in capitals (as USEBIO files from some scorers
+    give them) in the usual case, `NILS KRAL` -> `Nils Kral`; any other name as it was written."""
+    if not any(c.isalpha() for c in name) or name != name.upper():
+        return name
+    return re.sub(r"[^\W\d_]+", lambda word: word[0].capitalize(), name)
 
 
 def fmt(value: float | int | None, decimals: int = 2) -> str:
@@ -115,6 +125,13 @@ def fmt(value: float | int | None, decimals: int = 2) -> str:
         return str(value)
     text = f"{value:.{decimals}f}"
     return "0" + text[2:] if text.startswith("-0") and float(text) == 0 else text
+
+
+def whole(value: float | None) -> str:
+    """IMPs as a scorer writes them: `3`, not `3.00`; a fraction (a Butler average) keeps two places."""
+    if value is None:
+        return ""
+    return str(int(value)) if float(value).is_integer() else fmt(value)
 
 
 def place_text(rank: int | None, tied: bool | None) -> str:
@@ -171,18 +188,33 @@ def _weighted_text(components: list[Row] | None) -> str:
 def table_rows(data: SessionData, names: Names, labels: Mapping[str, str]) -> dict[tuple[str, int], list[Row]]:
     """Every board's table rows, keyed by (section, board)."""
     kinds, leads = _kinds(data), _leads(data)
+    groups = _fouled_groups(kinds)
     boards: dict[tuple[str, int], list[Row]] = {}
     ordered = sorted(data.board_scores.iter_rows(named=True),
                      key=lambda r: (natural_key(r["section"]), r["board"], natural_key(r["table_id"])))
     for row in ordered:
         key = (row["section"], row["board"], row["table_id"])
         boards.setdefault((row["section"], row["board"]), []).append(
-            _table_row(row, kinds.get(key, {}), leads.get(key, ""), key in data.corrected_tables, names, labels))
+            _table_row(row, kinds.get(key, {}), leads.get(key, ""), key in data.corrected_tables, names, labels,
+                       groups.get(key)))
     return boards
 
 
+def _fouled_groups(kinds: Mapping[tuple[str, int, str], Row]) -> dict[tuple[str, int, str], Row]:
+    """A fouled board's tables (Law 87): each table's group, the tables in it, and the board's field."""
+    members: dict[tuple[str, int, str], list[str]] = {}
+    field: dict[tuple[str, int], int] = {}
+    for (section, board, table), row in kinds.items():
+        field[(section, board)] = field.get((section, board), 0) + 1
+        if row.get("fouled_group"):
+            members.setdefault((section, board, row["fouled_group"]), []).append(table)
+    return {(section, board, table): {"group": group, "tables": sorted(tables, key=natural_key),
+                                      "field": field[(section, board)]}
+            for (section, board, group), tables in members.items() for table in tables}
+
+
 def _table_row(row: Row, kind_row: Row, lead: str, corrected: bool, names: Names,
-               labels: Mapping[str, str]) -> Row:
+               labels: Mapping[str, str], fouled: Row | None = None) -> Row:
     kind = kind_row.get("kind") or "result"
     score = row["score_ns"]
     notes, classes = [], []
@@ -195,14 +227,23 @@ def _table_row(row: Row, kind_row: Row, lead: str, corrected: bool, names: Names
         notes.append(f"{labels['weighted_note']}: {labels['ns']} {_weighted_text(kind_row.get('ns_components'))}"
                      + (f"; {labels['ew']} {_weighted_text(ew)}" if ew else ""))
         classes.append("weighted")
-    if corrected:
-        notes.append(labels["corrected_note"])
+    if fouled is not None:  # Law 87: scored within its group, factored up to the board's whole field
+        notes.append(labels["fouled_note"].format(group=labels.get(f"group_{fouled['group']}", fouled["group"]),
+                                                  tables=", ".join(fouled["tables"]), n=len(fouled["tables"]),
+                                                  field=fouled["field"]))
+        classes.append("fouled")
+    if corrected:  # the page links the audit beside the notes
         classes.append("corrected")
     if row.get("board_rule"):  # team play: the Law that gave the board its value (a fouled board, one room)
         notes.append(row["board_rule"])
     section = row["section"]
     return {
         "table": row["table_id"], "section": section, "board": row["board"],
+        "anchor": table_anchor(row["table_id"]), "group": fouled["group"] if fouled is not None else "",
+        # A file that names no table (USEBIO from ABF scorers) gets `<ns>-<ew>` as its id: the pairs
+        # are in their own columns, so the table's cell is left empty rather than say them again.
+        "table_shown": "" if row["table_id"] == f"{row['ns_id']}-{row['ew_id']}" else row["table_id"],
+        "audit_href": f"audit.html#{audit_anchor(section, row['board'], row['table_id'])}" if corrected else "",
         "ns": row["ns_id"], "ew": row["ew_id"],
         "ns_names": names.players(section, row["ns_id"] or "", "NS"),
         "ew_names": names.players(section, row["ew_id"] or "", "EW"),
@@ -212,8 +253,8 @@ def _table_row(row: Row, kind_row: Row, lead: str, corrected: bool, names: Names
         "tricks": "" if row["tricks"] is None else row["tricks"], "result": result_text(row["contract"], row["tricks"]),
         "score_ns": fmt(score) if score is not None and score >= 0 else "",
         "score_ew": fmt(-score) if score is not None and score < 0 else "",
-        "score_raw": score, "mp_ns": fmt(row["mp_ns"]), "mp_ew": fmt(row["mp_ew"]),
-        "imp_ns": fmt(row["imp_ns"]), "imp_ew": fmt(row["imp_ew"]),
+        "score_signed": fmt(score), "score_raw": score, "mp_ns": fmt(row["mp_ns"]), "mp_ew": fmt(row["mp_ew"]),
+        "imp_ns": whole(row["imp_ns"]), "imp_ew": whole(row["imp_ew"]),
         "points_ns": fmt(row["points_ns"]), "points_ew": fmt(row["points_ew"]),
         "pct_ns": fmt(row["pct_ns"]), "pct_ew": fmt(row["pct_ew"]), "datum": fmt(row["datum"], 0),
         "kind": kind, "note": "; ".join(notes), "classes": " ".join(classes),

@@ -56,3 +56,15 @@ def browser() -> Iterator[object]:
         launched = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
         yield launched
         launched.close()
+
+
+@pytest.fixture(scope="session")
+def weekend_site(tmp_path_factory: pytest.TempPathFactory) -> SampleSite:
+    """The demo's weekend (pairs over two sessions and two sections, one-session club pairs, a Swiss
+    with a fouled board, the federation ranking), run as `bridgeledger demo` runs it, and its site."""
+    from pipelines.demo import run_demo
+
+    workdir = tmp_path_factory.mktemp("weekend")
+    summary = run_demo(workdir, now=datetime(2026, 11, 22, 9, 0, tzinfo=UTC))
+    assert summary.ok
+    return SampleSite(EventStore(workdir / "bridgeledger.duckdb"), workdir / "outputs" / "site")

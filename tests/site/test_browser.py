@@ -52,10 +52,10 @@ def test_session_standings_rows_in_place_order(sample_site: SampleSite, browser:
     for index, direction in enumerate(("NS", "EW")):
         table = seen.page.locator("table.standings").nth(index)
         shown = list(zip(table.locator("tbody td.place").all_inner_texts(),
-                         table.locator("tbody th").all_inner_texts(), strict=True))
+                         table.locator("tbody th > a").all_inner_texts(), strict=True))
         assert shown == _expected_standings(sample_site, direction)
     ns_top = seen.page.locator("table.standings").nth(0).locator("tbody tr").first
-    assert ns_top.locator("th").inner_text() == "7" and ns_top.locator("td.pct").inner_text() == "59.19"
+    assert ns_top.locator("th > a").inner_text() == "7" and ns_top.locator("td.pct").inner_text() == "59.19"
     ew = seen.page.locator("table.standings").nth(1)
     assert ew.locator("tbody td.place").all_inner_texts()[3:5] == ["4=", "4="]  # pairs 1 and 11 share 4th
     assert seen.texts("dl.period dd")[:2] == ["2026-11-21 21:00 CET", "2026-11-21 21:30 CET"]
@@ -83,7 +83,7 @@ def test_traveller_shows_the_hand_and_the_solvers_table(sample_site: SampleSite,
     assert rows.count() == 13
     corrected = seen.page.locator("tr#t-4")
     assert "corrected" in (corrected.get_attribute("class") or "")
-    assert corrected.locator("td").nth(5).inner_text() == "="  # the correction made it nine tricks
+    assert corrected.locator("td.result").inner_text() == "="  # the correction made it nine tricks
     assert seen.page.locator("figure.plot img").evaluate("img => img.naturalWidth") > 0
     seen.assert_clean(sample_site.site)
     seen.close()
@@ -109,12 +109,19 @@ def test_audit_page_shows_both_corrections(sample_site: SampleSite, browser: Any
     seen = visit(browser, sample_site.site, f"{SESSION_DIR}/audit.html", screenshot="audit-desktop")
     decisions = seen.page.locator("table.audit tbody tr").evaluate_all("rows => rows.map(r => r.className)")
     assert decisions == ["applied", "rejected"]
-    heads = seen.texts("table.audit thead th")
-    assert heads[:6] == ["Board", "Section", "Table", "Kind", "Decision", "Rule"]
-    assert "Before: score NS" in heads and "After: MP NS" in heads and "Event" not in heads
-    assert "Before: IMP NS" not in heads  # a matchpoint session: no row has IMPs
-    assert seen.texts("table.audit tbody tr:first-child td")[:6] == [
-        "1", "A", "4", "correction", "applied", "Law 79C1: raised within the correction period"]
+    assert seen.texts("table.audit thead th") == ["Board", "Before → after (Score NS, MP NS)", "Decision", "Raised"]
+    first = seen.page.locator("table.audit tbody tr").first
+    assert first.locator("th a").inner_text() == "Board 1"
+    assert first.locator("th a").get_attribute("href") == "board-A-1.html#t-4"  # the table's row, linked
+    # Bridge notation, as a player writes it: suit symbols, whole numbers, the result against the contract.
+    assert first.locator(".before").inner_text() == "3NT N -2 · -100 · 1 MP"  # audit.csv: 3NT,N,7,-100,1.00
+    assert first.locator(".after").inner_text() == "3NT N = · 400 · 13 MP"  # 3NT,N,9,400,13.00
+    assert first.locator(".decision").inner_text() == "correction: applied"
+    assert first.locator(".rule").inner_text() == "Law 79C1: raised within the correction period"
+    assert first.locator("time").inner_text() == "2026-11-21 21:10 CET"  # the event's zone, not raw ISO
+    assert "demo-1" not in seen.page.inner_text("main")  # no internal id on the page (audit.csv keeps it)
+    seen.page.locator("table.audit tbody tr th a").first.click()
+    assert seen.page.url.endswith("board-A-1.html#t-4")
     seen.assert_clean(sample_site.site)
     seen.close()
 
