@@ -59,6 +59,7 @@ from pipelines.log.records import (
     StoredEvent,
     VerifyReport,
     check_expected,
+    event_filter,
     event_frame,
     prepared_frame,
     stored_events,
@@ -852,18 +853,7 @@ _LISTED_STREAMS = 64
 
 def _select_events(types: Sequence[str] | None, up_to: int | None,
                    stream_id: str | None) -> tuple[str, list[Any]]:
-    clauses: list[str] = []
-    params: list[Any] = []
-    if types is not None:
-        clauses.append("type IN (SELECT unnest(?))")
-        params.append(list(types))
-    if up_to is not None:
-        clauses.append("position <= ?")
-        params.append(up_to)
-    if stream_id is not None:
-        clauses.append("stream_id = ?")
-        params.append(stream_id)
-    where = f" WHERE {' AND '.join(clauses)}" if clauses else ""
+    where, params = event_filter(types, up_to, stream_id, param="?", any_of="IN (SELECT unnest({}))")
     query = (
         "SELECT position, stream_id, stream_version, type, schema_version, payload::VARCHAR,"
         f" epoch_us(occurred_at), epoch_us(recorded_at), source_sha256 FROM events{where}"

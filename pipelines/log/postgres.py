@@ -31,7 +31,7 @@ import polars as pl
 from pipelines.anchor import ANCHORING_TYPES, Head
 from pipelines.log.chain import GENESIS_HASH, ROW_COLUMNS, ROW_SCHEMA, with_hashes
 from pipelines.log.errors import ConcurrencyError, StoreError
-from pipelines.log.records import AppendResult, RawRow, check_expected, with_versions
+from pipelines.log.records import AppendResult, RawRow, check_expected, event_filter, with_versions
 
 if TYPE_CHECKING:
     import psycopg
@@ -255,18 +255,7 @@ class PostgresLog:
         """Events in log order as `records.RawRow`s (payloads as stored, not yet upcast)."""
         if not self.has_log(con):
             return []
-        clauses: list[str] = []
-        params: list[object] = []
-        if types is not None:
-            clauses.append("type = ANY(%s)")
-            params.append(list(types))
-        if up_to is not None:
-            clauses.append("position <= %s")
-            params.append(up_to)
-        if stream_id is not None:
-            clauses.append("stream_id = %s")
-            params.append(stream_id)
-        where = f" WHERE {' AND '.join(clauses)}" if clauses else ""
+        where, params = event_filter(types, up_to, stream_id, param="%s", any_of="= ANY({})")
         query = (f"SELECT position, stream_id, stream_version, type, schema_version, payload, "
                  f"{_US.format('occurred_at')}, {_US.format('recorded_at')}, source_sha256 FROM events{where}"
                  " ORDER BY position")

@@ -154,3 +154,22 @@ def check_expected(current: Mapping[str, int], expected: Mapping[str, int]) -> N
                 f"stream {stream} is at version {current.get(stream, 0)}, expected {version}: "
                 "another command changed it since it was read"
             )
+
+
+def event_filter(types: Sequence[str] | None, up_to: int | None, stream_id: str | None, *,
+                 param: str, any_of: str) -> tuple[str, list[Any]]:
+    """The WHERE clause (empty, or with a leading space) picking events by type, position and
+    stream, and its parameters, in a backend's dialect: `param` its placeholder, `any_of` its
+    membership test of a list parameter (`{}` where the placeholder goes)."""
+    clauses: list[str] = []
+    params: list[Any] = []
+    if types is not None:
+        clauses.append("type " + any_of.format(param))
+        params.append(list(types))
+    if up_to is not None:
+        clauses.append(f"position <= {param}")
+        params.append(up_to)
+    if stream_id is not None:
+        clauses.append(f"stream_id = {param}")
+        params.append(stream_id)
+    return (f" WHERE {' AND '.join(clauses)}" if clauses else ""), params
