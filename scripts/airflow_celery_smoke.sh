@@ -19,9 +19,18 @@ python -c "import airflow.providers.celery, celery, redis" 2>/dev/null || pip in
 
 WORK=$(mktemp -d -t bridgeledger-celery-XXXXXX)
 chmod 755 "$WORK"  # the server runs as Debian's postgres user, inside it
-PGPORT=${PGPORT:-55440}
-REDIS_PORT=${REDIS_PORT:-56379}
-API_PORT=${API_PORT:-18090}
+# Free ports on 127.0.0.1 unless given; a port something else listens on is refused, so that no
+# other process (another engineer's Airflow, say) answers this run's calls.
+free_port() { python -c "import socket; s = socket.socket(); s.bind(('127.0.0.1', 0)); print(s.getsockname()[1])"; }
+PGPORT=${PGPORT:-$(free_port)}
+REDIS_PORT=${REDIS_PORT:-$(free_port)}
+API_PORT=${API_PORT:-$(free_port)}
+for port in "$PGPORT" "$REDIS_PORT" "$API_PORT"; do
+    if ss -ltn | awk 'NR>1 {print $4}' | grep -q ":$port$"; then
+        echo "port $port is taken by another process; give PGPORT, REDIS_PORT or API_PORT" >&2
+        exit 2
+    fi
+done
 FED=$WORK/federation
 WEEKEND=$REPO/sample_data/weekend
 mkdir -p "$FED/inbox"
