@@ -96,7 +96,6 @@ def loads(data: str | bytes, *, source: str = "<string>", strict: bool = False) 
     artificial: list[ArtificialRecord] = []
     quarantined = 0
     first_row: dict[str, str] | None = None
-    ew_at = 1  # the column of the first kept result's ew cell
     for index, read in enumerate(_data_records(lines)):
         line_no, cells, columns = read.line, read.cells, read.columns
         row = dict(zip(header, cells, strict=False))
@@ -117,16 +116,7 @@ def loads(data: str | bytes, *, source: str = "<string>", strict: bool = False) 
             quarantined += 1
             continue
         first_row = first_row or row
-        if isinstance(record, ResultRecord) and not results:
-            ew_at = columns[header.index("ew")] if header.index("ew") < len(columns) else 1
         (artificial if isinstance(record, ArtificialRecord) else results).append(record)  # type: ignore[arg-type]
-    if _every_table_against_itself(results):
-        diagnostics.append(_diag(source, results[0].at.line, ew_at, "csv.file.same-pair",
-                                 f"NS and EW are the same pair id at every one of the {len(results)} results "
-                                 f"({len({(r.section, r.table_id) for r in results})} tables): a movement moves its "
-                                 "EW pairs, so the ew column holds the NS pairs again; no row was kept"))
-        quarantined += len(results)
-        results = []
     metadata = FileMetadata(
         event_id=first_row["event"].strip() if first_row else None,
         session_id=first_row["session"].strip() if first_row else None,
@@ -315,13 +305,6 @@ def _refuse_one_pair_on_both_sides(ns_id: str, ns: tuple[Player, ...], ew: tuple
     if both:
         raise _RowError("ew_players", f"{', '.join(both)} sits both NS (pair {ns_id}) and EW at this table: "
                         "a pair cannot play against itself", "csv.row.same-pair")
-
-
-def _every_table_against_itself(results: list[ResultRecord]) -> bool:
-    """Every result's NS and EW ids equal, over more than one table: the ew column copies the ns one.
-    (One table of a Mitchell's first round does meet its own number: NS 3 against EW 3.)"""
-    tables = {(r.section, r.table_id) for r in results}
-    return len(tables) > 1 and all(r.ns_id == r.ew_id for r in results)
 
 
 def _players(row: dict[str, str], column: str) -> tuple[Player, ...]:

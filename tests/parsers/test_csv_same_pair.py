@@ -11,18 +11,9 @@ def traveller(*rows: str, header: str = HEADER) -> str:
     return "\n".join([header, *rows]) + "\n"
 
 
-def test_an_ew_column_that_repeats_the_ns_column_is_refused_at_its_first_row() -> None:
-    parsed = loads(traveller("e,1,1,A,1,1,1,4S,N,10", "e,1,1,A,2,2,2,3NT,S,9", "e,1,1,A,3,3,3,4S,N,11"),
-                   source="club.csv")
-    assert parsed.results == ()
-    assert parsed.quarantined == 3
-    [diagnostic] = parsed.diagnostics
-    assert (diagnostic.code, diagnostic.line, diagnostic.column) == ("csv.file.same-pair", 2, 13)
-    assert "same pair id at every one of the 3 results (3 tables)" in diagnostic.message
-
-
-def test_a_mitchell_table_meeting_its_own_number_is_legal() -> None:
-    # Round 1 of a Mitchell: NS 1 meets EW 1 at table 1; the EW pairs then move.
+def test_pair_numbers_alone_are_the_movements_to_give() -> None:
+    # In a Mitchell NS 1 and EW 1 are two pairs (round 1: they meet at table 1); only players named on
+    # both sides show one pair playing itself.
     parsed = loads(traveller("e,1,1,A,1,1,1,4S,N,10", "e,1,1,A,2,2,3,3NT,S,9", "e,1,1,A,3,3,2,4S,N,11"))
     assert [(r.ns_id, r.ew_id) for r in parsed.results] == [("1", "1"), ("2", "3"), ("3", "2")]
     assert parsed.diagnostics == ()

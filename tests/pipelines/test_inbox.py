@@ -200,7 +200,7 @@ def test_a_registered_event_goes_in_as_before(settings: Settings) -> None:
 def test_with_no_store_yet_only_the_files_outcomes_are_announced(tmp_path: Path) -> None:
     bare = resolve_settings({"store": str(tmp_path / "none" / "store.duckdb")}, env={})
     assert sessions_to_announce(bare, [{"file": "f", "status": "processed", "sessions": ["e/1"]}]) == ["e/1"]
-    assert not bare.store.exists()
+    assert not Path(bare.store).exists()
 
 
 def test_a_path_outside_the_inbox_is_not_read_nor_moved(settings: Settings, tmp_path: Path) -> None:

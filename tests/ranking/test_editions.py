@@ -8,7 +8,7 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from pipelines.director import TableRef, request_correction
+from pipelines.director import Acknowledgement, TableRef, request_correction
 from pipelines.ranking.diff import diff_rankings
 from pipelines.ranking.edition import compute_edition
 from pipelines.ranking.publish import (
@@ -36,11 +36,12 @@ def points(edition_ranking: pl.DataFrame) -> dict[str, float]:
     return dict(edition_ranking.select("player_id", "points").iter_rows())
 
 
-def correct_table_four(store: EventStore) -> int:
+def correct_table_four(store: EventStore, acknowledgement: Acknowledgement | None = None) -> int:
     """Table 4 of board 1 made 9 tricks, not 7: raised at 21:10, inside the 30-minute period."""
     return request_correction(store, TableRef(EVENT, SESSION, board=1, table_id="4", section="A"),
                               at=datetime(2026, 11, 21, 21, 10, tzinfo=CET), correction_id="c1",
-                              requested_by="NS pair 4", reason="9 tricks, not 7", tricks=9)
+                              requested_by="NS pair 4", reason="9 tricks, not 7", tricks=9,
+                              acknowledgement=acknowledgement)
 
 
 def test_a_session_counts_only_once_its_correction_period_is_over(store: EventStore, tmp_path: Path) -> None:

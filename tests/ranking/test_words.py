@@ -7,7 +7,10 @@ from datetime import datetime, timedelta
 from pathlib import Path
 
 import polars as pl
+import pytest
 
+from pipelines import director
+from pipelines.director import Acknowledgement
 from pipelines.ranking.diff import back_dated_corrections, diff_rankings
 from pipelines.ranking.edition import compute_edition
 from pipelines.ranking.members import import_member_list
@@ -39,7 +42,11 @@ def test_a_correction_that_creates_a_tie_says_the_place_is_tied_and_that_it_was_
         store: EventStore, tmp_path: Path) -> None:
     build_session(store, tmp_path)
     first = compute_edition(store, SBU, as_of=NEXT_DAY)
-    correct_table_four(store)  # raised (as claimed) at 21:10, inside the period; reaches the log now
+    # Raised (as claimed) at 21:10, inside the period; typed at 22:00, after it ended, and let in by its
+    # acknowledgement (a back-dated request applies only so).
+    with pytest.MonkeyPatch.context() as clock:
+        clock.setattr(director, "appended_now", lambda: datetime(2026, 11, 21, 22, 0, tzinfo=CET))
+        correct_table_four(store, Acknowledgement("TD Kowalski", "slip found in the scorer's tray"))
     second = compute_edition(store, SBU, as_of=NEXT_DAY)
     late = back_dated_corrections(store, second)
     assert list(late) == ["c1"]
