@@ -26,6 +26,7 @@ writers into PostgreSQL; the correction republished within 3 s; no phase above 8
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import shutil
 import subprocess
@@ -141,7 +142,9 @@ def side(name: str, store: str, analytics: Path, files: list[Path], expected: in
                 "--analytics", str(analytics.with_name(f"{analytics.stem}-w{n}.duckdb"))]
                for n, path in enumerate(files)]
     append = run_processes(writers, env)
-    total, lost, duplicated = counted(store, str(analytics), expected)
+    total, lost, duplicated = json.loads(subprocess.run(  # in a child, as the phases are (see `main`)
+        [sys.executable, "-m", "benchmarks.bench_scale", "--count", str(expected), "--store", store,
+         "--analytics", str(analytics)], cwd=REPO, env=env, check=True, capture_output=True, text=True).stdout)
     print(f"[{name}] append: {expected:,} events by {len(files)} writers in {append.seconds:.1f} s = "
           f"{expected / append.seconds:,.0f} events/s; peak {append.peak_gb:.2f} GB; in the log {total:,}, "
           f"lost {lost}, duplicated {duplicated}", flush=True)
@@ -171,6 +174,8 @@ def main() -> None:
     parser.add_argument("--writers", type=int, default=4)
     parser.add_argument("--pg-url")
     parser.add_argument("--skip-duckdb", action="store_true")
+    parser.add_argument("--prepare", type=Path, help=argparse.SUPPRESS)
+    parser.add_argument("--count", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--writer", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--store", help=argparse.SUPPRESS)
     parser.add_argument("--analytics", help=argparse.SUPPRESS)
@@ -178,13 +183,27 @@ def main() -> None:
     if args.writer:
         write(args.writer, args.store, args.analytics)
         return
+    if args.count is not None:
+        print(json.dumps(counted(args.store, args.analytics, args.count)))
+        return
+    if args.prepare:
+        files, expected, sessions = prepare(args.boards, args.per_board, args.writers, args.prepare)
+        (args.prepare / "prepared.json").write_text(json.dumps(
+            {"files": [str(f) for f in files], "expected": expected, "sessions": sessions.height,
+             "event": str(sessions["event_id"][0])}))
+        return
     folder = Path(tempfile.mkdtemp(prefix="bench-scale-"))
     cluster = None
     try:
+        # The events are generated in a child process: a child inherits its parent's peak RSS across
+        # fork and exec on Linux, so a parent holding millions of rows would inflate every phase's peak.
         started = time.perf_counter()
-        files, expected, sessions = prepare(args.boards, args.per_board, args.writers, folder)
-        event = str(sessions["event_id"][0])
-        print(f"setup: {expected:,} events ({args.boards * args.per_board:,} results, {sessions.height:,} "
+        subprocess.run([sys.executable, "-m", "benchmarks.bench_scale", "--prepare", str(folder), "--boards",
+                        str(args.boards), "--per-board", str(args.per_board), "--writers", str(args.writers)],
+                       cwd=REPO, check=True)
+        prepared = json.loads((folder / "prepared.json").read_text())
+        files, expected, event = [Path(f) for f in prepared["files"]], int(prepared["expected"]), prepared["event"]
+        print(f"setup: {expected:,} events ({args.boards * args.per_board:,} results, {prepared['sessions']:,} "
               f"sessions) for {args.writers} writers in {time.perf_counter() - started:.1f} s; "
               f"load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores", flush=True)
         url = args.pg_url
