@@ -20,11 +20,21 @@ from typing import Any
 
 from airflow.sdk import dag, task
 
-from dags.common import DEFAULT_ARGS, START, STORE_POOL, call, ranking_schedule, scheduled_time, settings
+from dags.common import (
+    DEFAULT_ARGS,
+    START,
+    STORE_POOL,
+    call,
+    notify_run_failure,
+    ranking_schedule,
+    scheduled_time,
+    settings,
+)
 
 
 @dag(dag_id="publish_ranking", schedule=ranking_schedule(), start_date=START, catchup=False, max_active_runs=1,
-     is_paused_upon_creation=False, default_args=DEFAULT_ARGS, doc_md=__doc__, tags=["bridgeledger", "ranking"])
+     is_paused_upon_creation=False, default_args=DEFAULT_ARGS, on_failure_callback=notify_run_failure,
+     doc_md=__doc__, tags=["bridgeledger", "ranking"])
 def publish_ranking() -> None:
     """Compute and publish the ranking edition as of the run's scheduled time."""
 

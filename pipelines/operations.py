@@ -194,13 +194,12 @@ def score_head(settings: Settings) -> dict[str, str]:
 
 
 def write_site(settings: Settings) -> str:
-    """Analyse the deals not yet analysed, then write the results site at the log's head; return
-    the index page's path (pages whose bytes did not change are left alone)."""
-    from pipelines.tasks import analyse_new_deals, publish_site
+    """Write the results site at the log's head; return the index page's path (pages whose bytes
+    did not change are left alone). It solves no deal: the `analyse_deals` DAG does, and deals not
+    solved yet show "analysis pending" (issue #36: publishing never waits behind the solver)."""
+    from pipelines.tasks import publish_site
 
-    head = existing_store(settings).head()
-    analyse_new_deals(str(settings.store), head)
-    return publish_site(str(settings.store), head, str(settings.site))
+    return publish_site(str(settings.store), existing_store(settings).head(), str(settings.site))
 
 
 def close_due(settings: Settings, *, at: datetime) -> list[str]:

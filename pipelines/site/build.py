@@ -67,7 +67,7 @@ class SiteReport:
 
 def build_site(store: EventStore, outdir: str | Path, *, event_id: str | None = None,
                as_of_us: int | None = None, edition: ScoredEdition | None = None,
-               up_to: int | None = None) -> SiteReport:
+               up_to: int | None = None, solve_limit: int | None = None) -> SiteReport:
     """Write the site of every event, or only `event_id`'s.
 
     By default the site shows the log up to `up_to` (default: its head), read from the live
@@ -75,15 +75,21 @@ def build_site(store: EventStore, outdir: str | Path, *, event_id: str | None = 
     since the folder's last build are read and rendered. With `as_of_us` (results as they stood
     then) the sessions shown are replayed and scored for the build; with `edition`, that edition is
     shown. See `pipelines.site.sources`.
+
+    `solve_limit`: new deals each event's build may solve itself (None: all; the DAGs pass 0, the
+    `analyse_deals` DAG solves them); a deal not analysed yet shows "analysis pending", and its
+    session is looked at again by the next build.
     """
     with ExitStack() as held:
         if event_id is not None:  # one event: its reads share the refresh's connection too (opening one costs ~30 ms)
             held.enter_context(_held(store))
-        return _build(store, outdir, event_id, edition, as_of_us, up_to, release=held.close)
+        return _build(store, outdir, event_id, edition, as_of_us, up_to, release=held.close,
+                      solve_limit=solve_limit)
 
 
 def _build(store: EventStore, outdir: str | Path, event_id: str | None, edition: ScoredEdition | None,
-           as_of_us: int | None, up_to: int | None, release: Callable[[], None]) -> SiteReport:
+           as_of_us: int | None, up_to: int | None, release: Callable[[], None],
+           solve_limit: int | None = None) -> SiteReport:
     with _held(store):  # one connection for the refresh, the catalog and the ranking's editions: each costs one
         source = open_source(store, code=_code_version().hex(), edition=edition, as_of_us=as_of_us, up_to=up_to,
                              event_id=event_id)
@@ -97,7 +103,7 @@ def _build(store: EventStore, outdir: str | Path, event_id: str | None, edition:
                                                          eid, manifest)])
     rows: dict[str, dict[str, Any]] = {}
     for eid in chosen:
-        row = write_event(report, store, source, eid, manifest, release)
+        row = write_event(report, store, source, eid, manifest, release, solve_limit=solve_limit)
         if row is not None:
             rows[eid] = row
     release()  # the ranking's pages are rendered holding no connection either
@@ -122,12 +128,14 @@ def _build(store: EventStore, outdir: str | Path, event_id: str | None, edition:
 
 def write_event(report: SiteReport, store: EventStore, source: Source, event_id: str,
                 manifest: dict[str, dict[str, object]],
-                release: Callable[[], None] = lambda: None) -> dict[str, Any] | None:
+                release: Callable[[], None] = lambda: None, *,
+                solve_limit: int | None = None) -> dict[str, Any] | None:
     """Write one event's pages and return its index row (None: the edition shows no session of it).
 
     When every session's stamp is the one its pages were built at (and the pages are there), the
     event is not even read: its index row comes from the manifest. `release` lets go of a connection
-    the caller held for these reads, before the solving and rendering, which hold none.
+    the caller held for these reads, before the solving and rendering, which hold none. At most
+    `solve_limit` new deals are solved (None: all); the others show "analysis pending".
     """
     folder = event_dir(event_id)
     stamps = source.stamps(event_id)
@@ -152,11 +160,13 @@ def write_event(report: SiteReport, store: EventStore, source: Source, event_id:
         deals = [b.deal.to_pbn() for s in sessions for b in s.records.boards if b.deal]
         found = cached(store, [d for d in map(canonical_deal, deals) if d is not None])
     release()
-    analysis = ensure_analysis(store, deals, found=found)  # solving new deals (rare, slow) holds no connection
+    # Solving new deals (slow) holds no connection, and only as many as allowed: the rest wait for
+    # the analysis task, so that publishing never waits behind the solver.
+    analysis = ensure_analysis(store, deals, found=found, limit=solve_limit)
     report.analysis = _merged(report.analysis, analysis)
     for data, audit in zip(sessions, audits, strict=True):
         # A session shown without some of its analyses is looked at again by the next build.
-        complete = not analysis.unavailable
+        complete = not analysis.unavailable and not analysis.pending
         write_session(report, data, audit, analysis, manifest, stamps.get(data.info.session_id) if complete else None,
                       quick.get(data.info.session_id) if complete else None)
     _write(report, {f"{folder}/index.html": event_page(event, edition.standings)})
@@ -223,7 +233,8 @@ def _merged(before: AnalysisReport | None, new: AnalysisReport) -> AnalysisRepor
     if before is None:
         return new
     return AnalysisReport({**before.analyses, **new.analyses}, before.from_cache + new.from_cache,
-                          before.solved + new.solved, before.unavailable + new.unavailable)
+                          before.solved + new.solved, before.unavailable + new.unavailable,
+                          before.pending + new.pending)
 
 
 def write_session(report: SiteReport, data: SessionData, audit: pl.DataFrame, analysis: AnalysisReport,
