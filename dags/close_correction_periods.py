@@ -2,7 +2,8 @@
 ### close_correction_periods
 
 Every ten minutes: each published session whose Law 79C correction period has ended by the run's
-time gets a `CorrectionPeriodClosed` event at its deadline, and the final standings are written.
+time gets a `CorrectionPeriodClosed` event at its deadline, the final standings are written, and
+the results site is rewritten so that its pages say final (no deal is solved for it).
 The run's time is `run_after`, which scheduled and manual runs both have, so a run triggered by
 hand closes what is due now, and a rerun of the same run closes nothing new. A store that does not
 exist is a failure, not an empty success.
@@ -31,7 +32,17 @@ def close_correction_periods() -> None:
 
         return call(lambda: close_due(settings(), at=run_time(dag_run)))
 
-    close_due()
+    @task(pool=STORE_POOL)
+    def site(closed: list[str]) -> str:
+        from airflow.sdk.exceptions import AirflowSkipException
+
+        from pipelines.operations import write_site
+
+        if not closed:
+            raise AirflowSkipException("no period closed: no page changed")
+        return call(lambda: write_site(settings()))
+
+    site(close_due())
 
 
 close_correction_periods()

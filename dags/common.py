@@ -6,6 +6,7 @@ JSON) and handed to `pipelines.operations`; everything else is Airflow's own voc
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Mapping
 from datetime import UTC, datetime, timedelta
 from typing import Any, TypeVar
@@ -19,9 +20,10 @@ STORE_POOL = "bridgeledger_store"
 TASK_TIMEOUT = timedelta(minutes=30)
 """Every task's `execution_timeout`: a task that runs longer is stopped and retried or failed."""
 
-ANALYSIS_SLICE = timedelta(minutes=8)
-"""How long one run of `analyse_deals` solves before it stops (every deal saved as it goes);
-the next run, five minutes on, resumes."""
+ANALYSIS_SLICE = timedelta(seconds=float(os.environ.get("BRIDGELEDGER_ANALYSIS_SLICE_SECONDS", "480")))
+"""How long one run of `analyse_deals` solves before it stops (every deal saved as it goes); the
+next run, five minutes on, resumes. Eight minutes unless BRIDGELEDGER_ANALYSIS_SLICE_SECONDS says
+otherwise (the smoke script's runs are one minute, to show a second run resuming)."""
 
 ANALYSIS_TIMEOUT = ANALYSIS_SLICE + timedelta(minutes=5)
 """The analysis task's `execution_timeout`: its slice and the reading and saving around it."""

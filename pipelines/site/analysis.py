@@ -215,7 +215,7 @@ def ensure_analysis(store: EventStore, deals: Iterable[str | None], *,
                         "(pip install 'bridgeledger[dds]')", len(missing))
         return AnalysisReport(found, len(found), 0, len(missing))
     chosen = missing if limit is None else missing[:max(limit, 0)]
-    solved = solve_and_save(store, chosen, solver, Budget())
+    solved = solve_and_save(store, chosen, solver, Budget()) if chosen else {}
     pending = len(missing) - len(solved)
     log.info("double-dummy: %d deal(s) from the cache, %d solved with %s, %d pending (left to the analysis task)",
              len(found), len(solved), solver, pending)
@@ -279,17 +279,37 @@ def _progress(done: int, total: int, elapsed: float) -> None:
 
 
 def pending_deals(store: EventStore) -> list[str]:
-    """The log's complete deals (canonical) that the cache does not hold yet, sorted."""
+    """The log's complete deals (canonical) that the cache does not hold yet: the deals of the
+    sessions with the fewest waiting first, so that a weekend's sessions are analysed (and their
+    pages complete) before a file of 100,000 deals is."""
     if not store.exists():
         return []
     with store.reader() as con:
-        rows = con.execute("SELECT DISTINCT payload->>'$.deal' FROM events WHERE type = 'BoardDealt' "
-                           "AND payload->>'$.deal' IS NOT NULL").fetchall()
-        held = set()
+        rows = con.execute("SELECT DISTINCT payload->>'$.event_id', payload->>'$.session_id', payload->>'$.deal' "
+                           "FROM events WHERE type = 'BoardDealt' AND payload->>'$.deal' IS NOT NULL").fetchall()
+        held: set[str] = set()
         if table_columns(con, [CACHE_TABLE]):
             held = {r[0] for r in con.execute(f"SELECT deal FROM {CACHE_TABLE}").fetchall()}
-    wanted = {d for d in (canonical_deal(r[0]) for r in rows) if d is not None}
-    return sorted(wanted - held)
+    waiting: dict[tuple[str, str], set[str]] = {}
+    for event_id, session_id, text in rows:
+        deal = canonical_deal(text)
+        if deal is not None and deal not in held:
+            waiting.setdefault((event_id, session_id), set()).add(deal)
+    ordered: dict[str, None] = {}
+    for session in sorted(waiting, key=lambda key: (len(waiting[key]), key)):
+        ordered.update(dict.fromkeys(sorted(waiting[session])))
+    return list(ordered)
+
+
+def held_deals(store: EventStore, deals: Sequence[str]) -> set[str]:
+    """Which of these canonical deals the cache holds (their analyses not read)."""
+    if not deals or not store.exists():
+        return set()
+    with store.reader() as con:
+        if not table_columns(con, [CACHE_TABLE]):
+            return set()
+        rows = con.execute(f"SELECT deal FROM {CACHE_TABLE} WHERE deal IN (SELECT unnest(?))", [list(deals)]).fetchall()
+    return {r[0] for r in rows}
 
 
 def analyse_deals(store: EventStore, *, max_deals: int | None = None, max_seconds: float | None = None,

@@ -24,7 +24,7 @@ import orjson
 import polars as pl
 
 from pipelines.projections import ScoredEdition
-from pipelines.site.analysis import AnalysisReport, DoubleDummy, cached, canonical_deal, ensure_analysis
+from pipelines.site.analysis import AnalysisReport, DoubleDummy, cached, canonical_deal, ensure_analysis, held_deals
 from pipelines.site.event_pages import event_page, index_page, index_row
 from pipelines.site.gather import EventInfo, SessionData, SessionInfo, last_position, session_data
 from pipelines.site.pages import Pages
@@ -100,7 +100,7 @@ def _build(store: EventStore, outdir: str | Path, event_id: str | None, edition:
     every_event = source.event_ids()
     chosen = [e for e in every_event if event_id is None or e == event_id]
     source.plan([eid for eid in chosen if not _unchanged(report, source.stamps(eid), manifest.get(event_dir(eid), {}),
-                                                         eid, manifest)])
+                                                         eid, manifest, store)])
     rows: dict[str, dict[str, Any]] = {}
     for eid in chosen:
         row = write_event(report, store, source, eid, manifest, release, solve_limit=solve_limit)
@@ -140,7 +140,7 @@ def write_event(report: SiteReport, store: EventStore, source: Source, event_id:
     folder = event_dir(event_id)
     stamps = source.stamps(event_id)
     known = manifest.get(folder, {})
-    if _unchanged(report, stamps, known, event_id, manifest):
+    if _unchanged(report, stamps, known, event_id, manifest, store):
         report.sessions += len(stamps)
         report.unchanged += 1 + sum(_file_count(manifest, session_dir(event_id, s)) for s in stamps)
         row = known["row"]
@@ -154,7 +154,8 @@ def write_event(report: SiteReport, store: EventStore, source: Source, event_id:
         quick = {info.session_id: _quick_digest(store, edition, event, info) for info in event.sessions} \
             if isinstance(source, LiveSource) else {}
         changed = [info for info in event.sessions
-                   if not _still(report, manifest, info, quick.get(info.session_id), stamps.get(info.session_id))]
+                   if not _still(report, manifest, info, quick.get(info.session_id), stamps.get(info.session_id),
+                                 store)]
         sessions = [session_data(store, edition, event, info) for info in changed]
         audits = [session_audit(edition, data, store) for data in sessions]
         deals = [b.deal.to_pbn() for s in sessions for b in s.records.boards if b.deal]
@@ -165,10 +166,12 @@ def write_event(report: SiteReport, store: EventStore, source: Source, event_id:
     analysis = ensure_analysis(store, deals, found=found, limit=solve_limit)
     report.analysis = _merged(report.analysis, analysis)
     for data, audit in zip(sessions, audits, strict=True):
-        # A session shown without some of its analyses is looked at again by the next build.
-        complete = not analysis.unavailable and not analysis.pending
-        write_session(report, data, audit, analysis, manifest, stamps.get(data.info.session_id) if complete else None,
-                      quick.get(data.info.session_id) if complete else None)
+        # Without the solver, a session is looked at again by every build; one whose deals wait for
+        # the analysis task keeps them in the manifest and is looked at again once they are all
+        # solved (`_pending_solved`): a session of 100,000 deals is not re-read at every build.
+        solver = not analysis.unavailable
+        write_session(report, data, audit, analysis, manifest, stamps.get(data.info.session_id) if solver else None,
+                      quick.get(data.info.session_id) if solver else None)
     _write(report, {f"{folder}/index.html": event_page(event, edition.standings)})
     row = index_row(event)
     manifest[folder] = {"row": row}
@@ -176,7 +179,7 @@ def write_event(report: SiteReport, store: EventStore, source: Source, event_id:
 
 
 def _unchanged(report: SiteReport, stamps: Mapping[str, str | None], known: Mapping[str, object], event_id: str,
-               manifest: Mapping[str, Mapping[str, object]]) -> bool:
+               manifest: Mapping[str, Mapping[str, object]], store: EventStore) -> bool:
     if not stamps or not isinstance(known.get("row"), dict) \
             or not (report.outdir / event_dir(event_id) / "index.html").is_file():
         return False
@@ -184,9 +187,18 @@ def _unchanged(report: SiteReport, stamps: Mapping[str, str | None], known: Mapp
         folder = session_dir(event_id, session_id)
         entry = manifest.get(folder, {})
         if stamp is None or entry.get("stamp") != stamp or not isinstance(entry.get("files"), list) \
-                or not (report.outdir / folder / "index.html").is_file():
+                or not (report.outdir / folder / "index.html").is_file() or _pending_solved(store, entry):
             return False
     return True
+
+
+def _pending_solved(store: EventStore, entry: Mapping[str, object]) -> bool:
+    """Whether a session whose pages say "analysis pending" for some deals (the manifest's
+    `pending`) now has every one of them analysed, so that its pages are due again."""
+    pending = entry.get("pending")
+    if not isinstance(pending, list) or not pending:
+        return False
+    return len(held_deals(store, [str(d) for d in pending])) == len(pending)
 
 
 def _quick_digest(store: EventStore, edition: ScoredEdition, event: EventInfo, info: SessionInfo) -> str:
@@ -204,14 +216,15 @@ def _quick_digest(store: EventStore, edition: ScoredEdition, event: EventInfo, i
 
 
 def _still(report: SiteReport, manifest: dict[str, dict[str, object]], info: SessionInfo, quick: str | None,
-           stamp: str | None) -> bool:
+           stamp: str | None, store: EventStore) -> bool:
     """Whether the session's pages were built from the same inputs (`_quick_digest`) and are all
     there; if so it is counted, its new stamp kept, and it is not read or rendered."""
     folder = session_dir(info.event_id, info.session_id)
     known = manifest.get(folder, {})
     files = known.get("files")
     if quick is None or known.get("quick") != quick or not isinstance(files, list) \
-            or not all((report.outdir / folder / str(name)).is_file() for name in files):
+            or not all((report.outdir / folder / str(name)).is_file() for name in files) \
+            or _pending_solved(store, known):
         return False
     report.sessions += 1
     report.unchanged += len(files)
@@ -243,8 +256,10 @@ def write_session(report: SiteReport, data: SessionData, audit: pl.DataFrame, an
     rendering when the manifest says the folder was built from the same inputs. `stamp` (the
     source's) and `quick` (`_quick_digest`; None for none) are kept for the next build's look."""
     folder = session_dir(data.info.event_id, data.info.session_id)
-    analyses = {d: a for d, a in analysis.analyses.items()
-                if d in {canonical_deal(b.deal.to_pbn()) for b in data.records.boards if b.deal}}
+    shown = {canonical_deal(b.deal.to_pbn()) for b in data.records.boards if b.deal}  # once: not per analysis
+    analyses = {d: a for d, a in analysis.analyses.items() if d in shown}
+    pending = {"pending": sorted(d for d in shown if d is not None and d not in analyses)} \
+        if analysis.pending else {}
     digest = session_digest(data, analyses, audit)
     known = manifest.get(folder, {})
     files = known.get("files")
@@ -252,7 +267,8 @@ def write_session(report: SiteReport, data: SessionData, audit: pl.DataFrame, an
     if known.get("digest") == digest and isinstance(files, list) \
             and all((report.outdir / folder / str(name)).is_file() for name in files):
         report.unchanged += len(files)
-        manifest[folder] = {**known, "digest": digest, "files": files, "stamp": stamp, "quick": quick}
+        manifest[folder] = {**{k: v for k, v in known.items() if k != "pending"}, "digest": digest, "files": files,
+                            "stamp": stamp, "quick": quick, **pending}
         return
     # Pages made from the same inputs as at the last build are not rendered again (`Pages`).
     last = known.get("pages") if isinstance(files, list) else None
@@ -262,7 +278,7 @@ def write_session(report: SiteReport, data: SessionData, audit: pl.DataFrame, an
     _write(report, {f"{folder}/{name}": content for name, content in rendered.items()})
     report.unchanged += len(pages.kept)
     manifest[folder] = {"digest": digest, "files": pages.names, "pages": pages.digests, "stamp": stamp,
-                        "quick": quick}
+                        "quick": quick, **pending}
     report.rendered += 1
 
 

@@ -176,6 +176,8 @@ def test_close_correction_periods_triggered_by_hand_closes_what_is_due(airflow_h
     [closed] = store.read(types=["CorrectionPeriodClosed"])
     assert closed.occurred_at == datetime(2026, 11, 21, 20, 30, tzinfo=UTC)  # at the deadline
     assert set(pl.read_csv(Path(settings["outdir"]) / "standings.csv")["status"]) == {"final"}
+    page = (Path(settings["site"]) / "e-club-championship-2026" / "s-1" / "index.html").read_text()
+    assert "provisional" not in page and "final" in page  # the site says so too, at once (issue #36)
     rerun = _test_run("close_correction_periods", _airflow_env(airflow_home, settings))
     assert "STATE success" in rerun.stdout
     assert len(store.read(types=["CorrectionPeriodClosed"])) == 1  # idempotent

@@ -204,11 +204,34 @@ def test_the_dags_site_build_solves_nothing_and_says_analysis_pending(unanalysed
     page = (site / f"e-{EVENT}" / f"s-{SESSION}" / "board-A-1.html").read_text()
     assert ENGLISH["analysis_pending"] in page and "dd-table" not in page and ENGLISH["no_solver"] not in page
     monkeypatch.setattr(analysis, "solve", FakeSolver())
-    analyse_pending_deals(str(unanalysed.path), max_seconds=60)
+    assert analyse_pending_deals(str(unanalysed.path), max_deals=20) == 20
     monkeypatch.setattr(analysis, "solve", no_solver)
-    publish_site(str(unanalysed.path), unanalysed.head(), str(site))  # the pending session is looked at again
+    # Some of its deals still wait: the session is not read again (a session of 100,000 deals is
+    # not re-read at every build while its analysis runs for hours).
+    again = build_site(unanalysed, site, up_to=unanalysed.head(), solve_limit=0)
+    assert (again.rendered, again.written) == (0, [])
+    monkeypatch.setattr(analysis, "solve", FakeSolver())
+    assert analyse_pending_deals(str(unanalysed.path), max_seconds=60) == 6
+    monkeypatch.setattr(analysis, "solve", no_solver)
+    done = build_site(unanalysed, site, up_to=unanalysed.head(), solve_limit=0)  # all solved: looked at again
+    assert done.rendered == 1
     page = (site / f"e-{EVENT}" / f"s-{SESSION}" / "board-A-1.html").read_text()
     assert ENGLISH["analysis_pending"] not in page and "dd-table" in page
+
+
+def test_the_smallest_sessions_deals_are_solved_first(unanalysed: EventStore, tmp_path: Path,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    from scripts.big_handrecord import write
+
+    write(3, tmp_path / "small.pbn")
+    ingest_file(unanalysed, tmp_path / "small.pbn", recorded_at=RECORDED,
+                options=IngestOptions(event_id="small-2026", session_id="1", occurred_at=PLAYED))
+    with unanalysed.reader() as con:
+        small = {canonical_deal(r[0]) for r in con.execute(
+            "SELECT payload->>'$.deal' FROM events WHERE type = 'BoardDealt' "
+            "AND payload->>'$.event_id' = 'small-2026'").fetchall()}
+    waiting = pending_deals(unanalysed)
+    assert len(waiting) == 29 and set(waiting[:3]) == small
 
 
 def test_a_build_solves_at_most_its_limit(unanalysed: EventStore, tmp_path: Path,
