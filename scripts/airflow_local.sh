@@ -39,7 +39,8 @@ session_pids() {
     [[ -f "$SID_FILE" ]] || return 0
     local sid
     sid=$(<"$SID_FILE")
-    ps -eo pid=,sid= | awk -v sid="$sid" '$2 == sid {print $1}'
+    # A zombie (state Z) has ended already: only its parent's reaping is left.
+    ps -eo pid=,sid=,stat= | awk -v sid="$sid" '$2 == sid && $3 !~ /^Z/ {print $1}'
 }
 
 start() {
@@ -84,7 +85,10 @@ stop() {
         say "still running after ${GRACE}s, killed: $(tr '\n' ' ' <<<"$pids")"
         # shellcheck disable=SC2086
         kill -KILL $pids 2>/dev/null || true
-        sleep 1
+        for _ in $(seq 10); do
+            [[ -z "$(session_pids)" ]] && break
+            sleep 1
+        done
     fi
     pids=$(session_pids)
     if [[ -n "$pids" ]]; then

@@ -37,7 +37,7 @@ REPO = Path(__file__).resolve().parents[1]
 VENV_BIN = Path(sys.executable).parent
 WEEKEND = REPO / "sample_data" / "weekend"
 PORT = int(os.environ.get("AIRFLOW_PORT", "18090"))
-BIG_BOARDS = int(os.environ.get("BIG_BOARDS", "60000"))
+BIG_BOARDS = int(os.environ.get("BIG_BOARDS", "20000"))
 
 WORK = Path(tempfile.mkdtemp(prefix="bridgeledger-faults-"))
 HOME = WORK / "airflow_home"
@@ -127,6 +127,18 @@ def tries(dag_id: str, run_id: str) -> str:
                      f"{t['state']} (try {t['try_number']})" for t in answer["task_instances"])
 
 
+def settled(dag_id: str, timeout: float = 900) -> str:
+    """Wait until no run of the DAG is queued or running; the tries of its latest two runs."""
+    def idle() -> bool:
+        answer = api("GET", f"/dags/{dag_id}/dagRuns?state=running&state=queued")
+        return isinstance(answer, dict) and not answer.get("total_entries")
+
+    wait_for(f"{dag_id} to settle", idle, timeout, 3)
+    answer = api("GET", f"/dags/{dag_id}/dagRuns?order_by=-run_after&limit=2")
+    assert isinstance(answer, dict)
+    return "; ".join(f"{r['dag_run_id']}: {r['state']}: {tries(dag_id, r['dag_run_id'])}" for r in answer["dag_runs"])
+
+
 def finished(dag_id: str, run_id: str, timeout: float = 600) -> str:
     """Wait for the run to end; its state."""
     wait_for(f"{dag_id} {run_id}", lambda: run_state(dag_id, run_id) in ("success", "failed"), timeout, 3)
@@ -152,17 +164,26 @@ def session_pids() -> list[int]:
     return pids
 
 
-def task_runners() -> list[int]:
-    """The task processes running now: each leads its own process group, titled `airflow worker -- <id>`."""
-    found = []
+def task_runner(ti_id: str) -> int | None:
+    """The process running task instance `ti_id` (titled `airflow worker -- <id>`, leading its own
+    process group), or None."""
     for pid in session_pids():
         try:
             title = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
-            if title.startswith("airflow worker -- ") and "LocalExecutor" not in title and os.getpgid(pid) == pid:
-                found.append(pid)
+            if title.startswith(f"airflow worker -- {ti_id}") and os.getpgid(pid) == pid:
+                return pid
         except (FileNotFoundError, ProcessLookupError):
             continue
-    return found
+    return None
+
+
+def running_ti(dag_id: str, task_id: str) -> tuple[str, str] | None:
+    """(run id, task instance id) of `task_id` running now in any run of the DAG (a scheduled run
+    may pick the dropped file before the triggered one), or None."""
+    answer = api("GET", f"/dags/{dag_id}/dagRuns/~/taskInstances?state=running")
+    assert isinstance(answer, dict)
+    return next(((str(t["dag_run_id"]), str(t["id"])) for t in answer["task_instances"]
+                 if t["task_id"] == task_id), None)
 
 
 def open_files(pid: int) -> dict[str, int]:
@@ -182,18 +203,23 @@ def open_files(pid: int) -> dict[str, int]:
     return files
 
 
-def kill_when(moment: str, test: Callable[[int], bool], timeout: float = 300) -> int | None:
-    """kill -9 the first task process for which `test(pid)` holds; its pid, or None if none did."""
+def kill_when(moment: str, test: Callable[[int], bool], timeout: float = 300) -> str | None:
+    """kill -9 the process of an `ingest_inbox` `ingest` task once `test(pid)` holds; the run id
+    of the task watched (None when no ingest task ran within `timeout`)."""
     end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        for pid in task_runners():
-            if test(pid):
-                os.kill(pid, signal.SIGKILL)
-                say(f"   kill -9 {pid} ({moment})")
-                return pid
-        time.sleep(0.005)
-    say(f"   no task process reached the moment '{moment}' within {timeout:.0f}s: nothing killed")
-    return None
+    found = pid = None
+    while pid is None and time.monotonic() < end:
+        found = running_ti("ingest_inbox", "ingest")
+        pid = task_runner(found[1]) if found else None
+        time.sleep(0.05)
+    while pid is not None and Path(f"/proc/{pid}").exists():
+        if test(pid):
+            os.kill(pid, signal.SIGKILL)
+            say(f"   kill -9 {pid} ({moment})")
+            return found[0] if found else None
+        time.sleep(0.002)
+    say(f"   the ingest task ended before the moment '{moment}': nothing killed")
+    return found[0] if found else None
 
 
 # --- what the log and the site show ---------------------------------------------------------------
@@ -211,7 +237,7 @@ def show(file_name: str | None = None, event_id: str | None = None) -> None:
     """Print what the log, the folders, the notices and the site show now."""
     if file_name:
         rows = log_rows("SELECT count(*) FROM events WHERE type = 'SourceFileIngested' "
-                        f"AND payload->>'$.file_name' LIKE '%{file_name}'")
+                        f"AND payload->>'$.name' LIKE '%{file_name}'")
         boards = log_rows("SELECT count(*) FROM events WHERE type = 'BoardDealt'"
                           + (f" AND payload->>'$.event_id' = '{event_id}'" if event_id else ""))
         say(f"   log: {file_name} ingested {rows[0][0]} time(s); {boards[0][0]} BoardDealt event(s)"
@@ -219,7 +245,8 @@ def show(file_name: str | None = None, event_id: str | None = None) -> None:
     published = log_rows("SELECT payload->>'$.event_id' || '/' || (payload->>'$.session_id') FROM events "
                          "WHERE type = 'ScoresPublished' ORDER BY position")
     scheduled = log_rows("SELECT count(*) FROM events WHERE type = 'SessionScheduled'")
-    say(f"   log: {scheduled[0][0]} session(s) scheduled, published: {', '.join(str(r[0]) for r in published) or 'none'}")
+    shown = ", ".join(str(r[0]) for r in published) or "none"
+    say(f"   log: {scheduled[0][0]} session(s) scheduled, published: {shown}")
     say(f"   log: hash chain: {run('bridgeledger', 'verify', '--store', str(STORE), check=False).strip()[:160]}")
     for folder in ("inbox", "processed", "rejected"):
         names = sorted(str(p.relative_to(FED / folder)) for p in (FED / folder).rglob("*")
@@ -260,19 +287,18 @@ def ingest_case(title: str, source: Path, event: str, moment: str, test: Callabl
     """Drop a file, trigger ingest_inbox, kill -9 its ingest task at `moment`, let the retries run."""
     say(f"CASE {title}")
     dropped = drop(source, event, "1")
-    run_id = trigger("ingest_inbox")
-    kill_when(moment, lambda pid: test(dropped, pid))
-    say(f"   ingest_inbox {run_id}: {finished('ingest_inbox', run_id)}; {tries('ingest_inbox', run_id)}")
-    wait_for("score_and_publish to settle", lambda: not api("GET", "/dags/score_and_publish/dagRuns?state=running"
-                                                          "&state=queued").get("total_entries"), 900, 5)  # type: ignore[union-attr]
+    trigger("ingest_inbox")
+    run_id = kill_when(moment, lambda pid: test(dropped, pid))
+    if run_id:
+        say(f"   ingest_inbox {run_id}: {finished('ingest_inbox', run_id)}; {tries('ingest_inbox', run_id)}")
+    settled("ingest_inbox")
+    settled("score_and_publish")
     show(dropped.name, event)
 
 
-def reading_not_writing(dropped: Path, pid: int) -> bool:
-    """The task has the dropped file open, and not the store open for writing."""
-    files = open_files(pid)
-    return str(dropped) in files and not any(f.startswith(str(STORE)) and flags & os.O_RDWR
-                                             for f, flags in files.items())
+def not_writing(_: Path, pid: int) -> bool:
+    """The task runs (reading the file) and does not have the store open for writing yet."""
+    return not any(f.startswith(str(STORE)) and flags & os.O_RDWR for f, flags in open_files(pid).items())
 
 
 def writing(_: Path, pid: int) -> bool:
@@ -296,10 +322,12 @@ def reader_case() -> None:
     holder.stdout.readline()
     started = time.monotonic()
     dropped = drop(WEEKEND / "friday" / "riverside_pairs.csv", "riverside-pairs-2026-11-20", "1")
-    run_id = trigger("ingest_inbox")
-    state = finished("ingest_inbox", run_id)
+    trigger("ingest_inbox")
+    wait_for("the file to leave the inbox", lambda: not dropped.exists(), 600, 1)
+    say(f"   the file left the inbox {time.monotonic() - started:.0f}s after the reader took the store")
     holder.wait()
-    say(f"   ingest_inbox {run_id}: {state} after {time.monotonic() - started:.0f}s; {tries('ingest_inbox', run_id)}")
+    say(f"   ingest_inbox: {settled('ingest_inbox')}")
+    settled("score_and_publish")
     show(dropped.name, "riverside-pairs-2026-11-20")
 
 
@@ -314,8 +342,9 @@ def link_case() -> None:
     (FED / "inbox").mkdir(parents=True, exist_ok=True)
     (FED / "inbox" / "linked.csv").symlink_to(secret)
     (FED / "inbox" / "linked-folder").symlink_to(outside / "folder", target_is_directory=True)
-    run_id = trigger("ingest_inbox")
-    say(f"   ingest_inbox {run_id}: {finished('ingest_inbox', run_id)}; {tries('ingest_inbox', run_id)}")
+    trigger("ingest_inbox")
+    time.sleep(10)
+    say(f"   ingest_inbox: {settled('ingest_inbox')}")
     leaked = [str(p.relative_to(WORK)) for p in [*FED.rglob("*.txt"), *HOME.joinpath("logs").rglob("*")]
               if p.is_file() and "THIS-LINE-IS-PRIVATE" in p.read_text(errors="replace")]
     say(f"   the linked file's content appears in: {', '.join(leaked) or 'nothing written'}")
@@ -325,8 +354,13 @@ def link_case() -> None:
 def mark_failed_case() -> None:
     """A running analysis task marked failed through the REST API."""
     say("CASE a running task marked failed through the API")
-    run_id = trigger("analyse_deals")
-    wait_for("the analyse task to run", lambda: "analyse=running" in tries("analyse_deals", run_id), 300, 1)
+    trigger("analyse_deals")
+    found: list[tuple[str, str]] = []
+    wait_for("an analyse task to run", lambda: found.append(ti) or True  # type: ignore[func-returns-value]
+             if (ti := running_ti("analyse_deals", "analyse")) else False, 600, 1)
+    if not found:
+        return
+    run_id = found[0][0]
     api("PATCH", f"/dags/analyse_deals/dagRuns/{run_id}/taskInstances/analyse", {"new_state": "failed"})
     say(f"   PATCH .../taskInstances/analyse new_state=failed; run: {finished('analyse_deals', run_id)}; "
         f"{tries('analyse_deals', run_id)}")
@@ -337,6 +371,7 @@ def mark_failed_case() -> None:
 
 def main() -> int:
     """Set up, run the cases, stop; 0 unless the set-up or the stop failed."""
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))  # the stop below runs on a kill too
     say(f"work folder: {WORK}")
     FED.mkdir(parents=True)
     run("airflow", "db", "migrate")
@@ -358,7 +393,7 @@ def main() -> int:
                  240)
         wait_for("the password file", lambda: (HOME / "simple_auth_manager_passwords.json.generated").is_file(), 60)
         ingest_case("kill -9 before the commit (reading the file)", WORK / "marathon-a.pbn", "marathon-a",
-                    "reading the file, the store not open for writing", reading_not_writing)
+                    "running, the store not open for writing yet", not_writing)
         ingest_case("kill -9 during the commit (the store open for writing)", WORK / "marathon-b.pbn", "marathon-b",
                     "the store open for writing", writing)
         ingest_case("kill -9 after the commit (the file moved to processed/)", WORK / "marathon-c.pbn", "marathon-c",
