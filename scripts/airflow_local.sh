@@ -48,6 +48,11 @@ start() {
         say "already running (session $(<"$SID_FILE")); stop it first"
         exit 1
     fi
+    if [[ -n "$(ss -ltnH "sport = :$AIRFLOW__API__PORT" 2>/dev/null)" ]]; then
+        # Someone else's server there would answer this run's health checks and API calls.
+        say "port $AIRFLOW__API__PORT is in use by another process: choose another (AIRFLOW__API__PORT)"
+        exit 1
+    fi
     mkdir -p "$LOG_DIR"
     # One session for every component and every task process they start; its id is the leader's pid.
     rm -f "$SID_FILE"

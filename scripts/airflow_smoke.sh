@@ -26,7 +26,8 @@ WORK=$(mktemp -d -t bridgeledger-airflow-XXXXXX)
 export AIRFLOW_HOME=$WORK/airflow_home
 export AIRFLOW__CORE__DAGS_FOLDER=$REPO/dags
 export AIRFLOW__CORE__LOAD_EXAMPLES=False
-export AIRFLOW__API__PORT=${AIRFLOW_PORT:-18080}
+# A free port unless told: another Airflow on this machine would answer our health checks.
+export AIRFLOW__API__PORT=${AIRFLOW_PORT:-$(python -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')}
 export AIRFLOW__DAG_PROCESSOR__REFRESH_INTERVAL=5
 export BRIDGELEDGER_ANALYSIS_SLICE_SECONDS=${ANALYSIS_SLICE:-60}   # short runs: a second one must resume
 BIG_BOARDS=${BIG_BOARDS:-100000}
@@ -63,8 +64,10 @@ for conditions in "$WEEKEND"/conditions/*.toml; do
         --at 2026-11-20T18:00+01:00 >/dev/null
 done
 if [[ "$BIG_BOARDS" -gt 0 ]]; then
+    # Its own 30-minute period: its closing (and the re-rendering of its 100,000 board pages) comes
+    # after this run's checks.
     bridgeledger register --store "$STORE" --event "$BIG_EVENT" --name "Marathon 2026" \
-        --conditions "$WORK/conditions/national-pairs-2026.toml" --at 2026-11-20T18:00+01:00 >/dev/null
+        --conditions "$WEEKEND/conditions/national-pairs-2026.toml" --at 2026-11-20T18:00+01:00 >/dev/null
     python "$REPO/scripts/big_handrecord.py" "$BIG_BOARDS" "$WORK/marathon.pbn"
     say "wrote a hand record of $BIG_BOARDS distinct deals ($(du -h "$WORK/marathon.pbn" | cut -f1))"
 fi
@@ -86,6 +89,10 @@ listening() {  # the listening TCP sockets of this run's processes: address:port
     ss -ltnpH 2>/dev/null | grep -E "pid=($pids)," | awk '{print $4}' | sort -u
 }
 say "API up; listening sockets of this run: $(listening | paste -sd' ')"
+if ! listening | grep -q ":$AIRFLOW__API__PORT\$"; then
+    say "the server answering on 127.0.0.1:$AIRFLOW__API__PORT is not this run's: stopping"
+    exit 1
+fi
 
 for _ in $(seq 60); do
     airflow dags list -o plain 2>/dev/null | grep -q ingest_inbox && break
@@ -172,7 +179,9 @@ if [[ "$BIG_BOARDS" -gt 0 ]]; then
                      | grep -Eo '^[0-9]+' | sort -rn | uniq; }
     for _ in $(seq 90); do
         [[ $(to_solve | wc -l) -ge 2 ]] && break
-        airflow dags trigger analyse_deals >/dev/null 2>&1 || true
+        if ! airflow dags list-runs analyse_deals -o plain 2>/dev/null | grep -qE 'running|queued'; then
+            airflow dags trigger analyse_deals >/dev/null 2>&1 || true
+        fi
         sleep 20
     done
     runs=$(to_solve | paste -sd' ')

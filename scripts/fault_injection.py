@@ -1,6 +1,6 @@
 """Faults injected into a running Airflow, and what the event log and the results site show after each.
 
-    .venv/bin/python scripts/fault_injection.py      (after `make venv`; takes ~15 minutes; port 18090)
+    .venv/bin/python scripts/fault_injection.py      (after `make venv`; ~20 minutes; a free port, or AIRFLOW_PORT)
 
 In a throwaway folder it registers the sample weekend's events, starts Airflow's components on
 127.0.0.1 (scripts/airflow_local.sh), and then, one case at a time (issue #36):
@@ -25,10 +25,12 @@ import json
 import os
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
 import time
+import urllib.error
 import urllib.request
 from collections.abc import Callable
 from pathlib import Path
@@ -36,7 +38,16 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 VENV_BIN = Path(sys.executable).parent
 WEEKEND = REPO / "sample_data" / "weekend"
-PORT = int(os.environ.get("AIRFLOW_PORT", "18090"))
+
+
+def _free_port() -> int:
+    """A port nobody listens on now (another engineer's Airflow may hold the usual ones)."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+PORT = int(os.environ.get("AIRFLOW_PORT") or _free_port())
 BIG_BOARDS = int(os.environ.get("BIG_BOARDS", "20000"))
 
 WORK = Path(tempfile.mkdtemp(prefix="bridgeledger-faults-"))
@@ -89,7 +100,19 @@ _TOKEN: list[str] = []
 
 
 def api(method: str, path: str, body: object | None = None) -> object:
-    """Call Airflow's REST API on 127.0.0.1 as admin; the decoded JSON answer."""
+    """Call Airflow's REST API on 127.0.0.1 as admin; the decoded JSON answer. An answer of 500
+    (SQLite's metadata database locked by the scheduler, on a loaded machine) is asked again."""
+    for attempt in range(8):
+        try:
+            return _api(method, path, body)
+        except urllib.error.HTTPError as exc:
+            if exc.code < 500 or attempt == 7:
+                raise
+            time.sleep(3)
+    raise AssertionError("unreachable")
+
+
+def _api(method: str, path: str, body: object | None) -> object:
     if not _TOKEN:
         passwords = json.loads((HOME / "simple_auth_manager_passwords.json.generated").read_text())
         request = urllib.request.Request(
@@ -389,6 +412,10 @@ def main() -> int:
     try:
         wait_for("the API", lambda: subprocess.run(["curl", "-fsS", f"http://127.0.0.1:{PORT}/api/v2/monitor/health"],
                                                    capture_output=True, check=False).returncode == 0, 360)
+        listeners = subprocess.run(["ss", "-ltnpH", f"sport = :{PORT}"], capture_output=True, text=True,
+                                   check=False).stdout
+        if not any(f"pid={pid}," in listeners for pid in session_pids()):
+            raise RuntimeError(f"the server on 127.0.0.1:{PORT} is not this run's: stopping ({listeners.strip()})")
         wait_for("the DAGs", lambda: "ingest_inbox" in run("airflow", "dags", "list", "-o", "plain", check=False),
                  240)
         wait_for("the password file", lambda: (HOME / "simple_auth_manager_passwords.json.generated").is_file(), 60)

@@ -5,6 +5,7 @@ items 11 and 18). Airflow itself is stood in for by a script that records how it
 from __future__ import annotations
 
 import os
+import socket
 import subprocess
 import time
 from pathlib import Path
@@ -45,8 +46,12 @@ def test_stop_ends_every_process_started_even_a_task_in_its_own_process_group(tm
     (bin_dir / "airflow").chmod(0o755)
     env = {**os.environ, "PATH": f"{bin_dir}:{os.environ['PATH']}", "AIRFLOW_HOME": str(home),
            "AIRFLOW_STOP_GRACE": "5"}
-    for name in ("AIRFLOW__CORE__PARALLELISM", "AIRFLOW__API__PORT", "AIRFLOW__API__WORKERS"):
+    for name in ("AIRFLOW__CORE__PARALLELISM", "AIRFLOW__API__WORKERS"):
         env.pop(name, None)
+    with socket.socket() as probe:  # a port nobody listens on: the script refuses a busy one
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    env["AIRFLOW__API__PORT"] = str(port)
 
     def run(command: str) -> subprocess.CompletedProcess[str]:
         return subprocess.run([str(SCRIPT), command], env=env, capture_output=True, text=True, timeout=60)
@@ -69,6 +74,16 @@ def test_stop_ends_every_process_started_even_a_task_in_its_own_process_group(tm
     finally:
         run("stop")
     calls = sorted(line.split(" | ") for line in (home / "calls").read_text().splitlines())
-    assert [c[0] for c in calls] == ["api-server --host 127.0.0.1 --port 8080", "dag-processor",
+    assert [c[0] for c in calls] == [f"api-server --host 127.0.0.1 --port {port}", "dag-processor",
                                      "scheduler --skip-serve-logs", "triggerer --skip-serve-logs"]  # no log servers
     assert {c[1] for c in calls} == {"host=127.0.0.1 parallelism=4 api_workers=1"}  # not 32 idle workers
+
+
+def test_start_refuses_a_port_another_process_listens_on(tmp_path: Path) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        env = {**os.environ, "AIRFLOW_HOME": str(tmp_path), "AIRFLOW__API__PORT": str(taken.getsockname()[1])}
+        started = subprocess.run([str(SCRIPT), "start"], env=env, capture_output=True, text=True, timeout=60)
+    assert started.returncode == 1 and "is in use by another process" in started.stdout
+    assert not (tmp_path / "bridgeledger-airflow.sid").exists()
