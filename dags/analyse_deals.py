@@ -21,8 +21,8 @@ from dags.common import (
     ANALYSIS_SLICE,
     ANALYSIS_TIMEOUT,
     DEFAULT_ARGS,
+    SITE_POOL,
     START,
-    STORE_POOL,
     call,
     notify_run_failure,
     settings,
@@ -42,7 +42,7 @@ def analyse_deals() -> None:
         budget = ANALYSIS_SLICE.total_seconds()
         return call(lambda: analyse_pending_deals(str(settings().store), max_seconds=budget))
 
-    @task(pool=STORE_POOL)
+    @task(pool=SITE_POOL)
     def site(solved: int) -> str:
         from airflow.sdk.exceptions import AirflowSkipException
 

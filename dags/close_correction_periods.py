@@ -17,7 +17,7 @@ from typing import Any
 
 from airflow.sdk import dag, task
 
-from dags.common import DEFAULT_ARGS, START, STORE_POOL, call, notify_run_failure, run_time, settings
+from dags.common import DEFAULT_ARGS, SITE_POOL, START, STORE_POOL, call, notify_run_failure, run_time, settings
 
 
 @dag(dag_id="close_correction_periods", schedule="*/10 * * * *", start_date=START, catchup=False,
@@ -32,7 +32,7 @@ def close_correction_periods() -> None:
 
         return call(lambda: close_due(settings(), at=run_time(dag_run)))
 
-    @task(pool=STORE_POOL)
+    @task(pool=SITE_POOL)
     def site(closed: list[str]) -> str:
         from airflow.sdk.exceptions import AirflowSkipException
 

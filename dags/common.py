@@ -17,6 +17,12 @@ from airflow.sdk import Asset
 STORE_POOL = "bridgeledger_store"
 """One slot: DuckDB has one writer at a time, so every task that writes the store queues here."""
 
+SITE_POOL = "bridgeledger_site"
+"""One slot: the tasks that write the results site, one at a time (they share its folder and
+manifest). Not the store's pool: rendering a session of 100,000 boards takes many minutes and holds
+no store connection, so publishing, ingesting and closing periods must not queue behind it; the
+site's short reads of the store wait for the store's lock like any reader."""
+
 TASK_TIMEOUT = timedelta(minutes=30)
 """Every task's `execution_timeout`: a task that runs longer is stopped and retried or failed."""
 

@@ -22,6 +22,7 @@ from airflow.sdk import dag, task
 
 from dags.common import (
     DEFAULT_ARGS,
+    SITE_POOL,
     START,
     STORE_POOL,
     call,
@@ -42,9 +43,15 @@ def publish_ranking() -> None:
     def publish(dag_run: Any = None) -> int:
         from pipelines.operations import publish_ranking_edition
 
-        return call(lambda: publish_ranking_edition(settings(), as_of=scheduled_time(dag_run)))
+        return call(lambda: publish_ranking_edition(settings(), as_of=scheduled_time(dag_run), with_site=False))
 
-    publish()
+    @task(pool=SITE_POOL)
+    def site(position: int) -> str:
+        from pipelines.operations import write_site
+
+        return call(lambda: write_site(settings()))
+
+    site(publish())
 
 
 publish_ranking()

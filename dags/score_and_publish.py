@@ -18,7 +18,17 @@ from typing import Any
 
 from airflow.sdk import dag, task
 
-from dags.common import DEFAULT_ARGS, SESSIONS, START, STORE_POOL, call, notify_run_failure, run_time, settings
+from dags.common import (
+    DEFAULT_ARGS,
+    SESSIONS,
+    SITE_POOL,
+    START,
+    STORE_POOL,
+    call,
+    notify_run_failure,
+    run_time,
+    settings,
+)
 
 
 @dag(dag_id="score_and_publish", schedule=[SESSIONS], start_date=START, catchup=False, max_active_runs=1,
@@ -39,7 +49,7 @@ def score_and_publish() -> None:
 
         return call(lambda: score_head(settings()))
 
-    @task(pool=STORE_POOL)
+    @task(pool=SITE_POOL)
     def site(outputs: dict[str, str]) -> str:
         from pipelines.operations import write_site
 

@@ -17,6 +17,7 @@ from dags.common import (
     ANALYSIS_SLICE,
     ANALYSIS_TIMEOUT,
     DEFAULT_ARGS,
+    SITE_POOL,
     START,
     STORE_POOL,
     call,
@@ -63,7 +64,7 @@ def score_session() -> None:
         budget = ANALYSIS_SLICE.total_seconds()
         return call(lambda: analyse_new_deals(str(settings().store), position, max_seconds=budget))
 
-    @task(pool=STORE_POOL)
+    @task(pool=SITE_POOL)
     def site(position: int) -> str:
         from pipelines.tasks import publish_site
 

@@ -55,6 +55,7 @@ q() {  # one number from the store (a reader; the analysis's saves may make it w
 say "AIRFLOW_HOME=$AIRFLOW_HOME"
 airflow db migrate >"$WORK/migrate.log" 2>&1
 airflow pools set bridgeledger_store 1 "DuckDB has one writer" >/dev/null
+airflow pools set bridgeledger_site 1 "one site build at a time" >/dev/null
 mkdir -p "$WORK/conditions"
 for conditions in "$WEEKEND"/conditions/*.toml; do
     event=$(basename "$conditions" .toml)

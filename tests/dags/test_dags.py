@@ -72,6 +72,8 @@ def airflow_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
     subprocess.run([str(airflow), "db", "migrate"], env=env, check=True, capture_output=True, timeout=300)
     subprocess.run([str(airflow), "pools", "set", "bridgeledger_store", "1", "single DuckDB writer"],
                    env=env, check=True, capture_output=True, timeout=120)
+    subprocess.run([str(airflow), "pools", "set", "bridgeledger_site", "1", "one site build at a time"],
+                   env=env, check=True, capture_output=True, timeout=120)
     return home
 
 
@@ -109,6 +111,9 @@ def test_dagbag_has_no_import_errors_and_every_dag_is_operable(airflow_home: Pat
     assert tasks[("analyse_deals", "analyse")] == ("default_pool", "780")
     assert tasks[("score_session", "analyse")][0] == "default_pool"
     assert tasks[("close_correction_periods", "close_due")] == ("bridgeledger_store", "1800")
+    # Rendering the site (many minutes for 100,000 boards) never holds the store's pool either.
+    assert {tasks[(d, "site")][0] for d in ("score_and_publish", "close_correction_periods", "analyse_deals",
+                                            "publish_ranking", "score_session")} == {"bridgeledger_site"}
 
 
 def test_a_dropped_file_is_ingested_moved_and_announced(airflow_home: Path, tmp_path: Path) -> None:
