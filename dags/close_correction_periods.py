@@ -17,11 +17,21 @@ from typing import Any
 
 from airflow.sdk import dag, task
 
-from dags.common import DEFAULT_ARGS, SITE_POOL, START, STORE_POOL, call, notify_run_failure, run_time, settings
+from dags.common import (
+    DEFAULT_ARGS,
+    RUNS_PAST_A_SITE_BUILD,
+    SITE_POOL,
+    START,
+    STORE_POOL,
+    call,
+    notify_run_failure,
+    run_time,
+    settings,
+)
 
 
 @dag(dag_id="close_correction_periods", schedule="*/10 * * * *", start_date=START, catchup=False,
-     max_active_runs=1, is_paused_upon_creation=False, default_args=DEFAULT_ARGS,
+     max_active_runs=RUNS_PAST_A_SITE_BUILD, is_paused_upon_creation=False, default_args=DEFAULT_ARGS,
      on_failure_callback=notify_run_failure, doc_md=__doc__, tags=["bridgeledger", "law-79c"])
 def close_correction_periods() -> None:
     """Close due correction periods and publish the final standings."""

@@ -20,6 +20,7 @@ from airflow.sdk import dag, task
 
 from dags.common import (
     DEFAULT_ARGS,
+    RUNS_PAST_A_SITE_BUILD,
     SESSIONS,
     SITE_POOL,
     START,
@@ -31,7 +32,8 @@ from dags.common import (
 )
 
 
-@dag(dag_id="score_and_publish", schedule=[SESSIONS], start_date=START, catchup=False, max_active_runs=1,
+@dag(dag_id="score_and_publish", schedule=[SESSIONS], start_date=START, catchup=False,
+     max_active_runs=RUNS_PAST_A_SITE_BUILD,
      is_paused_upon_creation=False, default_args=DEFAULT_ARGS, on_failure_callback=notify_run_failure,
      doc_md=__doc__, tags=["bridgeledger", "law-79c"])
 def score_and_publish() -> None:

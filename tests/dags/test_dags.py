@@ -93,6 +93,7 @@ def test_dagbag_has_no_import_errors_and_every_dag_is_operable(airflow_home: Pat
             print("DAG", dag.dag_id, bool(dag.doc_md), dag.is_paused_upon_creation, args["retries"],
                   args["retry_exponential_backoff"], args["on_failure_callback"].__name__,
                   dag.on_failure_callback.__name__ if dag.on_failure_callback else None)
+            print("RUNS", dag.dag_id, dag.max_active_runs)
             for t in dag.tasks:
                 print("TASK", dag.dag_id, t.task_id, t.pool, int(t.execution_timeout.total_seconds())
                       if t.execution_timeout else None)
@@ -111,6 +112,9 @@ def test_dagbag_has_no_import_errors_and_every_dag_is_operable(airflow_home: Pat
     assert tasks[("analyse_deals", "analyse")] == ("default_pool", "780")
     assert tasks[("score_session", "analyse")][0] == "default_pool"
     assert tasks[("close_correction_periods", "close_due")] == ("bridgeledger_store", "1800")
+    # The next close or publication does not wait for the last run's site task.
+    runs = dict(line.split()[1:] for line in result.stdout.splitlines() if line.startswith("RUNS "))
+    assert runs["close_correction_periods"] == runs["score_and_publish"] == "3", runs
     # Rendering the site (many minutes for 100,000 boards) never holds the store's pool either.
     assert {tasks[(d, "site")][0] for d in ("score_and_publish", "close_correction_periods", "analyse_deals",
                                             "publish_ranking", "score_session")} == {"bridgeledger_site"}
