@@ -22,6 +22,7 @@ from dags.common import (
     ANALYSIS_TIMEOUT,
     DEFAULT_ARGS,
     SITE_POOL,
+    SITE_TIMEOUT,
     START,
     call,
     notify_run_failure,
@@ -42,7 +43,7 @@ def analyse_deals() -> None:
         budget = ANALYSIS_SLICE.total_seconds()
         return call(lambda: analyse_pending_deals(str(settings().store), max_seconds=budget))
 
-    @task(pool=SITE_POOL)
+    @task(pool=SITE_POOL, execution_timeout=SITE_TIMEOUT)
     def site(solved: int) -> str:
         from airflow.sdk.exceptions import AirflowSkipException
 

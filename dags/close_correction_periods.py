@@ -21,6 +21,7 @@ from dags.common import (
     DEFAULT_ARGS,
     RUNS_PAST_A_SITE_BUILD,
     SITE_POOL,
+    SITE_TIMEOUT,
     START,
     STORE_POOL,
     call,
@@ -42,7 +43,7 @@ def close_correction_periods() -> None:
 
         return call(lambda: close_due(settings(), at=run_time(dag_run)))
 
-    @task(pool=SITE_POOL)
+    @task(pool=SITE_POOL, execution_timeout=SITE_TIMEOUT)
     def site(closed: list[str]) -> str:
         from airflow.sdk.exceptions import AirflowSkipException
 

@@ -31,6 +31,10 @@ the site pool; their store tasks are idempotent and take turns in the store's po
 TASK_TIMEOUT = timedelta(minutes=30)
 """Every task's `execution_timeout`: a task that runs longer is stopped and retried or failed."""
 
+SITE_TIMEOUT = timedelta(hours=2)
+"""The site tasks' `execution_timeout`: the first render of a session of 100,000 boards took more
+than 30 minutes on a loaded two-core machine, and a site task holds up no write (its own pool)."""
+
 ANALYSIS_SLICE = timedelta(seconds=float(os.environ.get("BRIDGELEDGER_ANALYSIS_SLICE_SECONDS", "480")))
 """How long one run of `analyse_deals` solves before it stops (every deal saved as it goes); the
 next run, five minutes on, resumes. Eight minutes unless BRIDGELEDGER_ANALYSIS_SLICE_SECONDS says

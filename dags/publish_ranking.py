@@ -23,6 +23,7 @@ from airflow.sdk import dag, task
 from dags.common import (
     DEFAULT_ARGS,
     SITE_POOL,
+    SITE_TIMEOUT,
     START,
     STORE_POOL,
     call,
@@ -45,7 +46,7 @@ def publish_ranking() -> None:
 
         return call(lambda: publish_ranking_edition(settings(), as_of=scheduled_time(dag_run), with_site=False))
 
-    @task(pool=SITE_POOL)
+    @task(pool=SITE_POOL, execution_timeout=SITE_TIMEOUT)
     def site(position: int) -> str:
         from pipelines.operations import write_site
 

@@ -23,6 +23,7 @@ from dags.common import (
     RUNS_PAST_A_SITE_BUILD,
     SESSIONS,
     SITE_POOL,
+    SITE_TIMEOUT,
     START,
     STORE_POOL,
     call,
@@ -51,7 +52,7 @@ def score_and_publish() -> None:
 
         return call(lambda: score_head(settings()))
 
-    @task(pool=SITE_POOL)
+    @task(pool=SITE_POOL, execution_timeout=SITE_TIMEOUT)
     def site(outputs: dict[str, str]) -> str:
         from pipelines.operations import write_site
 

@@ -18,6 +18,7 @@ from dags.common import (
     ANALYSIS_TIMEOUT,
     DEFAULT_ARGS,
     SITE_POOL,
+    SITE_TIMEOUT,
     START,
     STORE_POOL,
     call,
@@ -64,7 +65,7 @@ def score_session() -> None:
         budget = ANALYSIS_SLICE.total_seconds()
         return call(lambda: analyse_new_deals(str(settings().store), position, max_seconds=budget))
 
-    @task(pool=SITE_POOL)
+    @task(pool=SITE_POOL, execution_timeout=SITE_TIMEOUT)
     def site(position: int) -> str:
         from pipelines.tasks import publish_site
 

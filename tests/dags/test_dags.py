@@ -118,6 +118,7 @@ def test_dagbag_has_no_import_errors_and_every_dag_is_operable(airflow_home: Pat
     # Rendering the site (many minutes for 100,000 boards) never holds the store's pool either.
     assert {tasks[(d, "site")][0] for d in ("score_and_publish", "close_correction_periods", "analyse_deals",
                                             "publish_ranking", "score_session")} == {"bridgeledger_site"}
+    assert tasks[("score_and_publish", "site")] == ("bridgeledger_site", "7200")
 
 
 def test_a_dropped_file_is_ingested_moved_and_announced(airflow_home: Path, tmp_path: Path) -> None:
