@@ -21,6 +21,7 @@ from dags.common import (
     ANALYSIS_SLICE,
     ANALYSIS_TIMEOUT,
     DEFAULT_ARGS,
+    RUNS_PAST_A_SITE_BUILD,
     SITE_POOL,
     SITE_TIMEOUT,
     START,
@@ -30,7 +31,8 @@ from dags.common import (
 )
 
 
-@dag(dag_id="analyse_deals", schedule="*/5 * * * *", start_date=START, catchup=False, max_active_runs=1,
+@dag(dag_id="analyse_deals", schedule="*/5 * * * *", start_date=START, catchup=False,
+     max_active_runs=RUNS_PAST_A_SITE_BUILD,
      is_paused_upon_creation=False, default_args=DEFAULT_ARGS, on_failure_callback=notify_run_failure,
      doc_md=__doc__, tags=["bridgeledger", "analysis"])
 def analyse_deals() -> None:

@@ -24,9 +24,10 @@ no store connection, so publishing, ingesting and closing periods must not queue
 site's short reads of the store wait for the store's lock like any reader."""
 
 RUNS_PAST_A_SITE_BUILD = 3
-"""max_active_runs of the DAGs that end with a site task: the next run's writes (closing a period,
-publishing a session) must not wait for the last run's site task, queued behind a long render in
-the site pool; their store tasks are idempotent and take turns in the store's pool."""
+"""max_active_runs of the DAGs that end with a site task: the next run's work (closing a period,
+publishing a session, the next analysis slice) must not wait for the last run's site task, queued
+behind a long render in the site pool; their store tasks are idempotent and take turns in the
+store's pool, and the analysis task runs one at a time (max_active_tis_per_dag)."""
 
 TASK_TIMEOUT = timedelta(minutes=30)
 """Every task's `execution_timeout`: a task that runs longer is stopped and retried or failed."""
