@@ -3,7 +3,7 @@
 # throwaway AIRFLOW_HOME, the weekend's files and one 100,000-board hand record dropped into the
 # inbox, the DAGs left to do the rest.
 #
-#   scripts/airflow_smoke.sh            (after `make venv`; not part of `make test`: it takes ~15 minutes)
+#   scripts/airflow_smoke.sh            (after `make venv`; not part of `make test`: 30-45 minutes)
 #   BIG_BOARDS=0 scripts/airflow_smoke.sh   (the weekend alone)
 #
 # It registers the weekend's events (their conditions of contest, with a 4-minute correction
@@ -83,7 +83,7 @@ for _ in $(seq 180); do
     sleep 2
 done
 curl -fsS "http://127.0.0.1:$AIRFLOW__API__PORT/api/v2/monitor/health" >/dev/null
-session_pids() { ps -eo pid=,sid= | awk -v sid="$SID" '$2 == sid {print $1}'; }
+session_pids() { ps -eo pid=,sid=,stat= | awk -v sid="$SID" '$2 == sid && $3 !~ /^Z/ {print $1}'; }  # a zombie has ended
 listening() {  # the listening TCP sockets of this run's processes: address:port
     local pids
     pids=$(session_pids | paste -sd'|')
@@ -116,7 +116,8 @@ for _ in $(seq 300); do
     published=$(q "SELECT count(*) AS n FROM events WHERE type = 'ScoresPublished' AND $WEEKEND_ONLY")
     session_pages=("$FED"/site/e-*/s-*/index.html)
     pages=${#session_pages[@]}
-    [[ "${published:-0}" -ge 5 && -f "$FED/outputs/standings.csv" && "$pages" -ge 5 ]] && break
+    weekend_pages=$(find "$FED/site" -path "*/e-$BIG_EVENT" -prune -o -path '*/e-*/s-*/index.html' -print 2>/dev/null | wc -l)
+    [[ "${published:-0}" -ge 5 && -f "$FED/outputs/standings.csv" && "$weekend_pages" -ge 5 ]] && break
     sleep 4
 done
 sleep 5  # let the site task of the last run finish writing

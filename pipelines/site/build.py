@@ -33,7 +33,7 @@ from pipelines.site.ranking_pages import ranking_digest, ranking_editions, ranki
 from pipelines.site.render import stylesheet
 from pipelines.site.session_pages import session_audit, session_files
 from pipelines.site.sources import LiveSource, Source, open_source
-from pipelines.store import EventStore, to_epoch_us
+from pipelines.store import EventStore, table_columns, to_epoch_us
 
 if TYPE_CHECKING:
     from pipelines.ranking.publish import PublishedEdition
@@ -95,17 +95,21 @@ def _build(store: EventStore, outdir: str | Path, event_id: str | None, edition:
                              event_id=event_id)
         editions = [e for e in ranking_editions(store)
                     if e.event_position <= source.position and to_epoch_us(e.published_at) <= source.clock]
+        boards = _board_counts(store)
     report = SiteReport(Path(outdir))
     manifest = _read_manifest(report.outdir)
     every_event = source.event_ids()
     chosen = [e for e in every_event if event_id is None or e == event_id]
     source.plan([eid for eid in chosen if not _unchanged(report, source.stamps(eid), manifest.get(event_dir(eid), {}),
                                                          eid, manifest, store)])
-    rows: dict[str, dict[str, Any]] = {}
-    for eid in chosen:
+    written: dict[str, dict[str, Any]] = {}
+    # Fewest boards first: a weekend's pages do not wait behind the first render of an event of
+    # 100,000 boards in the same build (the index lists them in their own order all the same).
+    for eid in sorted(chosen, key=lambda e: (boards.get(e, 0), chosen.index(e))):
         row = write_event(report, store, source, eid, manifest, release, solve_limit=solve_limit)
         if row is not None:
-            rows[eid] = row
+            written[eid] = row
+    rows = {eid: written[eid] for eid in chosen if eid in written}
     release()  # the ranking's pages are rendered holding no connection either
     if event_id is not None and not rows:
         raise ValueError(f"there is no scored event {event_id!r} in the log")
@@ -124,6 +128,18 @@ def _build(store: EventStore, outdir: str | Path, event_id: str | None, edition:
     log.info("site: %d file(s) written, %d unchanged, %d session(s), %d rendered", len(report.written),
              report.unchanged, report.sessions, report.rendered)
     return report
+
+
+def _board_counts(store: EventStore) -> dict[str, int]:
+    """Boards dealt per event (empty when there is no store yet)."""
+    if not store.exists():
+        return {}
+    with store.reader() as con:
+        if not table_columns(con, ["events"]):
+            return {}
+        rows = con.execute("SELECT payload->>'$.event_id', count(*) FROM events WHERE type = 'BoardDealt' "
+                           "GROUP BY 1").fetchall()
+    return {str(event_id): int(count) for event_id, count in rows}
 
 
 def write_event(report: SiteReport, store: EventStore, source: Source, event_id: str,
