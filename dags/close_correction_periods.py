@@ -2,7 +2,8 @@
 ### close_correction_periods
 
 Every ten minutes: each published session whose Law 79C correction period has ended by the run's
-time gets a `CorrectionPeriodClosed` event at its deadline, and the final standings are written.
+time gets a `CorrectionPeriodClosed` event at its deadline, the final standings are written, and
+the results site is rewritten so that its pages say final (no deal is solved for it).
 The run's time is `run_after`, which scheduled and manual runs both have, so a run triggered by
 hand closes what is due now, and a rerun of the same run closes nothing new. A store that does not
 exist is a failure, not an empty success.
@@ -16,12 +17,23 @@ from typing import Any
 
 from airflow.sdk import dag, task
 
-from dags.common import DEFAULT_ARGS, START, STORE_POOL, call, run_time, settings
+from dags.common import (
+    DEFAULT_ARGS,
+    RUNS_PAST_A_SITE_BUILD,
+    SITE_POOL,
+    SITE_TIMEOUT,
+    START,
+    STORE_POOL,
+    call,
+    notify_run_failure,
+    run_time,
+    settings,
+)
 
 
 @dag(dag_id="close_correction_periods", schedule="*/10 * * * *", start_date=START, catchup=False,
-     max_active_runs=1, is_paused_upon_creation=False, default_args=DEFAULT_ARGS, doc_md=__doc__,
-     tags=["bridgeledger", "law-79c"])
+     max_active_runs=RUNS_PAST_A_SITE_BUILD, is_paused_upon_creation=False, default_args=DEFAULT_ARGS,
+     on_failure_callback=notify_run_failure, doc_md=__doc__, tags=["bridgeledger", "law-79c"])
 def close_correction_periods() -> None:
     """Close due correction periods and publish the final standings."""
 
@@ -31,7 +43,17 @@ def close_correction_periods() -> None:
 
         return call(lambda: close_due(settings(), at=run_time(dag_run)))
 
-    close_due()
+    @task(pool=SITE_POOL, execution_timeout=SITE_TIMEOUT)
+    def site(closed: list[str]) -> str:
+        from airflow.sdk.exceptions import AirflowSkipException
+
+        from pipelines.operations import write_site
+
+        if not closed:
+            raise AirflowSkipException("no period closed: no page changed")
+        return call(lambda: write_site(settings()))
+
+    site(close_due())
 
 
 close_correction_periods()

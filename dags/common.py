@@ -6,6 +6,7 @@ JSON) and handed to `pipelines.operations`; everything else is Airflow's own voc
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Mapping
 from datetime import UTC, datetime, timedelta
 from typing import Any, TypeVar
@@ -15,6 +16,33 @@ from airflow.sdk import Asset
 
 STORE_POOL = "bridgeledger_store"
 """One slot: DuckDB has one writer at a time, so every task that writes the store queues here."""
+
+SITE_POOL = "bridgeledger_site"
+"""One slot: the tasks that write the results site, one at a time (they share its folder and
+manifest). Not the store's pool: rendering a session of 100,000 boards takes many minutes and holds
+no store connection, so publishing, ingesting and closing periods must not queue behind it; the
+site's short reads of the store wait for the store's lock like any reader."""
+
+RUNS_PAST_A_SITE_BUILD = 3
+"""max_active_runs of the DAGs that end with a site task: the next run's work (closing a period,
+publishing a session, the next analysis slice) must not wait for the last run's site task, queued
+behind a long render in the site pool; their store tasks are idempotent and take turns in the
+store's pool, and the analysis task runs one at a time (max_active_tis_per_dag)."""
+
+TASK_TIMEOUT = timedelta(minutes=30)
+"""Every task's `execution_timeout`: a task that runs longer is stopped and retried or failed."""
+
+SITE_TIMEOUT = timedelta(hours=2)
+"""The site tasks' `execution_timeout`: the first render of a session of 100,000 boards took more
+than 30 minutes on a loaded two-core machine, and a site task holds up no write (its own pool)."""
+
+ANALYSIS_SLICE = timedelta(seconds=float(os.environ.get("BRIDGELEDGER_ANALYSIS_SLICE_SECONDS", "480")))
+"""How long one run of `analyse_deals` solves before it stops (every deal saved as it goes); the
+next run, five minutes on, resumes. Eight minutes unless BRIDGELEDGER_ANALYSIS_SLICE_SECONDS says
+otherwise (the smoke script's runs are one minute, to show a second run resuming)."""
+
+ANALYSIS_TIMEOUT = ANALYSIS_SLICE + timedelta(minutes=5)
+"""The analysis task's `execution_timeout`: its slice and the reading and saving around it."""
 
 SETTINGS_VARIABLE = "bridgeledger"
 """Airflow Variable (JSON: store, inbox, outdir, site, notifications); BRIDGELEDGER_STORE otherwise."""
@@ -81,6 +109,25 @@ def notify_failure(context: Mapping[str, Any]) -> None:
                          error=str(context.get("exception")))
 
 
+def notify_run_failure(context: Mapping[str, Any]) -> None:
+    """The DAG's on_failure_callback: a notice for the task that failed the run, unless that task
+    wrote its own (a task marked failed through the UI or the API runs no callback of its own)."""
+    from pipelines.notices import notice_run_failure
+    from pipelines.operations import SettingsError
+
+    try:
+        configured = settings()
+    except SettingsError:
+        return
+    ti = context.get("ti")
+    run = context.get("dag_run")
+    dag = context.get("dag")
+    notice_run_failure(configured, dag_id=getattr(ti, "dag_id", None) or getattr(dag, "dag_id", "?"),
+                       task_id=getattr(ti, "task_id", None), run_id=str(context.get("run_id")),
+                       at=getattr(run, "run_after", None) or datetime.now(UTC),
+                       reason=str(context.get("reason") or "task_failure"))
+
+
 def run_time(context_run: Any) -> datetime:
     """The run's own time: `run_after`, which every run has (a manual run has no logical date)."""
     return context_run.run_after  # type: ignore[no-any-return]
@@ -98,5 +145,6 @@ DEFAULT_ARGS: dict[str, Any] = {
     "retry_exponential_backoff": True,
     "max_retry_delay": timedelta(minutes=5),
     "on_failure_callback": notify_failure,
+    "execution_timeout": TASK_TIMEOUT,
 }
-"""Retries with back-off (only a busy store is retried: see `call`), and a notice on failure."""
+"""Retries with back-off (only a busy store is retried: see `call`), a time limit, and a notice on failure."""

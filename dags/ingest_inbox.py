@@ -27,11 +27,12 @@ from typing import Any
 
 from airflow.sdk import dag, task
 
-from dags.common import DEFAULT_ARGS, SESSIONS, START, STORE_POOL, call, settings
+from dags.common import DEFAULT_ARGS, SESSIONS, START, STORE_POOL, call, notify_run_failure, settings
 
 
 @dag(dag_id="ingest_inbox", schedule="*/5 * * * *", start_date=START, catchup=False, max_active_runs=1,
-     is_paused_upon_creation=False, default_args=DEFAULT_ARGS, doc_md=__doc__, tags=["bridgeledger", "inbox"])
+     is_paused_upon_creation=False, default_args=DEFAULT_ARGS, on_failure_callback=notify_run_failure,
+     doc_md=__doc__, tags=["bridgeledger", "inbox"])
 def ingest_inbox() -> None:
     """Inbox -> log, one file at a time; announce the sessions touched."""
 

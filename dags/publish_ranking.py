@@ -20,11 +20,23 @@ from typing import Any
 
 from airflow.sdk import dag, task
 
-from dags.common import DEFAULT_ARGS, START, STORE_POOL, call, ranking_schedule, scheduled_time, settings
+from dags.common import (
+    DEFAULT_ARGS,
+    SITE_POOL,
+    SITE_TIMEOUT,
+    START,
+    STORE_POOL,
+    call,
+    notify_run_failure,
+    ranking_schedule,
+    scheduled_time,
+    settings,
+)
 
 
 @dag(dag_id="publish_ranking", schedule=ranking_schedule(), start_date=START, catchup=False, max_active_runs=1,
-     is_paused_upon_creation=False, default_args=DEFAULT_ARGS, doc_md=__doc__, tags=["bridgeledger", "ranking"])
+     is_paused_upon_creation=False, default_args=DEFAULT_ARGS, on_failure_callback=notify_run_failure,
+     doc_md=__doc__, tags=["bridgeledger", "ranking"])
 def publish_ranking() -> None:
     """Compute and publish the ranking edition as of the run's scheduled time."""
 
@@ -32,9 +44,15 @@ def publish_ranking() -> None:
     def publish(dag_run: Any = None) -> int:
         from pipelines.operations import publish_ranking_edition
 
-        return call(lambda: publish_ranking_edition(settings(), as_of=scheduled_time(dag_run)))
+        return call(lambda: publish_ranking_edition(settings(), as_of=scheduled_time(dag_run), with_site=False))
 
-    publish()
+    @task(pool=SITE_POOL, execution_timeout=SITE_TIMEOUT)
+    def site(position: int) -> str:
+        from pipelines.operations import write_site
+
+        return call(lambda: write_site(settings()))
+
+    site(publish())
 
 
 publish_ranking()

@@ -4,9 +4,10 @@
 Runs when `ingest_inbox` updates the `bridgeledger_sessions` asset. Sessions with results and no
 publication yet are published at the run's time (`run_after`), which opens their Law 79C
 correction period as their conditions of contest say; then the log is scored at its head, the
-analyst views refreshed, the standings written to the outputs folder, new deals analysed (double
-dummy, once per deal) and the results site rewritten where its pages changed. The run writes through
-the one-slot `bridgeledger_store` pool; a busy store is retried with back-off.
+analyst views refreshed, the standings written to the outputs folder and the results site
+rewritten where its pages changed. No deal is solved here: the `analyse_deals` DAG does that, and
+until then a board page says "analysis pending". The run writes through the one-slot
+`bridgeledger_store` pool; a busy store is retried with back-off.
 
 Settings: the `bridgeledger` Variable (JSON with `store`, `outdir`, ...) or `BRIDGELEDGER_STORE`.
 """
@@ -17,11 +18,25 @@ from typing import Any
 
 from airflow.sdk import dag, task
 
-from dags.common import DEFAULT_ARGS, SESSIONS, START, STORE_POOL, call, run_time, settings
+from dags.common import (
+    DEFAULT_ARGS,
+    RUNS_PAST_A_SITE_BUILD,
+    SESSIONS,
+    SITE_POOL,
+    SITE_TIMEOUT,
+    START,
+    STORE_POOL,
+    call,
+    notify_run_failure,
+    run_time,
+    settings,
+)
 
 
-@dag(dag_id="score_and_publish", schedule=[SESSIONS], start_date=START, catchup=False, max_active_runs=1,
-     is_paused_upon_creation=False, default_args=DEFAULT_ARGS, doc_md=__doc__, tags=["bridgeledger", "law-79c"])
+@dag(dag_id="score_and_publish", schedule=[SESSIONS], start_date=START, catchup=False,
+     max_active_runs=RUNS_PAST_A_SITE_BUILD,
+     is_paused_upon_creation=False, default_args=DEFAULT_ARGS, on_failure_callback=notify_run_failure,
+     doc_md=__doc__, tags=["bridgeledger", "law-79c"])
 def score_and_publish() -> None:
     """Publish new sessions, then score, write the outputs and the results site."""
 
@@ -37,7 +52,7 @@ def score_and_publish() -> None:
 
         return call(lambda: score_head(settings()))
 
-    @task(pool=STORE_POOL)
+    @task(pool=SITE_POOL, execution_timeout=SITE_TIMEOUT)
     def site(outputs: dict[str, str]) -> str:
         from pipelines.operations import write_site
 

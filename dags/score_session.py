@@ -13,18 +13,30 @@ from __future__ import annotations
 
 from airflow.sdk import Param, dag, task
 
-from dags.common import DEFAULT_ARGS, START, STORE_POOL, call, settings
+from dags.common import (
+    ANALYSIS_SLICE,
+    ANALYSIS_TIMEOUT,
+    DEFAULT_ARGS,
+    SITE_POOL,
+    SITE_TIMEOUT,
+    START,
+    STORE_POOL,
+    call,
+    notify_run_failure,
+    settings,
+)
 
 
 @dag(dag_id="score_session", schedule=None, start_date=START, catchup=False, max_active_runs=1,
-     is_paused_upon_creation=False, default_args=DEFAULT_ARGS, doc_md=__doc__, tags=["bridgeledger"],
+     is_paused_upon_creation=False, default_args=DEFAULT_ARGS, on_failure_callback=notify_run_failure,
+     doc_md=__doc__, tags=["bridgeledger"],
      params={
          "paths": Param([], type="array", items={"type": "string"}, minItems=1,
                         description="Files to ingest (.csv, .pbn, .lin, .xml), absolute paths"),
          "strict": Param(False, type="boolean", description="Refuse a whole file on any error"),
      })
 def score_session() -> None:
-    """Ingest -> analyse new deals -> score at that position -> verify; publish the results site."""
+    """Ingest -> score at that position -> verify; publish the results site; analyse new deals beside."""
 
     @task(pool=STORE_POOL)
     def ingest(params: dict[str, object] | None = None) -> int:
@@ -46,21 +58,25 @@ def score_session() -> None:
 
         return call(lambda: verify_store(str(settings().store)))
 
-    @task(pool=STORE_POOL)
+    @task(max_active_tis_per_dag=1, execution_timeout=ANALYSIS_TIMEOUT)
     def analyse(position: int) -> int:
         from pipelines.tasks import analyse_new_deals
 
-        return call(lambda: analyse_new_deals(str(settings().store), position))
+        budget = ANALYSIS_SLICE.total_seconds()
+        return call(lambda: analyse_new_deals(str(settings().store), position, max_seconds=budget))
 
-    @task(pool=STORE_POOL)
+    @task(pool=SITE_POOL, execution_timeout=SITE_TIMEOUT)
     def site(position: int) -> str:
         from pipelines.tasks import publish_site
 
         return call(lambda: publish_site(str(settings().store), position, str(settings().site)))
 
-    position = analyse(ingest())
+    # The analysis holds no store pool and nothing waits for it: the site shows its deals as
+    # "analysis pending" until the analyse_deals DAG (or this task) has solved them.
+    position = ingest()
     verify(score(position))
     site(position)
+    analyse(position)
 
 
 score_session()

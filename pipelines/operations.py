@@ -349,13 +349,12 @@ def score_head(settings: Settings) -> dict[str, str]:
 
 
 def write_site(settings: Settings) -> str:
-    """Analyse the deals not yet analysed, then write the results site at the log's head; return
-    the index page's path (pages whose bytes did not change are left alone)."""
-    from pipelines.tasks import analyse_new_deals, publish_site
+    """Write the results site at the log's head; return the index page's path (pages whose bytes
+    did not change are left alone). It solves no deal: the `analyse_deals` DAG does, and deals not
+    solved yet show "analysis pending" (issue #36: publishing never waits behind the solver)."""
+    from pipelines.tasks import publish_site
 
-    head = existing_store(settings).head()
-    analyse_new_deals(str(settings.store), head)
-    return publish_site(str(settings.store), head, str(settings.site))
+    return publish_site(str(settings.store), existing_store(settings).head(), str(settings.site))
 
 
 def close_due(settings: Settings, *, at: datetime) -> list[str]:
@@ -366,9 +365,10 @@ def close_due(settings: Settings, *, at: datetime) -> list[str]:
     return close_due_periods(str(settings.store), at.isoformat(), str(settings.outdir))
 
 
-def publish_ranking_edition(settings: Settings, *, as_of: datetime) -> int:
+def publish_ranking_edition(settings: Settings, *, as_of: datetime, with_site: bool = True) -> int:
     """Publish the ranking edition as of `as_of` by the configured rule set (idempotent), then write
-    the results site (its ranking pages, and the index's link to them); return the publication's
+    the results site (its ranking pages, and the index's link to them) unless `with_site` is False
+    (the DAG writes it in a task of its own, outside the store's pool); return the publication's
     log position."""
     from pipelines.ranking.tasks import publish_ranking
     from pipelines.tasks import publish_site
@@ -378,7 +378,8 @@ def publish_ranking_edition(settings: Settings, *, as_of: datetime) -> int:
     store = existing_store(settings)
     position = publish_ranking(str(settings.store), settings.ranking_rules, as_of.isoformat())
     # Sessions whose inputs did not change are not rendered again; the ranking pages are.
-    publish_site(str(settings.store), store.head(), str(settings.site))
+    if with_site:
+        publish_site(str(settings.store), store.head(), str(settings.site))
     return position
 
 

@@ -47,23 +47,38 @@ def score_at(store_path: str, position: int, outdir: str) -> dict[str, str]:
     return {name: str(path) for name, path in export_tables(store, outdir).items()}
 
 
-def analyse_new_deals(store_path: str, position: int) -> int:
-    """Double-dummy analysis of the deals the cache does not hold yet (the solver is slow: it runs
-    once per deal, here, not in page builds); return `position` for the next task."""
+def analyse_new_deals(store_path: str, position: int, *, max_deals: int | None = None,
+                      max_seconds: float | None = None) -> int:
+    """Double-dummy analysis of the deals the cache does not hold yet, within a budget (the solver
+    is slow: it runs once per deal, here, not in page builds; each deal is saved as it is solved, so
+    the next run resumes); return `position` for the next task."""
+    analyse_pending_deals(store_path, max_deals=max_deals, max_seconds=max_seconds)
+    return position
+
+
+def analyse_pending_deals(store_path: str, *, max_deals: int | None = None, max_seconds: float | None = None) -> int:
+    """Solve the deals not analysed yet within a budget (holding the store's write lock only for
+    each deal's save, never the store pool); return how many were solved (0: no page to rewrite)."""
     from pipelines.site import analyse_deals
 
-    report = analyse_deals(EventStore(store_path))
-    log.info("double-dummy: %d deal(s) solved, %d already cached", report.solved, report.from_cache)
-    return position
+    report = analyse_deals(EventStore(store_path), max_deals=max_deals, max_seconds=max_seconds)
+    log.info("double-dummy: %d deal(s) solved in this run, %d still pending", report.solved, report.pending)
+    return report.solved
 
 
 def publish_site(store_path: str, position: int, outdir: str) -> str:
     """Write the results site as the log stood at `position` (from the live projections, brought up
-    to it; only the sessions rescored since the last build are rendered); return its index page's path."""
+    to it; only the sessions rescored since the last build are rendered); return its index page's path.
+
+    It solves no deal: a deal not analysed yet shows "analysis pending" until the analysis task has
+    solved it, so that publishing never waits behind the solver."""
     from pipelines.site import build_site
 
-    report = build_site(EventStore(store_path), outdir, up_to=position)
+    report = build_site(EventStore(store_path), outdir, up_to=position, solve_limit=0)
     log.info("site: %d file(s) written, %d unchanged", len(report.written), report.unchanged)
+    if report.analysis is not None and report.analysis.pending:
+        log.info("site: %d deal(s) show 'analysis pending' (the analyse_deals DAG solves them)",
+                 report.analysis.pending)
     return str(report.index)
 
 

@@ -7,12 +7,20 @@ ranks in order). The table is derived data, not an event: dropping it loses noth
 `analyse_deals` rebuilds it. Par depends also on dealer and vulnerability; it is cheap once the
 tricks are known, so each row keeps the par of all sixteen (dealer, vulnerability) combinations
 and a page build never needs the solver installed to show what was analysed.
+
+Solving is slow (about 0.4 s of CPU a deal here): a file of 100,000 distinct deals is 11 hours.
+`analyse_deals` is therefore bounded (a number of deals, a number of seconds) and incremental:
+each deal is saved as soon as it is solved, so a run that is killed loses at most the deal in
+hand and the next run resumes where it stopped. It logs its progress. A page build solves at most
+the deals it is allowed (`ensure_analysis`'s `limit`; none for the DAGs) and shows the others as
+"analysis pending".
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable, Mapping, Sequence
+import time
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import metadata
@@ -24,7 +32,7 @@ import polars as pl
 
 from models.cards import Deal
 from pipelines.query_frames import ArrowStream
-from pipelines.store import EventStore, table_columns
+from pipelines.store import EventStore, StoreBusy, table_columns
 
 log = logging.getLogger(__name__)
 
@@ -37,6 +45,9 @@ SEATS = ("N", "S", "E", "W")
 """Declarers in the order the tables show them (the two sides together)."""
 VULNERABILITIES = ("None", "NS", "EW", "All")
 """Vulnerability names as BoardDealt spells them."""
+
+PROGRESS_EVERY_S = 30.0
+"""Seconds between two progress lines of `analyse_deals` in the task log."""
 
 _CHUNK = 32  # deals per solver call: DDS solves at most 200 strain-tables (40 deals) at once
 _CREATE = (f"CREATE TABLE IF NOT EXISTS {CACHE_TABLE} (deal VARCHAR PRIMARY KEY, tricks VARCHAR NOT NULL, "
@@ -67,8 +78,10 @@ class DoubleDummy:
         return self.par.get(f"{dealer}/{vulnerability}")
 
 
+@lru_cache(maxsize=1)
 def solver_version() -> str | None:
-    """The installed endplay's version, or None when it is not installed (the [dds] extra)."""
+    """The installed endplay's version, or None when it is not installed (the [dds] extra; asked once:
+    every board page of a build asks whether a deal without analysis is pending or never will be)."""
     try:
         return f"endplay {metadata.version('endplay')}"
     except metadata.PackageNotFoundError:
@@ -180,13 +193,17 @@ class AnalysisReport:
     solved: int
     unavailable: int
     """Deals left without analysis because the solver is not installed."""
+    pending: int = 0
+    """Deals left for the analysis task: beyond what this call was allowed to solve."""
 
 
 def ensure_analysis(store: EventStore, deals: Iterable[str | None], *,
-                    found: Mapping[str, DoubleDummy] | None = None) -> AnalysisReport:
+                    found: Mapping[str, DoubleDummy] | None = None, limit: int | None = None) -> AnalysisReport:
     """Analyses for every complete deal: from the cache, solving (and caching) only the new ones.
 
     `found`: what `cached` gave for these deals already (read along with a caller's other reads).
+    `limit`: solve at most this many new deals (None: all); the others are counted as `pending`,
+    left to `analyse_deals` (a DAG's page build passes 0 and never waits on the solver).
     """
     wanted = sorted({d for d in (canonical_deal(p) for p in deals) if d is not None})
     found = cached(store, wanted) if found is None else {d: found[d] for d in wanted if d in found}
@@ -197,20 +214,120 @@ def ensure_analysis(store: EventStore, deals: Iterable[str | None], *,
             log.warning("%d deal(s) without double-dummy analysis: endplay is not installed "
                         "(pip install 'bridgeledger[dds]')", len(missing))
         return AnalysisReport(found, len(found), 0, len(missing))
-    solved = solve(missing)
-    save(store, solved, solver)
-    log.info("double-dummy: %d deal(s) from the cache, %d solved with %s", len(found), len(solved), solver)
-    return AnalysisReport({**found, **solved}, len(found), len(solved), 0)
+    chosen = missing if limit is None else missing[:max(limit, 0)]
+    solved = solve_and_save(store, chosen, solver, Budget()) if chosen else {}
+    pending = len(missing) - len(solved)
+    log.info("double-dummy: %d deal(s) from the cache, %d solved with %s, %d pending (left to the analysis task)",
+             len(found), len(solved), solver, pending)
+    return AnalysisReport({**found, **solved}, len(found), len(solved), 0, pending)
 
 
-def analyse_deals(store: EventStore) -> AnalysisReport:
-    """Analyse every deal in the log that the cache does not hold yet (a DAG task; idempotent)."""
+@dataclass(frozen=True)
+class Budget:
+    """How much one call may solve: deals and seconds (None: no bound)."""
+
+    max_deals: int | None = None
+    max_seconds: float | None = None
+
+    def allows(self, solved: int, elapsed: float) -> bool:
+        """Whether another deal may be started after `solved` deals and `elapsed` seconds."""
+        return (self.max_deals is None or solved < self.max_deals) and \
+            (self.max_seconds is None or elapsed < self.max_seconds)
+
+
+def solve_and_save(store: EventStore, deals: Sequence[str], solver: str, budget: Budget, *,
+                   progress_every_s: float = PROGRESS_EVERY_S,
+                   clock: Callable[[], float] = time.monotonic) -> dict[str, DoubleDummy]:
+    """Solve deals one at a time within `budget`, saving each as soon as it is solved; return them.
+
+    Each save is a short write of its own: the solver holds no connection, and a process killed
+    mid-way loses at most the deal in hand. A store busy past its wait keeps the solved deals for
+    the next save instead of losing them. Progress goes to the log every `progress_every_s`.
+    """
+    solved: dict[str, DoubleDummy] = {}
+    unsaved: dict[str, DoubleDummy] = {}
+    start = last_line = clock()
+    for deal in deals:
+        if not budget.allows(len(solved), clock() - start):
+            break
+        analysis = solve([deal])[deal]
+        solved[deal] = unsaved[deal] = analysis
+        unsaved = _saved_or_kept(store, unsaved, solver)
+        if clock() - last_line >= progress_every_s:
+            last_line = clock()
+            _progress(len(solved), len(deals), last_line - start)
+    if unsaved:
+        save(store, unsaved, solver)  # a last try; StoreBusy now fails the task, which retries
+    _progress(len(solved), len(deals), clock() - start)
+    return solved
+
+
+def _saved_or_kept(store: EventStore, unsaved: dict[str, DoubleDummy], solver: str) -> dict[str, DoubleDummy]:
+    try:
+        save(store, unsaved, solver)
+    except StoreBusy as exc:
+        log.warning("double-dummy: %d solved deal(s) kept for the next save: %s", len(unsaved), exc)
+        return unsaved
+    return {}
+
+
+def _progress(done: int, total: int, elapsed: float) -> None:
+    rate = done / elapsed if elapsed > 0 else 0.0
+    left = (total - done) / rate if rate > 0 else float("nan")
+    log.info("double-dummy: %d/%d deal(s) solved and saved in %.0f s (%.2f a second; about %.0f s for the rest)",
+             done, total, elapsed, rate, left)
+
+
+def pending_deals(store: EventStore) -> list[str]:
+    """The log's complete deals (canonical) that the cache does not hold yet: the deals of the
+    sessions with the fewest waiting first, so that a weekend's sessions are analysed (and their
+    pages complete) before a file of 100,000 deals is."""
     if not store.exists():
-        return AnalysisReport({}, 0, 0, 0)
+        return []
     with store.reader() as con:
-        rows = con.execute("SELECT DISTINCT payload->>'$.deal' FROM events WHERE type = 'BoardDealt' "
-                           "AND payload->>'$.deal' IS NOT NULL").fetchall()
-    return ensure_analysis(store, [r[0] for r in rows])
+        rows = con.execute("SELECT DISTINCT payload->>'$.event_id', payload->>'$.session_id', payload->>'$.deal' "
+                           "FROM events WHERE type = 'BoardDealt' AND payload->>'$.deal' IS NOT NULL").fetchall()
+        held: set[str] = set()
+        if table_columns(con, [CACHE_TABLE]):
+            held = {r[0] for r in con.execute(f"SELECT deal FROM {CACHE_TABLE}").fetchall()}
+    waiting: dict[tuple[str, str], set[str]] = {}
+    for event_id, session_id, text in rows:
+        deal = canonical_deal(text)
+        if deal is not None and deal not in held:
+            waiting.setdefault((event_id, session_id), set()).add(deal)
+    ordered: dict[str, None] = {}
+    for session in sorted(waiting, key=lambda key: (len(waiting[key]), key)):
+        ordered.update(dict.fromkeys(sorted(waiting[session])))
+    return list(ordered)
+
+
+def held_deals(store: EventStore, deals: Sequence[str]) -> set[str]:
+    """Which of these canonical deals the cache holds (their analyses not read)."""
+    if not deals or not store.exists():
+        return set()
+    with store.reader() as con:
+        if not table_columns(con, [CACHE_TABLE]):
+            return set()
+        rows = con.execute(f"SELECT deal FROM {CACHE_TABLE} WHERE deal IN (SELECT unnest(?))", [list(deals)]).fetchall()
+    return {r[0] for r in rows}
+
+
+def analyse_deals(store: EventStore, *, max_deals: int | None = None, max_seconds: float | None = None,
+                  progress_every_s: float = PROGRESS_EVERY_S) -> AnalysisReport:
+    """Analyse the log's deals that the cache does not hold yet, within a budget (a DAG task;
+    idempotent and resumable: every solved deal is saved at once, a rerun starts where this one
+    stopped). The report's `analyses` are the deals solved here; `pending` those left for later."""
+    missing = pending_deals(store)
+    solver = solver_version()
+    if not missing or solver is None:
+        if missing:
+            log.warning("%d deal(s) without double-dummy analysis: endplay is not installed "
+                        "(pip install 'bridgeledger[dds]')", len(missing))
+        return AnalysisReport({}, 0, 0, len(missing))
+    log.info("double-dummy: %d deal(s) to solve with %s (at most %s deal(s), %s s in this run)", len(missing),
+             solver, "every" if max_deals is None else max_deals, "no limit" if max_seconds is None else max_seconds)
+    solved = solve_and_save(store, missing, solver, Budget(max_deals, max_seconds), progress_every_s=progress_every_s)
+    return AnalysisReport(solved, 0, len(solved), 0, len(missing) - len(solved))
 
 
 def write_analyses_file(path: str | Path, analyses: Mapping[str, DoubleDummy], solver: str) -> None:

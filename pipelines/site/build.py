@@ -24,7 +24,7 @@ import orjson
 import polars as pl
 
 from pipelines.projections import ScoredEdition
-from pipelines.site.analysis import AnalysisReport, DoubleDummy, cached, canonical_deal, ensure_analysis
+from pipelines.site.analysis import AnalysisReport, DoubleDummy, cached, canonical_deal, ensure_analysis, held_deals
 from pipelines.site.event_pages import contestant_names, event_page, index_page, index_row
 from pipelines.site.gather import EventInfo, SessionData, SessionInfo, last_position, session_data
 from pipelines.site.pages import Pages
@@ -33,7 +33,7 @@ from pipelines.site.ranking_pages import ranking_digest, ranking_editions, ranki
 from pipelines.site.render import stylesheet
 from pipelines.site.session_pages import session_audit, session_files
 from pipelines.site.sources import LiveSource, Source, open_source
-from pipelines.store import EventStore, to_epoch_us
+from pipelines.store import EventStore, table_columns, to_epoch_us
 
 if TYPE_CHECKING:
     from pipelines.ranking.publish import PublishedEdition
@@ -67,7 +67,7 @@ class SiteReport:
 
 def build_site(store: EventStore, outdir: str | Path, *, event_id: str | None = None,
                as_of_us: int | None = None, edition: ScoredEdition | None = None,
-               up_to: int | None = None) -> SiteReport:
+               up_to: int | None = None, solve_limit: int | None = None) -> SiteReport:
     """Write the site of every event, or only `event_id`'s.
 
     By default the site shows the log up to `up_to` (default: its head), read from the live
@@ -75,31 +75,41 @@ def build_site(store: EventStore, outdir: str | Path, *, event_id: str | None = 
     since the folder's last build are read and rendered. With `as_of_us` (results as they stood
     then) the sessions shown are replayed and scored for the build; with `edition`, that edition is
     shown. See `pipelines.site.sources`.
+
+    `solve_limit`: new deals each event's build may solve itself (None: all; the DAGs pass 0, the
+    `analyse_deals` DAG solves them); a deal not analysed yet shows "analysis pending", and its
+    session is looked at again by the next build.
     """
     with ExitStack() as held:
         if event_id is not None:  # one event: its reads share the refresh's connection too (opening one costs ~30 ms)
             held.enter_context(_held(store))
-        return _build(store, outdir, event_id, edition, as_of_us, up_to, release=held.close)
+        return _build(store, outdir, event_id, edition, as_of_us, up_to, release=held.close,
+                      solve_limit=solve_limit)
 
 
 def _build(store: EventStore, outdir: str | Path, event_id: str | None, edition: ScoredEdition | None,
-           as_of_us: int | None, up_to: int | None, release: Callable[[], None]) -> SiteReport:
+           as_of_us: int | None, up_to: int | None, release: Callable[[], None],
+           solve_limit: int | None = None) -> SiteReport:
     with _held(store):  # one connection for the refresh, the catalog and the ranking's editions: each costs one
         source = open_source(store, code=_code_version().hex(), edition=edition, as_of_us=as_of_us, up_to=up_to,
                              event_id=event_id)
         editions = [e for e in ranking_editions(store)
                     if e.event_position <= source.position and to_epoch_us(e.published_at) <= source.clock]
+        boards = _board_counts(store)
     report = SiteReport(Path(outdir))
     manifest = _read_manifest(report.outdir)
     every_event = source.event_ids()
     chosen = [e for e in every_event if event_id is None or e == event_id]
     source.plan([eid for eid in chosen if not _unchanged(report, source.stamps(eid), manifest.get(event_dir(eid), {}),
-                                                         eid, manifest)])
-    rows: dict[str, dict[str, Any]] = {}
-    for eid in chosen:
-        row = write_event(report, store, source, eid, manifest, release)
+                                                         eid, manifest, store)])
+    written: dict[str, dict[str, Any]] = {}
+    # Fewest boards first: a weekend's pages do not wait behind the first render of an event of
+    # 100,000 boards in the same build (the index lists them in their own order all the same).
+    for eid in sorted(chosen, key=lambda e: (boards.get(e, 0), chosen.index(e))):
+        row = write_event(report, store, source, eid, manifest, release, solve_limit=solve_limit)
         if row is not None:
-            rows[eid] = row
+            written[eid] = row
+    rows = {eid: written[eid] for eid in chosen if eid in written}
     release()  # the ranking's pages are rendered holding no connection either
     if event_id is not None and not rows:
         raise ValueError(f"there is no scored event {event_id!r} in the log")
@@ -120,19 +130,33 @@ def _build(store: EventStore, outdir: str | Path, event_id: str | None, edition:
     return report
 
 
+def _board_counts(store: EventStore) -> dict[str, int]:
+    """Boards dealt per event (empty when there is no store yet)."""
+    if not store.exists():
+        return {}
+    with store.reader() as con:
+        if not table_columns(con, ["events"]):
+            return {}
+        rows = con.execute("SELECT payload->>'$.event_id', count(*) FROM events WHERE type = 'BoardDealt' "
+                           "GROUP BY 1").fetchall()
+    return {str(event_id): int(count) for event_id, count in rows}
+
+
 def write_event(report: SiteReport, store: EventStore, source: Source, event_id: str,
                 manifest: dict[str, dict[str, object]],
-                release: Callable[[], None] = lambda: None) -> dict[str, Any] | None:
+                release: Callable[[], None] = lambda: None, *,
+                solve_limit: int | None = None) -> dict[str, Any] | None:
     """Write one event's pages and return its index row (None: the edition shows no session of it).
 
     When every session's stamp is the one its pages were built at (and the pages are there), the
     event is not even read: its index row comes from the manifest. `release` lets go of a connection
-    the caller held for these reads, before the solving and rendering, which hold none.
+    the caller held for these reads, before the solving and rendering, which hold none. At most
+    `solve_limit` new deals are solved (None: all); the others show "analysis pending".
     """
     folder = event_dir(event_id)
     stamps = source.stamps(event_id)
     known = manifest.get(folder, {})
-    if _unchanged(report, stamps, known, event_id, manifest):
+    if _unchanged(report, stamps, known, event_id, manifest, store):
         report.sessions += len(stamps)
         report.unchanged += 1 + sum(_file_count(manifest, session_dir(event_id, s)) for s in stamps)
         row = known["row"]
@@ -146,19 +170,24 @@ def write_event(report: SiteReport, store: EventStore, source: Source, event_id:
         quick = {info.session_id: _quick_digest(store, edition, event, info) for info in event.sessions} \
             if isinstance(source, LiveSource) else {}
         changed = [info for info in event.sessions
-                   if not _still(report, manifest, info, quick.get(info.session_id), stamps.get(info.session_id))]
+                   if not _still(report, manifest, info, quick.get(info.session_id), stamps.get(info.session_id),
+                                 store)]
         sessions = [session_data(store, edition, event, info) for info in changed]
         audits = [session_audit(edition, data, store) for data in sessions]
         deals = [b.deal.to_pbn() for s in sessions for b in s.records.boards if b.deal]
         found = cached(store, [d for d in map(canonical_deal, deals) if d is not None])
     release()
-    analysis = ensure_analysis(store, deals, found=found)  # solving new deals (rare, slow) holds no connection
+    # Solving new deals (slow) holds no connection, and only as many as allowed: the rest wait for
+    # the analysis task, so that publishing never waits behind the solver.
+    analysis = ensure_analysis(store, deals, found=found, limit=solve_limit)
     report.analysis = _merged(report.analysis, analysis)
     for data, audit in zip(sessions, audits, strict=True):
-        # A session shown without some of its analyses is looked at again by the next build.
-        complete = not analysis.unavailable
-        write_session(report, data, audit, analysis, manifest, stamps.get(data.info.session_id) if complete else None,
-                      quick.get(data.info.session_id) if complete else None)
+        # Without the solver, a session is looked at again by every build; one whose deals wait for
+        # the analysis task keeps them in the manifest and is looked at again once they are all
+        # solved (`_pending_solved`): a session of 100,000 deals is not re-read at every build.
+        solver = not analysis.unavailable
+        write_session(report, data, audit, analysis, manifest, stamps.get(data.info.session_id) if solver else None,
+                      quick.get(data.info.session_id) if solver else None)
     names: dict[str, str] = {}
     for info in event.sessions:  # each session's names as its last build kept them (`write_session`)
         kept = manifest.get(session_dir(event_id, info.session_id), {}).get("names")
@@ -170,7 +199,7 @@ def write_event(report: SiteReport, store: EventStore, source: Source, event_id:
 
 
 def _unchanged(report: SiteReport, stamps: Mapping[str, str | None], known: Mapping[str, object], event_id: str,
-               manifest: Mapping[str, Mapping[str, object]]) -> bool:
+               manifest: Mapping[str, Mapping[str, object]], store: EventStore) -> bool:
     if not stamps or not isinstance(known.get("row"), dict) \
             or not (report.outdir / event_dir(event_id) / "index.html").is_file():
         return False
@@ -178,9 +207,18 @@ def _unchanged(report: SiteReport, stamps: Mapping[str, str | None], known: Mapp
         folder = session_dir(event_id, session_id)
         entry = manifest.get(folder, {})
         if stamp is None or entry.get("stamp") != stamp or not isinstance(entry.get("files"), list) \
-                or not (report.outdir / folder / "index.html").is_file():
+                or not (report.outdir / folder / "index.html").is_file() or _pending_solved(store, entry):
             return False
     return True
+
+
+def _pending_solved(store: EventStore, entry: Mapping[str, object]) -> bool:
+    """Whether a session whose pages say "analysis pending" for some deals (the manifest's
+    `pending`) now has every one of them analysed, so that its pages are due again."""
+    pending = entry.get("pending")
+    if not isinstance(pending, list) or not pending:
+        return False
+    return len(held_deals(store, [str(d) for d in pending])) == len(pending)
 
 
 def _quick_digest(store: EventStore, edition: ScoredEdition, event: EventInfo, info: SessionInfo) -> str:
@@ -198,14 +236,15 @@ def _quick_digest(store: EventStore, edition: ScoredEdition, event: EventInfo, i
 
 
 def _still(report: SiteReport, manifest: dict[str, dict[str, object]], info: SessionInfo, quick: str | None,
-           stamp: str | None) -> bool:
+           stamp: str | None, store: EventStore) -> bool:
     """Whether the session's pages were built from the same inputs (`_quick_digest`) and are all
     there; if so it is counted, its new stamp kept, and it is not read or rendered."""
     folder = session_dir(info.event_id, info.session_id)
     known = manifest.get(folder, {})
     files = known.get("files")
     if quick is None or known.get("quick") != quick or not isinstance(files, list) \
-            or not all((report.outdir / folder / str(name)).is_file() for name in files):
+            or not all((report.outdir / folder / str(name)).is_file() for name in files) \
+            or _pending_solved(store, known):
         return False
     report.sessions += 1
     report.unchanged += len(files)
@@ -227,7 +266,8 @@ def _merged(before: AnalysisReport | None, new: AnalysisReport) -> AnalysisRepor
     if before is None:
         return new
     return AnalysisReport({**before.analyses, **new.analyses}, before.from_cache + new.from_cache,
-                          before.solved + new.solved, before.unavailable + new.unavailable)
+                          before.solved + new.solved, before.unavailable + new.unavailable,
+                          before.pending + new.pending)
 
 
 def write_session(report: SiteReport, data: SessionData, audit: pl.DataFrame, analysis: AnalysisReport,
@@ -236,8 +276,10 @@ def write_session(report: SiteReport, data: SessionData, audit: pl.DataFrame, an
     rendering when the manifest says the folder was built from the same inputs. `stamp` (the
     source's) and `quick` (`_quick_digest`; None for none) are kept for the next build's look."""
     folder = session_dir(data.info.event_id, data.info.session_id)
-    analyses = {d: a for d, a in analysis.analyses.items()
-                if d in {canonical_deal(b.deal.to_pbn()) for b in data.records.boards if b.deal}}
+    shown = {canonical_deal(b.deal.to_pbn()) for b in data.records.boards if b.deal}  # once: not per analysis
+    analyses = {d: a for d, a in analysis.analyses.items() if d in shown}
+    pending = {"pending": sorted(d for d in shown if d is not None and d not in analyses)} \
+        if analysis.pending else {}
     digest = session_digest(data, analyses, audit)
     known = manifest.get(folder, {})
     files = known.get("files")
@@ -245,8 +287,8 @@ def write_session(report: SiteReport, data: SessionData, audit: pl.DataFrame, an
     if known.get("digest") == digest and isinstance(files, list) \
             and all((report.outdir / folder / str(name)).is_file() for name in files):
         report.unchanged += len(files)
-        manifest[folder] = {**known, "digest": digest, "files": files, "stamp": stamp, "quick": quick,
-                            "names": contestant_names(data)}
+        manifest[folder] = {**{k: v for k, v in known.items() if k != "pending"}, "digest": digest, "files": files,
+                            "stamp": stamp, "quick": quick, "names": contestant_names(data), **pending}
         return
     # Pages made from the same inputs as at the last build are not rendered again (`Pages`).
     last = known.get("pages") if isinstance(files, list) else None
@@ -256,7 +298,7 @@ def write_session(report: SiteReport, data: SessionData, audit: pl.DataFrame, an
     _write(report, {f"{folder}/{name}": content for name, content in rendered.items()})
     report.unchanged += len(pages.kept)
     manifest[folder] = {"digest": digest, "files": pages.names, "pages": pages.digests, "stamp": stamp,
-                        "quick": quick, "names": contestant_names(data)}
+                        "quick": quick, "names": contestant_names(data), **pending}
     report.rendered += 1
 
 

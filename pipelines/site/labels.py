@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 ENGLISH: dict[str, str] = {
+    "analysis_pending": "Double-dummy analysis pending: this deal has not been solved yet.",
     "results": "Results", "events": "Events", "event": "Event", "session": "Session", "sessions": "Sessions",
     "status": "Status", "final": "final", "provisional": "provisional", "until": "until",
     "unpublished": "not yet published", "published": "Published", "deadline": "Correction period ends",
@@ -51,6 +52,7 @@ ENGLISH: dict[str, str] = {
 }
 
 POLISH: dict[str, str] = {
+    "analysis_pending": "Analiza w widne karty w toku: tego rozkładu jeszcze nie policzono.",
     "results": "Wyniki", "events": "Turnieje", "event": "Turniej", "session": "Sesja", "sessions": "Sesje",
     "status": "Status", "final": "ostateczne", "provisional": "wstępne", "until": "do",
     "unpublished": "nieopublikowane", "published": "Opublikowano", "deadline": "Koniec okresu poprawek",

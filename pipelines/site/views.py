@@ -13,6 +13,7 @@ from typing import Any
 
 from models.awards import named_award
 from parsers.records import ContestantRecord
+from pipelines.site import analysis as solver
 from pipelines.site.analysis import SEATS, STRAINS, DoubleDummy, canonical_deal
 from pipelines.site.gather import SessionData, natural_key
 from pipelines.site.paths import audit_anchor, card_page, table_anchor
@@ -289,11 +290,14 @@ def hand_diagram(deal_pbn: str | None) -> Row | None:
 
 
 def dd_view(analysis: DoubleDummy | None, dealer: str, vulnerability: str) -> Row | None:
-    """The double-dummy table (declarers by strains) and par for the board's dealer and vulnerability."""
+    """The double-dummy table (declarers by strains) and par for the board's dealer and vulnerability;
+    without an analysis, `{"pending": True}` when the solver is installed (the analysis task will
+    solve the deal), None when it is not."""
     if analysis is None:
-        return None
+        return {"pending": True} if solver.solver_version() is not None else None
     par = analysis.par_for(dealer, vulnerability)
     return {
+        "pending": False,
         "strains": STRAINS,
         "rows": [{"seat": seat, "tricks": [analysis.tricks[seat][s] for s in STRAINS]} for seat in SEATS],
         "par_score": None if par is None else par.score_ns,

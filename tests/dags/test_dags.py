@@ -72,6 +72,8 @@ def airflow_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
     subprocess.run([str(airflow), "db", "migrate"], env=env, check=True, capture_output=True, timeout=300)
     subprocess.run([str(airflow), "pools", "set", "bridgeledger_store", "1", "single DuckDB writer"],
                    env=env, check=True, capture_output=True, timeout=120)
+    subprocess.run([str(airflow), "pools", "set", "bridgeledger_site", "1", "one site build at a time"],
+                   env=env, check=True, capture_output=True, timeout=120)
     return home
 
 
@@ -89,15 +91,34 @@ def test_dagbag_has_no_import_errors_and_every_dag_is_operable(airflow_home: Pat
         for dag in bag.dags.values():
             args = dag.default_args
             print("DAG", dag.dag_id, bool(dag.doc_md), dag.is_paused_upon_creation, args["retries"],
-                  args["retry_exponential_backoff"], args["on_failure_callback"].__name__)
+                  args["retry_exponential_backoff"], args["on_failure_callback"].__name__,
+                  dag.on_failure_callback.__name__ if dag.on_failure_callback else None)
+            print("RUNS", dag.dag_id, dag.max_active_runs)
+            for t in dag.tasks:
+                print("TASK", dag.dag_id, t.task_id, t.pool, int(t.execution_timeout.total_seconds())
+                      if t.execution_timeout else None)
     """, _airflow_env(airflow_home))
     assert result.returncode == 0, result.stderr[-3000:]
     assert "ERRORS {}" in result.stdout
-    assert ("DAGS ['close_correction_periods', 'ingest_inbox', 'publish_ranking', 'score_and_publish', "
-            "'score_session']") in result.stdout
+    assert ("DAGS ['analyse_deals', 'close_correction_periods', 'ingest_inbox', 'publish_ranking', "
+            "'score_and_publish', 'score_session']") in result.stdout
     dags = [line.split()[1:] for line in result.stdout.splitlines() if line.startswith("DAG ")]
-    assert len(dags) == 5
-    assert all(d[1:] == ["True", "False", "4", "True", "notify_failure"] for d in dags), dags
+    assert len(dags) == 6
+    assert all(d[1:] == ["True", "False", "4", "True", "notify_failure", "notify_run_failure"] for d in dags), dags
+    # Issue #36: every task has a time limit; the solver holds no slot of the store's pool.
+    tasks = {(t[1], t[2]): (t[3], t[4]) for t in (line.split() for line in result.stdout.splitlines())
+             if t[0] == "TASK"}
+    assert len(tasks) >= 14 and all(timeout != "None" for _, timeout in tasks.values()), tasks
+    assert tasks[("analyse_deals", "analyse")] == ("default_pool", "780")
+    assert tasks[("score_session", "analyse")][0] == "default_pool"
+    assert tasks[("close_correction_periods", "close_due")] == ("bridgeledger_store", "1800")
+    # The next close or publication does not wait for the last run's site task.
+    runs = dict(line.split()[1:] for line in result.stdout.splitlines() if line.startswith("RUNS "))
+    assert runs["close_correction_periods"] == runs["score_and_publish"] == runs["analyse_deals"] == "3", runs
+    # Rendering the site (many minutes for 100,000 boards) never holds the store's pool either.
+    assert {tasks[(d, "site")][0] for d in ("score_and_publish", "close_correction_periods", "analyse_deals",
+                                            "publish_ranking", "score_session")} == {"bridgeledger_site"}
+    assert tasks[("score_and_publish", "site")] == ("bridgeledger_site", "7200")
 
 
 def test_a_dropped_file_is_ingested_moved_and_announced(airflow_home: Path, tmp_path: Path) -> None:
@@ -174,6 +195,8 @@ def test_close_correction_periods_triggered_by_hand_closes_what_is_due(airflow_h
     [closed] = store.read(types=["CorrectionPeriodClosed"])
     assert closed.occurred_at == datetime(2026, 11, 21, 20, 30, tzinfo=UTC)  # at the deadline
     assert set(pl.read_csv(Path(settings["outdir"]) / "standings.csv")["status"]) == {"final"}
+    page = (Path(settings["site"]) / "e-club-championship-2026" / "s-1" / "index.html").read_text()
+    assert "provisional" not in page and "final" in page  # the site says so too, at once (issue #36)
     rerun = _test_run("close_correction_periods", _airflow_env(airflow_home, settings))
     assert "STATE success" in rerun.stdout
     assert len(store.read(types=["CorrectionPeriodClosed"])) == 1  # idempotent
@@ -258,3 +281,64 @@ def test_a_rule_set_with_a_bad_schedule_is_an_import_error_naming_it(airflow_hom
     result = _run(_SCHEDULE_PROBE, _airflow_env(airflow_home, {**_settings(tmp_path), "ranking_rules": str(rules)}))
     assert "the day of week 'MONDAY' is not a name or a number from 0 to 7" in result.stdout, result.stdout[-3000:]
     assert "SCHEDULE" not in result.stdout  # no publish_ranking on a schedule nobody chose
+
+
+def test_the_analysis_dag_solves_pending_deals_and_rewrites_their_pages(airflow_home: Path, tmp_path: Path) -> None:
+    from pipelines.site import analysis
+    from pipelines.site.analysis import pending_deals
+
+    settings = _settings(tmp_path)
+    store = EventStore(settings["store"])
+    for name in ("club_championship_handrecord.pbn", "club_championship_traveller.csv"):
+        ingest_file(store, SAMPLE_DATA / name, recorded_at=PLAYED)
+    deals = pending_deals(store)
+    analysis.save(store, analysis.solve(deals[2:4]), "endplay")  # a tiny workload: 2 deals solved here ...
+    fake = {d: analysis.DoubleDummy(d, {s: dict.fromkeys(analysis.STRAINS, 6) for s in analysis.SEATS},
+                                    {"N/None": analysis.Par(0, ())}) for d in deals[4:]}
+    analysis.save(store, fake, "stand-in")  # ... and the rest stands in; the DAG's run solves the first two
+    result = _test_run("score_and_publish", _airflow_env(airflow_home, settings))
+    assert "STATE success" in result.stdout, result.stdout[-3000:] + result.stderr[-3000:]
+    assert len(pending_deals(store)) == 2  # publishing solved nothing ...
+    folder = Path(settings["site"]) / "e-club-championship-2026" / "s-1"
+    pending = [p.name for p in folder.glob("board-*.html") if "analysis pending" in p.read_text()]
+    assert len(pending) == 2  # ... and says so on the two boards whose deals wait for the solver
+    result = _test_run("analyse_deals", _airflow_env(airflow_home, settings))
+    assert "STATE success" in result.stdout, result.stdout[-3000:] + result.stderr[-3000:]
+    assert "TASK analyse -1 success" in result.stdout and "TASK site -1 success" in result.stdout
+    assert "double-dummy: 2/2 deal(s) solved and saved" in result.stdout + result.stderr  # its progress, logged
+    assert pending_deals(store) == []
+    for name in pending:
+        page = (folder / name).read_text()
+        assert "analysis pending" not in page and "dd-table" in page
+    again = _test_run("analyse_deals", _airflow_env(airflow_home, settings))
+    assert "TASK analyse -1 success" in again.stdout and "TASK site -1 skipped" in again.stdout  # nothing new
+
+
+_RUN_FAILURE_PROBE = """
+    import pendulum
+    from types import SimpleNamespace
+    from airflow.dag_processing.dagbag import DagBag
+    dag = DagBag(dag_folder="dags").get_dag("score_and_publish")
+    # The context Airflow's dag processor hands a DAG's on_failure_callback when a run ends failed
+    # because a task was marked failed through the REST API (the task itself ran no callback).
+    ti = SimpleNamespace(dag_id="score_and_publish", task_id="site", run_id="manual__1")
+    run = SimpleNamespace(run_after=pendulum.datetime(2026, 11, 22, 3, 0, tz="UTC"))
+    for _ in range(2):  # a second call (a re-run callback) writes no second notice
+        dag.on_failure_callback({"dag": dag, "run_id": "manual__1", "reason": "task_failure", "ti": ti,
+                                 "dag_run": run})
+    ti = SimpleNamespace(dag_id="score_and_publish", task_id="score", run_id="manual__2")
+    from dags.common import notify_failure
+    notify_failure({"ti": ti, "dag_run": run, "exception": "ValueError: bad"})  # the task's own notice
+    dag.on_failure_callback({"dag": dag, "run_id": "manual__2", "reason": "task_failure", "ti": ti,
+                             "dag_run": run})
+"""
+
+
+def test_a_task_marked_failed_from_outside_writes_one_notice(airflow_home: Path, tmp_path: Path) -> None:
+    settings = _settings(tmp_path)
+    result = _run(_RUN_FAILURE_PROBE, _airflow_env(airflow_home, settings))
+    assert result.returncode == 0, result.stderr[-3000:]
+    notices = [json.loads(line) for line in Path(settings["notifications"]).read_text().splitlines()]
+    assert [(n["task_id"], n["run_id"]) for n in notices] == [("site", "manual__1"), ("score", "manual__2")]
+    assert notices[0]["dag_id"] == "score_and_publish" and notices[0]["at"] == "2026-11-22T03:00:00+00:00"
+    assert "marked failed from outside" in notices[0]["error"] and notices[1]["error"] == "ValueError: bad"
