@@ -75,21 +75,22 @@ def read_anchor(store_path: Path) -> Head | None:
         return None
 
 
-def missing_heads(con: duckdb.DuckDBPyConnection, anchor: Head | None, *,
-                  every: bool = False) -> list[tuple[Head, str]]:
-    """Every head seen (the sidecar's, and those publications carry) that the log does not hold,
-    with where it was seen; with `every`, every head seen, held or not."""
-    seen: list[tuple[Head, str]] = [(anchor, "the anchor file")] if anchor is not None else []
+def published_heads(con: duckdb.DuckDBPyConnection) -> list[tuple[Head, str]]:
+    """The log heads publications carry (`log_head`), with where each was seen."""
     rows = con.execute(
         "SELECT position, type, TRY_CAST(payload->>'$.log_head.position' AS BIGINT), payload->>'$.log_head.hash'"
         " FROM events WHERE type IN (SELECT unnest(?)) AND payload->>'$.log_head.hash' IS NOT NULL"
         " ORDER BY position", [list(ANCHORING_TYPES)]).fetchall()
-    seen += [(Head(int(head_position), str(head_hash)), f"{typ} at position {position}")
-             for position, typ, head_position, head_hash in rows if head_position is not None]
+    return [(Head(int(head_position), str(head_hash)), f"{typ} at position {position}")
+            for position, typ, head_position, head_hash in rows if head_position is not None]
+
+
+def missing_heads(con: duckdb.DuckDBPyConnection, anchor: Head | None) -> list[tuple[Head, str]]:
+    """Every head seen (the sidecar's, and those publications carry) that the log does not hold,
+    with where it was seen."""
+    seen = ([(anchor, "the anchor file")] if anchor is not None else []) + published_heads(con)
     if not seen:
         return []
-    if every:
-        return seen
     held = dict(con.execute("SELECT position, hash FROM events WHERE position IN (SELECT unnest(?))",
                             [[head.position for head, _ in seen]]).fetchall())
     return unheld_heads(seen, held)

@@ -37,7 +37,7 @@ import polars as pl
 
 from models.events import UPCASTERS
 from models.upcasting import Upcasters
-from pipelines.anchor import Head, missing_heads, read_anchor, unheld_heads, write_anchor
+from pipelines.anchor import Head, missing_heads, published_heads, read_anchor, unheld_heads, write_anchor
 from pipelines.log.chain import (
     GENESIS_HASH,
     ROW_SCHEMA,
@@ -559,7 +559,7 @@ class EventStore:
                 return chain_report
             missing = missing_heads(con, anchor)
             held = _held_hashes(con, [head.position for head, _ in missing])
-            published = missing_heads(con, None, every=True)
+            published = published_heads(con)
         return _with_notes(_with_missing_heads(chain_report, missing, held), anchor, self.path, published)
 
     def _verify_postgres(self, batch_size: int) -> VerifyReport:

@@ -161,7 +161,7 @@ def save_kept(store: EventStore, rules: RuleSet, kept: KeptAwards) -> bool:
     when the store cannot be written now (another process writing, or read-only)."""
     rules_hash = rules.content_hash()
     delta = {f"delta_{piece}": _blob(getattr(kept.delta, piece)) for piece in PIECES}
-    busy = EventStore(store.path, busy_timeout=0.0)
+    busy = store.with_busy_timeout(0.0)
     try:
         with busy.writer() as con:
             con.execute(_TABLE_SQL)
