@@ -1,7 +1,7 @@
 """The analyst's SQL: one read-only query on the store, contained.
 
-The connection opens the store file itself, read-only, with every way out switched off and the
-configuration locked so that no statement can switch it back on:
+The connection opens the store's files read-only, then switches every way out off and locks the
+configuration so that no statement can switch it back on:
 
 - `enable_external_access = false`: no file outside the store is read or written (`read_csv`,
   `read_text`, `glob`, `COPY ... TO`, `EXPORT DATABASE`, `ATTACH` of other files all fail);
@@ -24,17 +24,16 @@ import logging
 import threading
 import time
 from dataclasses import dataclass
-from pathlib import Path
 
 import duckdb
 import polars as pl
 
 from pipelines.query_frames import frame_of
-from pipelines.store import StoreBusy, StoreError, StoreMissing
+from pipelines.store import EventStore, StoreError
 
 log = logging.getLogger(__name__)
 
-_CONTAINED: dict[str, str | bool | int | float | list[str]] = {
+_CONTAINED: dict[str, bool] = {
     "enable_external_access": False,
     "autoinstall_known_extensions": False,
     "autoload_known_extensions": False,
@@ -63,37 +62,38 @@ class QueryLimits:
     """DuckDB's memory limit for the query, e.g. `512MB` or `4GB` (the CLI's `--memory-limit`)."""
 
 
-def contained_connection(path: Path, *, busy_timeout: float = 10.0,
+def contained_connection(store: EventStore, *, busy_timeout: float = 10.0,
                          memory_limit: str = QueryLimits.memory_limit) -> duckdb.DuckDBPyConnection:
-    """A read-only connection to the store at `path` that can reach nothing else (see the module),
-    holding at most `memory_limit` of memory; `StoreBusy` when a writer keeps it past `busy_timeout`."""
-    if not path.exists():
-        raise StoreMissing(f"no event store at {path}; ingest a file first")
+    """A read-only connection to `store` that can reach nothing else (see the module), holding at
+    most `memory_limit` of memory; `StoreBusy` when a writer keeps it past `busy_timeout`.
+
+    The store's files (the analytics file, and a DuckDB log beside it) are attached first; then
+    every way out is switched off and the configuration locked, so the query can read those and
+    nothing else.
+    """
+    con = store.with_busy_timeout(busy_timeout).open_read_only()
+    try:
+        _contain(con, memory_limit)
+    except BaseException:
+        con.close()
+        raise
+    return con
+
+
+def _contain(con: duckdb.DuckDBPyConnection, memory_limit: str) -> None:
+    try:
+        con.execute(f"SET memory_limit = '{memory_limit.replace(chr(39), '')}'")
+    except duckdb.Error as exc:  # the one setting taken from the analyst
+        raise QueryRefused(f"the memory limit {memory_limit!r} is not a size; give --memory-limit "
+                           "a number and a unit, such as 512MB or 4GB") from exc
     # Spilling would write a temporary folder beside the store: the limit is a hard one instead.
-    # (DuckDB refuses `temp_directory` when it comes before `enable_external_access`; the lock stays last.)
-    config = {**_CONTAINED, "memory_limit": memory_limit, "temp_directory": ""}
-    config["lock_configuration"] = config.pop("lock_configuration")
-    deadline = time.monotonic() + busy_timeout
-    delay = 0.05
-    while True:
-        try:
-            return duckdb.connect(str(path), read_only=True, config=config)
-        except duckdb.IOException as exc:
-            if "lock" not in str(exc).lower():
-                raise StoreError(f"cannot open {path}: {exc}. The file is damaged (cut short or overwritten) or "
-                                 "unreadable; nothing was changed. Restore it from a copy, then run "
-                                 "`bridgeledger verify`.") from exc
-            if time.monotonic() >= deadline:
-                raise StoreBusy(f"{path} is busy: another process is writing to it; try again when it is done "
-                                "(a client that keeps the store open blocks it too: open the analysts' snapshot, "
-                                "docs/analysts.md)") from exc
-            time.sleep(delay)
-            delay = min(delay * 2, 1.0)
-        except duckdb.Error as exc:
-            if "memory" in str(exc).lower():  # the one setting taken from the analyst
-                raise QueryRefused(f"the memory limit {memory_limit!r} is not a size; give --memory-limit "
-                                   "a number and a unit, such as 512MB or 4GB") from exc
-            raise StoreError(f"cannot open {path}: {exc}") from exc
+    con.execute("SET temp_directory = ''")
+    for name, value in _CONTAINED.items():
+        con.execute(f"SET {name} = {_literal(value)}")
+
+
+def _literal(value: bool) -> str:
+    return "true" if value else "false"
 
 
 def reading_statement(con: duckdb.DuckDBPyConnection, query: str) -> str:
@@ -111,7 +111,7 @@ def reading_statement(con: duckdb.DuckDBPyConnection, query: str) -> str:
     return query
 
 
-def run_query(path: Path, query: str, *, busy_timeout: float = 10.0,
+def run_query(store: EventStore, query: str, *, busy_timeout: float = 10.0,
               limits: QueryLimits = QueryLimits()) -> pl.DataFrame:
     """Run one reading statement on the store, contained and bounded; its rows as a frame.
 
@@ -120,7 +120,7 @@ def run_query(path: Path, query: str, *, busy_timeout: float = 10.0,
     than `limits.memory_limit`; DuckDB's own error (a `duckdb.Error`) when the query fails, e.g.
     on a file it may not read.
     """
-    con = contained_connection(path, busy_timeout=busy_timeout, memory_limit=limits.memory_limit)
+    con = contained_connection(store, busy_timeout=busy_timeout, memory_limit=limits.memory_limit)
     closing = threading.Lock()  # the timer never interrupts a connection being closed
     timer = threading.Timer(limits.timeout, _interrupt, args=(con, limits.timeout, closing))
     timer.daemon = True  # never what keeps the process alive

@@ -395,7 +395,7 @@ def sql(query: Annotated[str, typer.Argument(help="SQL to run on a read-only con
     try:
         event_store = open_store(store)
         event_store.refresh_mirror()
-        frame = run_query(event_store.analytics_path, query,
+        frame = run_query(event_store, query,
                           limits=QueryLimits(timeout=timeout, memory_limit=memory_limit))
     except QueryRefused as exc:
         errors.print(f"[red]refused[/red] {shown(str(exc))}")

@@ -11,12 +11,15 @@ Rules (DESIGN.md, "The event log"):
   chain and names the first position where it breaks.
 - Payloads are upcast on read, never rewritten.
 
-Two backends hold the log. The embedded DuckDB file (the default) holds the log and the derived
-tables in one file, which one process at a time may write: another gets `StoreBusy` after a
-bounded wait. A `postgresql://` URL puts the log in PostgreSQL (`pipelines.log.postgres`), where
-many processes on many machines append at once; its events are mirrored into a local DuckDB
-analytics file (`pipelines.log.mirror`), which holds the derived tables and is what every reader's
-connection opens, so replay, scoring and the site read the same tables on both backends.
+Two backends hold the log, and on both the derived tables (projections, the ranking's kept awards,
+the double-dummy cache, manifests) live in a DuckDB analytics file beside it, never in the log's
+own database. The embedded DuckDB log file (the default) holds `events`, `commands` and the position
+sequence and nothing else; every connection attaches it beside the analytics file
+(`<log>.analytics.duckdb`) and reads `events` through a view, so the log is read in place, never
+copied. One process at a time may write the pair: another gets `StoreBusy` after a bounded wait.
+A `postgresql://` URL puts the log in PostgreSQL (`pipelines.log.postgres`), where many processes
+on many machines append at once; its events are mirrored into the analytics file's own `events`
+table (`pipelines.log.mirror`). Either way replay, scoring and the site read the same tables.
 """
 
 from __future__ import annotations
@@ -126,9 +129,11 @@ def _session_key(path: Path) -> tuple[Path, int]:
 class EventStore:
     """The append-only event log: an embedded DuckDB file, or PostgreSQL with a DuckDB analytics file.
 
-    `location` is a file path (the DuckDB log, which also holds the derived tables) or a
-    `postgresql://` URL. With a URL, `path` is the analytics file: `analytics`, else
-    $BRIDGELEDGER_ANALYTICS, else one named after the database in the working folder.
+    `location` is a file path (the DuckDB log) or a `postgresql://` URL. `path` is the file the
+    store is named by: the DuckDB log file, or with a URL the analytics file. `analytics_path` is
+    the analytics file on both: `analytics`, else (PostgreSQL only) $BRIDGELEDGER_ANALYTICS, else
+    `<log stem>.analytics.duckdb` beside a DuckDB log or one named after the PostgreSQL database in
+    the working folder.
     """
 
     def __init__(self, location: str | Path, *, busy_timeout: float = 10.0,
@@ -146,8 +151,11 @@ class EventStore:
 
             self._log = PostgresLog(self.location)
             self.path = Path(analytics or os.environ.get(ANALYTICS_ENV) or default_analytics_file(self.location))
+            self._analytics = self.path
+            self._log_file: Path | None = None
         else:
-            self.path = Path(location)
+            self.path = self._log_file = Path(location)
+            self._analytics = Path(analytics) if analytics else analytics_file_beside(self.path)
 
     @property
     def backend(self) -> str:
@@ -163,12 +171,17 @@ class EventStore:
 
     @property
     def analytics_path(self) -> Path:
-        """The DuckDB file analysts and every reader open (the log's own file on the DuckDB backend)."""
-        return self.path
+        """The DuckDB file of the derived tables, which every reader's connection opens."""
+        return self._analytics
+
+    @property
+    def log_file(self) -> Path | None:
+        """The DuckDB log file (None when the log is in PostgreSQL)."""
+        return self._log_file
 
     def with_busy_timeout(self, seconds: float) -> EventStore:
         """The same store, waiting at most `seconds` for a busy DuckDB file."""
-        return EventStore(self.location, busy_timeout=seconds, analytics=self.path if self._log else None)
+        return EventStore(self.location, busy_timeout=seconds, analytics=self._analytics)
 
     # -- connections -------------------------------------------------------------------------
 
@@ -179,7 +192,7 @@ class EventStore:
         delay = 0.05
         while True:
             try:
-                return _attach(self.path, read_only)
+                return _attach(self._analytics, read_only, log_file=self._log_file)
             except duckdb.IOException as exc:
                 if "lock" not in str(exc).lower():
                     raise StoreError(f"cannot open {self.path}: {exc}. The file is damaged (cut short or "
@@ -198,6 +211,12 @@ class EventStore:
                 damaged = f"the store or its write-ahead log {wal}" if wal.exists() else "the store"
                 raise StoreError(f"cannot open {self.path}: {exc}. {damaged} is damaged; nothing was changed. "
                                  "Restore it from a copy, then run `bridgeledger verify`.") from exc
+
+    def open_read_only(self) -> duckdb.DuckDBPyConnection:
+        """A new read-only connection of the caller's own (to close), waiting for a busy file as
+        `reader` does; with a PostgreSQL log the analytics file as it stands (call `refresh_mirror`
+        first to bring it up)."""
+        return self._connect(read_only=True)
 
     @contextmanager
     def reader(self) -> Iterator[duckdb.DuckDBPyConnection]:
@@ -228,7 +247,7 @@ class EventStore:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         con = self._connect(read_only=False)
         try:
-            con.execute(_SCHEMA)
+            self._ensure_schema(con)
             if self._log is not None:
                 self._sync(con)
             yield con
@@ -259,7 +278,7 @@ class EventStore:
                 self._lazy = False
                 self._release_session()
             return
-        key = _session_key(self.path)
+        key = _session_key(self._analytics)
         with self.writer() as con:
             self._held = _SESSIONS[key] = con
             try:
@@ -275,19 +294,32 @@ class EventStore:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         con = self._connect(read_only=False)
         try:
-            con.execute(_SCHEMA)
+            self._ensure_schema(con)
             self._sync(con)
         except BaseException:
             con.close()
             raise
-        self._held = _SESSIONS[_session_key(self.path)] = con
+        self._held = _SESSIONS[_session_key(self._analytics)] = con
         return con
+
+    def _ensure_schema(self, con: duckdb.DuckDBPyConnection) -> None:
+        """The log's tables in place: in the DuckDB log file (then shown by the views), or, with a
+        PostgreSQL log, the mirror's in the analytics file."""
+        if self._log_file is None:
+            con.execute(_SCHEMA)
+            return
+        con.execute(f"USE {_LOG_DATABASE}")
+        try:
+            con.execute(_SCHEMA)
+        finally:
+            con.execute(f"USE {_ANALYTICS_DATABASE}")
+        _show_log(con)
 
     def _release_session(self) -> None:
         if self._held is not None:
             self._held.close()
             self._held = None
-            _SESSIONS.pop(_session_key(self.path), None)
+            _SESSIONS.pop(_session_key(self._analytics), None)
 
     def _has_events(self, con: duckdb.DuckDBPyConnection) -> bool:
         """Whether the log's table exists. A session's connection was opened by `writer`, which
@@ -298,7 +330,7 @@ class EventStore:
         """The session connection this store lends: its own, or one this thread holds on the same file."""
         if self._held is not None:
             return self._held
-        return _SESSIONS.get(_session_key(self.path)) if _SESSIONS else None
+        return _SESSIONS.get(_session_key(self._analytics)) if _SESSIONS else None
 
     # -- the mirror of a PostgreSQL log ----------------------------------------------------------
 
@@ -389,7 +421,7 @@ class EventStore:
                     return done
                 result = self._append_in_transaction(con, frame, expected)
                 if idempotency_key is not None:
-                    con.execute("INSERT INTO commands VALUES (?, ?, ?, ?, ?, ?)",
+                    con.execute(f"INSERT INTO {_LOG_TABLES}.commands VALUES (?, ?, ?, ?, ?, ?)",
                                 [idempotency_key, result.first_position, result.last_position, result.count,
                                  result.last_hash, from_epoch_us(int(frame["recorded_us"][0]))])
                 _commit(con, checkpoint=_checkpoints_at_commit(frame))
@@ -601,7 +633,7 @@ class EventStore:
                     occurred_at=pl.col("occurred_us").cast(pl.Datetime("us", "UTC")),
                     recorded_at=pl.col("recorded_us").cast(pl.Datetime("us", "UTC"))).select(_COLUMNS)))
                 last = int(rows["position"].max() or 0)  # type: ignore[arg-type]
-                con.execute(f"SELECT setval('event_position', {last})" if last else "SELECT 1")
+                con.execute(f"SELECT setval('{_LOG_TABLES}.event_position', {last})" if last else "SELECT 1")
                 con.execute("COMMIT")
             except BaseException:
                 con.execute("ROLLBACK")
@@ -635,7 +667,7 @@ class EventStore:
         with self.writer() as con:
             con.register("incoming_commands", commands.to_arrow())
             try:
-                con.execute("INSERT INTO commands SELECT idempotency_key, first_position, last_position, count, "
+                con.execute(f"INSERT INTO {_LOG_TABLES}.commands SELECT idempotency_key, first_position, last_position, count, "
                             "last_hash, make_timestamptz(recorded_us) FROM incoming_commands")
             finally:
                 con.unregister("incoming_commands")
@@ -712,19 +744,57 @@ measured as fast. DuckDB takes the size when a database is attached, not from th
 connection of this module attaches it so (`_attach`)."""
 
 
-def _attach(path: Path, read_only: bool) -> duckdb.DuckDBPyConnection:
-    """A connection to the store file, attached with the store's row group size and made current."""
+_ANALYTICS_DATABASE = "event_store"
+"""The analytics file's name in a connection, and its current database: unqualified names are its."""
+_LOG_DATABASE = "event_log"
+"""The DuckDB log file's name in a connection."""
+_LOG_TABLES = f"{_LOG_DATABASE}.main"
+_LOG_VIEWS = ("events", "commands")
+
+
+def analytics_file_beside(log_file: Path) -> Path:
+    """The analytics file of the DuckDB log `log_file`: `<stem>.analytics.duckdb` beside it."""
+    return log_file.with_name(f"{log_file.stem}.analytics.duckdb")
+
+
+def _attach(analytics: Path, read_only: bool, *, log_file: Path | None = None) -> duckdb.DuckDBPyConnection:
+    """A connection to the analytics file, made current, with the DuckDB log file (if any) beside it.
+
+    Both are attached with the store's row group size. The log's tables are read through
+    temporary views of the same names (`_show_log`); only this module writes them, by their
+    qualified names. A new log's analytics file is created here, even by a reader: it holds
+    nothing yet, and every derived table in it is rebuilt from the log.
+    """
+    if read_only and log_file is not None and not analytics.exists():
+        duckdb.connect(str(analytics)).close()
     con = duckdb.connect()
     try:
-        quoted = str(path).replace("'", "''")
-        con.execute(f"ATTACH '{quoted}' AS event_store (ROW_GROUP_SIZE {ROW_GROUP_SIZE}"
-                    f"{', READ_ONLY' if read_only else ''})")
-        con.execute("USE event_store")
+        if log_file is not None:
+            _attach_file(con, log_file, _LOG_DATABASE, read_only)
+        _attach_file(con, analytics, _ANALYTICS_DATABASE, read_only)
+        con.execute(f"USE {_ANALYTICS_DATABASE}")
         con.execute("SET enable_progress_bar = false")  # it would interleave with our output
+        if log_file is not None:
+            _show_log(con)
     except BaseException:
         con.close()
         raise
     return con
+
+
+def _attach_file(con: duckdb.DuckDBPyConnection, path: Path, name: str, read_only: bool) -> None:
+    quoted = str(path).replace("'", "''")
+    con.execute(f"ATTACH '{quoted}' AS {name} (ROW_GROUP_SIZE {ROW_GROUP_SIZE}{', READ_ONLY' if read_only else ''})")
+
+
+def _show_log(con: duckdb.DuckDBPyConnection) -> None:
+    """Temporary views `events` and `commands` over the DuckDB log file's tables (a temporary
+    name is found before the analytics file's); a log without them yet gets no view."""
+    for name in _LOG_VIEWS:
+        try:
+            con.execute(f"CREATE OR REPLACE TEMP VIEW {name} AS SELECT * FROM {_LOG_TABLES}.{name}")
+        except duckdb.CatalogException:
+            continue
 
 
 _CHUNK_ROWS = 200_000
@@ -791,11 +861,12 @@ def _next_positions(con: duckdb.DuckDBPyConnection, count: int) -> pl.Series:
     them all (positions may have gaps).
     """
     first, last = con.execute(
-        "SELECT min(p), max(p) FROM (SELECT nextval('event_position') AS p FROM range(?))", [count]
+        f"SELECT min(p), max(p) FROM (SELECT nextval('{_LOG_TABLES}.event_position') AS p FROM range(?))", [count]
     ).fetchall()[0]
     if last - first + 1 == count:
         return pl.int_range(first, last + 1, dtype=pl.Int64, eager=True).alias("position")
-    drawn: pl.DataFrame = con.sql("SELECT nextval('event_position') AS position FROM range(?) ORDER BY position",
+    drawn: pl.DataFrame = con.sql(f"SELECT nextval('{_LOG_TABLES}.event_position') AS position FROM range(?) "
+                                  "ORDER BY position",
                                   params=[count]).pl()
     return drawn["position"]
 
@@ -803,7 +874,7 @@ def _next_positions(con: duckdb.DuckDBPyConnection, count: int) -> pl.Series:
 def _insert(con: duckdb.DuckDBPyConnection, rows: pa.Table | ArrowStream) -> None:
     con.register("incoming_events", rows)
     try:
-        con.execute("INSERT INTO events SELECT * FROM incoming_events")
+        con.execute(f"INSERT INTO {_LOG_TABLES}.events SELECT * FROM incoming_events")
     finally:
         con.unregister("incoming_events")
 

@@ -3,7 +3,8 @@
 DuckDB lets one process write a file or many read it, never both: an analyst's client or a BI
 tool holding the store open would stop every ingest, score and site build. So analysts open a
 snapshot instead. It is written to a new file (`COPY FROM DATABASE`, inside the writer's
-connection, so it is one consistent position) and renamed over the previous one. An analyst's
+connection, so it is one consistent position; a DuckDB log's `events` and `commands`, which live
+in the log's own file, are copied in beside them) and renamed over the previous one. An analyst's
 open connection keeps the file it opened, at its position, for as long as it likes; the pipeline
 never opens that file again, and the next analyst to connect gets the new one. The snapshot's own
 table `snapshot_position` says which log position (and hash) every answer in it is as of.
@@ -33,9 +34,9 @@ class Snapshot:
 
 
 def snapshot_path(store: EventStore) -> Path:
-    """The snapshot analysts open: `<analytics file stem>.analysts.duckdb` beside the analytics file."""
-    analytics = store.analytics_path
-    return analytics.with_name(f"{analytics.stem}.analysts.duckdb")
+    """The snapshot analysts open: `<stem>.analysts.duckdb` beside the file the store is named by
+    (the DuckDB log, or a PostgreSQL log's analytics file)."""
+    return store.path.with_name(f"{store.path.stem}.analysts.duckdb")
 
 
 def publish_snapshot(store: EventStore, target: Path | None = None) -> Snapshot:
@@ -51,6 +52,9 @@ def publish_snapshot(store: EventStore, target: Path | None = None) -> Snapshot:
             con.execute(f"ATTACH '{quoted}' AS analysts_snapshot")
             try:
                 con.execute(f"COPY FROM DATABASE {_database(con)} TO analysts_snapshot")
+                if store.log_file is not None:  # the DuckDB log's tables are beside the analytics file
+                    for table in ("events", "commands"):
+                        con.execute(f"CREATE TABLE analysts_snapshot.{table} AS FROM {table}")
                 con.execute("CREATE TABLE analysts_snapshot.snapshot_position AS SELECT ?::BIGINT AS position, "
                             "?::VARCHAR AS hash", [position, hash_])
             finally:

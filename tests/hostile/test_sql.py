@@ -96,8 +96,8 @@ def test_a_writer_holding_the_store_gives_busy_then_the_query_runs(sample_store:
     holder = _hold_for_writing(sample_store.path, 3)
     try:
         with pytest.raises(StoreBusy, match="is busy"):
-            run_query(sample_store.path, "SELECT count(*) AS n FROM events", busy_timeout=0.3)
-        answer = run_query(sample_store.path, "SELECT count(*) AS n FROM events", busy_timeout=30)
+            run_query(sample_store, "SELECT count(*) AS n FROM events", busy_timeout=0.3)
+        answer = run_query(sample_store, "SELECT count(*) AS n FROM events", busy_timeout=30)
     finally:
         holder.wait(timeout=30)
     assert answer["n"].to_list() == [367]
@@ -121,7 +121,7 @@ def test_a_query_past_its_memory_limit_is_stopped_saying_which_flag_raises_it(sa
 
 
 def test_the_limits_hold_for_the_query_and_cannot_be_lifted(sample_store: EventStore) -> None:
-    setting = run_query(sample_store.path, "SELECT current_setting('memory_limit') AS m, "
+    setting = run_query(sample_store, "SELECT current_setting('memory_limit') AS m, "
                                            "current_setting('temp_directory') AS t")
     assert setting.row(0) == ("953.6 MiB", "")  # 1GB, nothing spilled beside the store
     assert "SET" in _refused("SET memory_limit = '100GB'")

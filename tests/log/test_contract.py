@@ -4,12 +4,16 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
+import duckdb
 import orjson
 import polars as pl
+import psycopg
 import pytest
 
+from pipelines.ingest import ingest_file
+from pipelines.live import refresh
 from pipelines.store import ConcurrencyError, EventStore, NewEvent, StoreError, event_frame
-from tests.conftest import RECORDED_AT
+from tests.conftest import RECORDED_AT, SAMPLE_DATA
 
 AT = datetime(2026, 11, 21, 20, 0, tzinfo=UTC)
 
@@ -135,3 +139,25 @@ def test_a_session_lends_one_connection_to_nested_readers_and_writers(log_store:
         with log_store.reader() as inner, other.reader() as borrowed:  # no second attach of the file
             assert inner is outer and borrowed is outer
             assert inner.execute("SELECT count(*) FROM events").fetchone() == (2,)
+
+
+def test_derived_tables_live_in_the_analytics_file_never_in_the_log(log_store: EventStore) -> None:
+    """Projections are kept beside the log: its own database holds `events` and `commands` only."""
+    ingest_file(log_store, SAMPLE_DATA / "club_championship_traveller.csv", recorded_at=RECORDED_AT)
+    refresh(log_store)
+    assert _log_tables(log_store) == ["commands", "events"]
+    with log_store.reader() as con:
+        kept = {row[0] for row in con.execute(
+            "SELECT table_name FROM duckdb_tables() WHERE database_name = current_database()").fetchall()}
+        scored = con.execute("SELECT count(*) FROM standings").fetchone()
+    assert {"projection_board_scores", "projection_standings"} <= kept
+    assert scored is not None and scored[0] > 0
+
+
+def _log_tables(store: EventStore) -> list[str]:
+    if store.log_file is not None:
+        with duckdb.connect(str(store.log_file), read_only=True) as con:
+            return sorted(row[0] for row in con.execute("SELECT table_name FROM duckdb_tables()").fetchall())
+    with psycopg.connect(store.location) as pg:
+        rows = pg.execute("SELECT tablename FROM pg_tables WHERE schemaname = 'public'").fetchall()
+    return sorted(str(row[0]) for row in rows)

@@ -213,7 +213,8 @@ def test_another_store_of_the_same_file_joins_the_session_on_its_thread(store: E
     borrows the session's connection; before, it failed to attach the file a second time."""
     attached: list[bool] = []
     real_attach = store_module._attach
-    monkeypatch.setattr(store_module, "_attach", lambda path, ro: attached.append(ro) or real_attach(path, ro))
+    monkeypatch.setattr(store_module, "_attach",
+                        lambda path, ro, **files: attached.append(ro) or real_attach(path, ro, **files))
     with store.session():
         by_path = EventStore(str(store.path.parent / ".." / store.path.parent.name / store.path.name))
         by_path.append(_events(2), recorded_at=RECORDED_AT)
@@ -267,7 +268,7 @@ def test_a_large_append_is_in_the_database_file_as_soon_as_it_commits(
 def _row_groups(store: EventStore) -> list[int]:
     with store.reader() as con:
         rows = con.execute("SELECT row_group_id, max(start + count) - min(start)"
-                           " FROM pragma_storage_info('events') WHERE column_name = 'position'"
+                           " FROM pragma_storage_info('event_log.main.events') WHERE column_name = 'position'"
                            " GROUP BY ALL ORDER BY 1").fetchall()
     return [int(count) for _, count in rows]
 
@@ -284,11 +285,13 @@ def test_every_connection_keeps_the_store_in_small_row_groups(store: EventStore)
 
 def test_new_positions_come_from_the_sequence_gaps_and_all() -> None:
     with duckdb.connect() as con:
-        con.execute("CREATE SEQUENCE event_position START 1")
+        con.execute("ATTACH ':memory:' AS event_log")
+        con.execute("CREATE SEQUENCE event_log.main.event_position START 1")
         assert store_module._next_positions(con, 4).to_list() == [1, 2, 3, 4]
         assert store_module._next_positions(con, 2).to_list() == [5, 6]
     with duckdb.connect() as con:  # a sequence that leaves gaps: the positions are drawn one by one
-        con.execute("CREATE SEQUENCE event_position START 10 INCREMENT BY 3")
+        con.execute("ATTACH ':memory:' AS event_log")
+        con.execute("CREATE SEQUENCE event_log.main.event_position START 10 INCREMENT BY 3")
         assert store_module._next_positions(con, 3).to_list() == [19, 22, 25]
 
 

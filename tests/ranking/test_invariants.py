@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import shutil
 import tempfile
 from datetime import date, datetime, timedelta
 from itertools import groupby, pairwise
@@ -21,6 +20,7 @@ from pipelines.ranking.settle import merge_players
 from pipelines.store import EventStore, NewEvent
 from tests.ranking.scenario import CET, EVENT, SESSION, build_session
 from tests.ranking.test_presets import placed
+from tests.store_files import copy_store
 
 PRESETS = {name: load_rules(name) for name in preset_names()}
 SBU = load_rules("sbu")
@@ -100,8 +100,7 @@ def history(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def _copy(path: Path) -> EventStore:
     folder = Path(tempfile.mkdtemp())
-    shutil.copy(path, folder / "copy.duckdb")
-    return EventStore(folder / "copy.duckdb")
+    return copy_store(path, folder / "copy.duckdb")
 
 
 def _points(edition: RankingEdition) -> dict[str, float]:

@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import shutil
 import subprocess
 import sys
 from datetime import UTC, datetime, timedelta
@@ -27,6 +26,7 @@ from pipelines.store import EventStore
 from tests.conftest import SAMPLE_DATA
 from tests.site.club_session import EVENT, PLAYED, PUBLISHED, SESSION
 from tests.site.conftest import REPO, SESSION_DIR, SampleSite
+from tests.store_files import copy_store
 
 RECORDED = datetime(2026, 11, 22, 9, 0, tzinfo=UTC)
 
@@ -34,7 +34,7 @@ RECORDED = datetime(2026, 11, 22, 9, 0, tzinfo=UTC)
 @pytest.fixture
 def two_sessions(sample_site: SampleSite, tmp_path: Path) -> EventStore:
     """The demo's store (copied) with a second session: the same traveller, no hand record."""
-    shutil.copy(sample_site.store.path, tmp_path / "events.duckdb")
+    copy_store(sample_site.store.path, tmp_path / "events.duckdb")
     store = EventStore(tmp_path / "events.duckdb")
     lines = (SAMPLE_DATA / "club_championship_traveller.csv").read_text().splitlines()
     second = [lines[0]] + [line.replace(f"{EVENT},1,", f"{EVENT},2,", 1) for line in lines[1:]]
@@ -197,7 +197,7 @@ def test_the_solver_runs_once_per_deal(two_sessions: EventStore, monkeypatch: py
 
 
 def test_cli_site_command_prints_the_index(sample_site: SampleSite, tmp_path: Path) -> None:
-    shutil.copy(sample_site.store.path, tmp_path / "events.duckdb")
+    copy_store(sample_site.store.path, tmp_path / "events.duckdb")
     out = tmp_path / "site"
     result = CliRunner().invoke(app, ["site", "--store", str(tmp_path / "events.duckdb"), "--out", str(out),
                                       "--event", EVENT, "--as-of", "2026-11-21T21:05+01:00"])
@@ -210,7 +210,7 @@ def test_cli_site_command_prints_the_index(sample_site: SampleSite, tmp_path: Pa
 
 
 def test_site_csv_neutralises_a_formula_in_a_correction(sample_site: SampleSite, tmp_path: Path) -> None:
-    shutil.copy(sample_site.store.path, tmp_path / "events.duckdb")
+    copy_store(sample_site.store.path, tmp_path / "events.duckdb")
     store = EventStore(tmp_path / "events.duckdb")
     request_correction(store, TableRef(EVENT, SESSION, 7, "2", "A"), at=PUBLISHED + timedelta(minutes=20),
                        correction_id="=HYPERLINK(\"http://x\")", requested_by="@evil", reason="=1+2", tricks=8)
@@ -246,7 +246,7 @@ def test_adjusted_and_weighted_scores_are_shown_as_such(sample_site: SampleSite,
     from models.events import WeightedComponent
     from pipelines.director import award_weighted
 
-    shutil.copy(sample_site.store.path, tmp_path / "events.duckdb")
+    copy_store(sample_site.store.path, tmp_path / "events.duckdb")
     store = EventStore(tmp_path / "events.duckdb")
     award_weighted(store, TableRef(EVENT, SESSION, 3, "2", "A"), at=PUBLISHED + timedelta(minutes=20),
                    requested_at=PUBLISHED + timedelta(minutes=15), director="TD", reason="UI",
@@ -280,7 +280,7 @@ def test_language_and_time_zone_come_from_the_conditions(sample_site: SampleSite
     from models.conditions import ConditionsOfContest
     from pipelines.director import register_tournament
 
-    shutil.copy(sample_site.store.path, tmp_path / "events.duckdb")
+    copy_store(sample_site.store.path, tmp_path / "events.duckdb")
     store = EventStore(tmp_path / "events.duckdb")
     rules = ConditionsOfContest.from_toml(SAMPLE_DATA / "club_championship_conditions.toml")
     register_tournament(store, EVENT, "Mistrzostwa Klubu 2026", at=PLAYED,

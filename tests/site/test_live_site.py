@@ -3,7 +3,6 @@ build reads and renders only the events whose sessions changed since the folder'
 
 from __future__ import annotations
 
-import shutil
 from collections.abc import Callable
 from datetime import timedelta
 from pathlib import Path
@@ -29,6 +28,7 @@ from tests.conftest import SAMPLE_DATA
 from tests.site.club_session import EVENT, PLAYED, PUBLISHED, SESSION
 from tests.site.conftest import SESSION_DIR, SampleSite
 from tests.site.test_build import RECORDED
+from tests.store_files import copy_store
 
 OTHER = "other-club-2026"
 
@@ -36,7 +36,7 @@ OTHER = "other-club-2026"
 @pytest.fixture
 def club_store(sample_site: SampleSite, tmp_path: Path) -> EventStore:
     """The club session's store (copied), a second session of its event, and another event."""
-    shutil.copy(sample_site.store.path, tmp_path / "events.duckdb")
+    copy_store(sample_site.store.path, tmp_path / "events.duckdb")
     store = EventStore(tmp_path / "events.duckdb")
     lines = (SAMPLE_DATA / "club_championship_traveller.csv").read_text().splitlines()
     for name, event, session in (("second.csv", EVENT, "2"), ("other.csv", OTHER, "1")):

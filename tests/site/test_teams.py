@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-import shutil
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -14,6 +13,7 @@ from pipelines.ingest import ingest_file
 from pipelines.site import build_site
 from pipelines.store import EventStore
 from tests.conftest import CORPUS
+from tests.store_files import copy_store
 
 
 @pytest.fixture(scope="module")
@@ -85,7 +85,7 @@ def test_a_fouled_board_between_the_rooms_is_shown_with_its_law(teams_site: Path
     """SWEDEN v CROATIA board 12: +620 at table 13 against -200 at table 5 gave SWEDEN IMP(820) = 13.
     Ruled fouled between the rooms, it is cancelled with +3 IMPs to each team (Laws 87C, 86B2(a)):
     SWEDEN 36 - 13 + 3 = 26 for, 4 against; CROATIA 4 + 3 = 7 for, 36 - 13 = 23 against."""
-    shutil.copy(teams_site.parents[3] / "events.duckdb", tmp_path / "events.duckdb")  # its deals solved once
+    copy_store(teams_site.parents[3] / "events.duckdb", tmp_path / "events.duckdb")  # its deals solved once
     store = EventStore(tmp_path / "events.duckdb")
     record_fouled_board(store, "2021-online-qual-open-r2", "1", 12, at=datetime(2026, 11, 22, 1, tzinfo=UTC),
                         groups={"original": ["13"], "fouled": ["5"]}, reason="a card moved between the rooms")
