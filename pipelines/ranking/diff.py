@@ -5,8 +5,7 @@ they were earned in (and, for match points, the match). Each difference gets one
 this order: an award that is new (or a player linked: unmatched in the old edition), one that is
 gone, an identity merge (the points move to the id kept), a correction behind the unit that changed
 the award (named, and marked when it was back-dated), a new rule version, and decay (same award,
-less left of it). A place
-shared with others reads `1 (tied)`.
+less left of it). A place shared with others reads `1 (tied)`.
 """
 
 from __future__ import annotations
