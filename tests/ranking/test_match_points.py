@@ -198,3 +198,16 @@ def test_a_match_points_rule_is_checked() -> None:
         RuleSet.model_validate({**base, "match_points": {"per_match_won": 6, "categories": ["nationals"]}})
     with pytest.raises(ValidationError, match="must not exceed"):
         RuleSet.model_validate({**base, "match_points": {"per_match_won": 3, "per_match_drawn": 6}})
+
+
+def test_match_points_kept_between_editions_are_the_points_computed_afresh(store: EventStore,
+                                                                          tmp_path: Path) -> None:
+    from pipelines.ranking.standings_source import replay_standings
+
+    round_robin(store, tmp_path)
+    rules = load_rules("wbf")
+    first = compute_edition(store, rules, as_of=AS_OF, keep=True)
+    again = compute_edition(store, rules, as_of=AS_OF + timedelta(days=1), keep=True)  # from the kept rows
+    scratch = compute_edition(store, rules, as_of=AS_OF + timedelta(days=1), standings=replay_standings)
+    assert again.output_sha256() == scratch.output_sha256()
+    assert first.awards.filter(pl.col("team_match").is_not_null()).height == 2 * 5 + 2 * 4 + 3 * 4 + 1 * 4
