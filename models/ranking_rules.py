@@ -243,6 +243,38 @@ class TeamAwardRule(BaseModel):
     """ABF: a team of n > 4 players shares as 4 / n each."""
 
 
+class MatchPoints(BaseModel):
+    """Points for each match a team wins (or draws) in an event's matches by round, on top of the
+    place award: the WBF's round-robin master points (6 a match won, 3 a tied match).
+
+    A match is won when the team has more victory points in it than its opponent (more IMPs where
+    the session converts to none), drawn when they have as many. Each member of the team gets them
+    times the share of the unit's award the rule set's `teams` rule gives the member (boards sat).
+    """
+
+    model_config = _FROZEN
+
+    per_match_won: float = Field(gt=0)
+    """Points for a match won."""
+    per_match_drawn: float = Field(default=0.0, ge=0)
+    """Points for a drawn match (tied on VPs, or on IMPs without a VP scale)."""
+    scaled: bool = False
+    """Multiply by the event's category base (as a scaled table multiplies places)."""
+    award_kind: str | None = None
+    """Which decay applies to them; None = the category's `award_kind`."""
+    scorings: tuple[Literal["VP_TEAMS", "IMP_TEAMS"], ...] = Field(default=("VP_TEAMS",), min_length=1)
+    """Sessions whose matches count, by scoring: a round robin or Swiss converts its matches to VPs
+    (`VP_TEAMS`); knockout matches are IMP_TEAMS sessions."""
+    categories: tuple[str, ...] = ()
+    """Categories whose events give them; empty = every category."""
+
+    @model_validator(mode="after")
+    def _draw_not_above_win(self) -> Self:
+        if self.per_match_drawn > self.per_match_won:
+            raise ValueError("per_match_drawn must not exceed per_match_won")
+        return self
+
+
 class NoDecay(BaseModel):
     """The award keeps its value (WBF placing points, EBU local points)."""
 
@@ -381,6 +413,9 @@ class RuleSet(BaseModel):
     """Sub-rankings."""
     publication: Publication = Publication()
     """When editions are published (not part of `content_hash`: it changes when, not what)."""
+    match_points: MatchPoints | None = None
+    """Points per team match won or drawn (`[match_points]`); None = none. Left out of
+    `content_hash` when None, so rule sets without them keep the hash they always had."""
     titles: tuple[Title, ...] = ()
     """Ranks by published total, lowest first (the `ranking_titles` view); they name places and
     points, they do not change them, so they are not part of `content_hash`."""
@@ -398,6 +433,10 @@ class RuleSet(BaseModel):
             raise ValueError("weight.online_scales = 'first_place' needs a banded curve")
         if self.default_category not in self.categories:
             raise ValueError(f"default_category {self.default_category!r} is not among the categories "
+                             f"{sorted(self.categories)}")
+        unknown = sorted(set(self.match_points.categories) - set(self.categories)) if self.match_points else []
+        if unknown:
+            raise ValueError(f"match_points.categories {unknown} are not among the categories "
                              f"{sorted(self.categories)}")
         return self
 
@@ -417,10 +456,11 @@ class RuleSet(BaseModel):
 
         The publication schedule is left out: it decides when editions appear, not what they say,
         so moving it keeps the hash (and the hashes of editions published before it existed). So are
-        the titles: they name totals, they do not change them.
+        the titles: they name totals, they do not change them. Match points are left out only when
+        there are none: a rule set written before they existed keeps its hash.
         """
-        return orjson.dumps(self.model_dump(mode="json", exclude={"publication", "titles"}),
-                            option=orjson.OPT_SORT_KEYS)
+        left_out = {"publication", "titles"} | ({"match_points"} if self.match_points is None else set())
+        return orjson.dumps(self.model_dump(mode="json", exclude=left_out), option=orjson.OPT_SORT_KEYS)
 
     def content_hash(self) -> str:
         """SHA-256 of the canonical JSON: two rule sets with the same hash rank identically."""

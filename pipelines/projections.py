@@ -78,6 +78,11 @@ def carry_over_events(raw: Mapping[str, Mapping[str, Any]]) -> frozenset[str]:
                      if rules.carry_over.mode != "none")
 
 
+def event_conditions(projection: Projection) -> dict[str, Any]:
+    """Each event's `ConditionsOfContest`, as scoring reads them (registered, else the file's own)."""
+    return _conditions_by_event(projection.conditions, warn=False)
+
+
 def _conditions_by_event(raw: Mapping[str, Mapping[str, Any]], *, warn: bool = True) -> dict[str, Any]:
     """Registered conditions of contest, or else what the event's first file said of itself."""
     from models.conditions import ConditionsOfContest, UnsupportedScoringError, conditions_from_file

@@ -28,10 +28,11 @@ _TEAM_SCORING = ["IMP_TEAMS", "VP_TEAMS"]
 
 AWARD_COLUMNS = [
     "player_id", "original_id", "player_name", "event_id", "event_name", "session_id", "section", "direction",
-    "contestant_id", "place", "tied", "field", "category", "base_award", "weight", "share", "award",
+    "contestant_id", "team_match", "place", "tied", "field", "category", "base_award", "weight", "share", "award",
     "award_date", "award_kind", "age_years", "decay", "points", "corrections",
 ]
-"""An award row: who, for which unit and place, and how its points now were reached."""
+"""An award row: who, for which unit and place (or, with `team_match`, which match won or drawn:
+`pipelines.ranking.matches`), and how its points now were reached."""
 
 
 def unit_awards(units: Units, inputs: RankingInputs, rules: RuleSet) -> pl.DataFrame:

@@ -1,11 +1,11 @@
 """What changed between two ranking editions, and why, award by award.
 
 Awards are matched by the member found in the file (`original_id`) and the unit and contestant
-they were earned in. Each difference gets one reason, checked in this order: an award that is
-new (or a player linked: unmatched in the old edition), one that is gone, an identity merge (the
-points move to the id kept), a correction behind the unit that changed the award (named, and marked
-when it was back-dated), a new rule version, and decay (same award, less left of it). A place
-shared with others reads `1 (tied)`.
+they were earned in (and, for match points, the match). Each difference gets one reason, checked in
+this order: an award that is new (or a player linked: unmatched in the old edition), one that is
+gone, an identity merge (the points move to the id kept), a correction behind the unit that changed
+the award (named, and marked when it was back-dated), a new rule version, and decay (same award,
+less left of it). A place shared with others reads `1 (tied)`.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from pipelines.query_frames import frame_of
 from pipelines.ranking.edition import RankingEdition
 from pipelines.store import EventStore
 
-AWARD_KEY = ["original_id", "event_id", "session_id", "section", "direction", "contestant_id"]
+AWARD_KEY = ["original_id", "event_id", "session_id", "section", "direction", "contestant_id", "team_match"]
 _KEPT = ["player_id", "player_name", "event_name", "place", "tied", "field", "award", "decay", "points",
          "corrections"]
 REASON_COLUMNS = ["player_id", "reason", "points_change", "detail"]
@@ -139,6 +139,8 @@ def _explain(row: dict[str, object], corrections: dict[str, str], rules_changed:
              was_unmatched: bool) -> list[Reason]:
     what = f"{row['event_name_new'] or row['event_name']} {row['session_id'] or ''} {row['direction']} " \
            f"{row['contestant_id']}".replace("  ", " ")
+    if row["team_match"] is not None:
+        return _explain_match(row, what, corrections, rules_changed, was_unmatched)
     old_share, new_share = _num(row["share"]), _num(row["share_new"])
     old_place, new_place = _place(row["place"], row["tied"]), _place(row["place_new"], row["tied_new"])
     if rules_changed and (row["player_id"] is None or row["player_id_new"] is None):
@@ -171,6 +173,34 @@ def _explain(row: dict[str, object], corrections: dict[str, str], rules_changed:
         return [(row["player_id"], "recomputed", delta, f"{what}: place {old_place} -> {new_place}")]
     return [(row["player_id"], "decay", delta,
              f"{what}: {_pct(row['decay'])} -> {_pct(row['decay_new'])} of {_pts(row['award'])}")]
+
+
+def _explain_match(row: dict[str, object], what: str, corrections: dict[str, str], rules_changed: str | None,
+                   was_unmatched: bool) -> list[Reason]:
+    """A match-points row's change: the same reasons as a place award's, naming the match."""
+    match = f"{what}, match points for {row['team_match']}"
+    old_share, new_share = _num(row["share"]), _num(row["share_new"])
+    if row["player_id"] is None:
+        reason = "player linked" if was_unmatched else ("rule version" if rules_changed else "new award")
+        return [(row["player_id_new"], reason, new_share, f"{match}: {_pts(row['points_new'])} points")]
+    if row["player_id_new"] is None:
+        reason = "rule version" if rules_changed else "award withdrawn"
+        return [(row["player_id"], reason, -old_share, f"{match}: no longer won or drawn")]
+    if row["player_id"] != row["player_id_new"]:
+        merge = f"{row['player_id']} merged into {row['player_id_new']}: {match}"
+        return [(row["player_id"], "identity merge", -old_share, merge),
+                (row["player_id_new"], "identity merge", new_share, merge)]
+    added = sorted(set(str(row["corrections_new"] or "").split()) - set(str(row["corrections"] or "").split()))
+    delta = new_share - old_share
+    if row["award"] != row["award_new"]:
+        if added:
+            named = "; ".join(corrections.get(c, c) for c in added)
+            return [(row["player_id"], "correction", delta, f"{named} changed {match}: "
+                     f"{_pts(row['award'])} -> {_pts(row['award_new'])}")]
+        reason = "rule version" if rules_changed else "recomputed"
+        return [(row["player_id"], reason, delta, f"{match}: {_pts(row['award'])} -> {_pts(row['award_new'])}")]
+    return [(row["player_id"], "decay", delta,
+             f"{match}: {_pct(row['decay'])} -> {_pct(row['decay_new'])} of {_pts(row['award'])}")]
 
 
 def _place(place: object, tied: object) -> str:

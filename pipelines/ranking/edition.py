@@ -39,6 +39,7 @@ from pipelines.ranking.kept import (
     read_kept,
     save_kept,
 )
+from pipelines.ranking.matches import TEAM_MATCH, read_team_matches, with_match_points
 from pipelines.ranking.players import contestant_players, merged_ids, resolve_players, unmatched_players
 from pipelines.ranking.standings_source import StandingsReader, StandingsSnapshot, read_standings
 from pipelines.ranking.units import ranking_units
@@ -55,8 +56,8 @@ _SUM_DECIMALS = 9
 """Awards' points are summed as whole units of this decimal."""
 _EXACT_DECIMALS = 6
 """Totals are placed on this many decimals."""
-_AWARDS_ORDER = ["player_id", "event_id", "session_id", "section", "direction", "contestant_id", "original_id",
-                 "player_name"]
+_AWARDS_ORDER = ["player_id", "event_id", "session_id", "section", "direction", "contestant_id", "team_match",
+                 "original_id", "player_name"]
 """The canonical order of award rows (every key of a row: no two rows share it)."""
 _EDITION_ONLY = ("player_id", "age_years", "decay", "points")
 KEPT_AWARD_COLUMNS = [name for name in AWARD_COLUMNS if name not in _EDITION_ONLY]
@@ -103,8 +104,11 @@ class RankingEdition:
     def _output_bytes(self) -> dict[str, bytes]:
         # Written once per edition: a decade's awards are a quarter of a gigabyte of CSV, and the
         # CLI both writes and hashes them. Written as bytes: a str would be copied again to encode it.
+        # A rule set without match points writes no `team_match` column: its editions keep the bytes
+        # (and the hashes) they were published with before the column existed.
+        awards = self.awards if self.rules.match_points is not None else self.awards.drop(TEAM_MATCH)
         return {name: _csv(frame) for name, frame in (("ranking", self.ranking), ("sub_rankings", self.sub_rankings),
-                                                      ("awards", self.awards))}
+                                                      ("awards", awards))}
 
     def output_sha256(self) -> str:
         """SHA-256 over the canonical outputs in a fixed order."""
@@ -138,15 +142,18 @@ def compute_edition(store: EventStore, rules: RuleSet, *, as_of: datetime, up_to
     inputs = read_inputs(store, up_to=position, as_of_us=as_of_us, events=changed, federation=rules.federation)
     if check_categories:
         require_known_categories(inputs.tournaments, rules)
+    matches = (read_team_matches(store, up_to=position, as_of_us=as_of_us, sessions=inputs.sessions,
+                                 rules=rules.match_points) if rules.match_points is not None else None)
     if changed is None:
-        part = tournament_awards(standings(store, up_to=position, as_of_us=as_of_us), inputs, rules)
+        part = tournament_awards(standings(store, up_to=position, as_of_us=as_of_us), inputs, rules, matches)
         current, updated = part, fresh(part, position=position, as_of_us=as_of_us)
     else:
         assert kept is not None
         log.info("ranking: %d tournament(s) recomputed, the others' awards as kept at log position %d",
                  len(changed), kept.position)
+        # Nothing moved: no tournament to read.
         part = (tournament_awards(read_standings(store, up_to=position, as_of_us=as_of_us, events=changed), inputs,
-                                  rules) if changed else kept.base.cleared())  # nothing moved: no tournament to read
+                                  rules, matches) if changed else kept.base.cleared())
         current = kept.current().without(changed).plus(part)
         updated = kept.updated(changed, part, position=position, as_of_us=as_of_us)
     if keep and reusable and _moved(kept, updated, changed):
@@ -160,14 +167,18 @@ def _moved(kept: KeptAwards | None, updated: KeptAwards, changed: list[str] | No
         updated.position, updated.as_of_us)
 
 
-def tournament_awards(snapshot: StandingsSnapshot, inputs: RankingInputs, rules: RuleSet) -> TournamentAwards:
+def tournament_awards(snapshot: StandingsSnapshot, inputs: RankingInputs, rules: RuleSet,
+                      matches: pl.DataFrame | None = None) -> TournamentAwards:
     """The awards of the tournaments in `snapshot` and `inputs` (all of them, or some), before
-    identity merges and decay: units, curve awards, weights, players' shares, dates, corrections."""
+    identity merges and decay: units, curve awards, weights, players' shares, the match points of
+    `matches` (`pipelines.ranking.matches.MATCH_COLUMNS`, when the rule set gives them), dates,
+    corrections."""
     units = ranking_units(snapshot, inputs.tournaments)
     _warn_unknown_categories(inputs.tournaments, rules)
     players = resolve_players(contestant_players(inputs.contestants), inputs, rules.federation)
     contestant = unit_awards(units, inputs, rules)
-    per_player = player_awards(contestant, units, players, snapshot.standings, rules, inputs.lineups)
+    per_player = with_match_points(player_awards(contestant, units, players, snapshot.standings, rules, inputs.lineups),
+                                   matches, units, rules)
     dated = (per_player.join(award_dates(units, inputs, snapshot.windows), on=["event_id", "unit_session"], how="left")
              .join(unit_corrections(units, snapshot.corrections), on=["event_id", "unit_session"], how="left"))
     awards = (dated.rename({"unit_session": "session_id", "rank": "place"})

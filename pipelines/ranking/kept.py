@@ -41,7 +41,7 @@ from pipelines.store import EventStore, StoreError, table_columns
 
 log = logging.getLogger(__name__)
 
-KEPT_VERSION = "2"
+KEPT_VERSION = "3"
 """Bumped whenever what a tournament's kept rows hold, or how they are computed, changes."""
 KEPT_TABLE = "ranking_kept_awards"
 PIECES = ("awards", "unmatched", "provisional", "corrections", "deadlines")

@@ -109,6 +109,7 @@ def rebuild_edition(store: EventStore, label: str) -> RankingEdition:
 
 # --- analyst tables and views ----------------------------------------------------------------------
 
+# A store whose awards table predates match points gains `team_match` (null on its earlier editions).
 _TABLES_SQL = """
 CREATE TABLE IF NOT EXISTS projection_ranking (
     edition VARCHAR, place BIGINT, player_id VARCHAR, name VARCHAR, club VARCHAR, region VARCHAR,
@@ -117,9 +118,10 @@ CREATE TABLE IF NOT EXISTS projection_ranking (
 CREATE TABLE IF NOT EXISTS projection_ranking_awards (
     edition VARCHAR, player_id VARCHAR, original_id VARCHAR, player_name VARCHAR, event_id VARCHAR,
     event_name VARCHAR, session_id VARCHAR, section VARCHAR, direction VARCHAR, contestant_id VARCHAR,
-    place BIGINT, tied BOOLEAN, field BIGINT, category VARCHAR, base_award DOUBLE, weight DOUBLE,
+    team_match VARCHAR, place BIGINT, tied BOOLEAN, field BIGINT, category VARCHAR, base_award DOUBLE, weight DOUBLE,
     share DOUBLE, award DOUBLE, award_date DATE, award_kind VARCHAR, age_years BIGINT, decay DOUBLE,
     points DOUBLE, corrections VARCHAR);
+ALTER TABLE projection_ranking_awards ADD COLUMN IF NOT EXISTS team_match VARCHAR;
 """
 
 VIEWS_SQL = """

@@ -11,10 +11,11 @@ from pipelines.ranking.curves import decay_by_kind
 from pipelines.ranking.edition import RankingEdition
 from pipelines.ranking.players import merged_ids, normalised_name
 
-STATEMENT_COLUMNS = ["event_name", "session_id", "award_date", "category", "place", "field", "base_award", "weight",
-                     "share", "award", "age_years", "decay", "points", "decays_on", "points_then", "corrections",
-                     "merged_from"]
-"""Each award: how its points now were reached, and when and to what they next change; `merged_from`
+STATEMENT_COLUMNS = ["event_name", "session_id", "team_match", "award_date", "category", "place", "field",
+                     "base_award", "weight", "share", "award", "age_years", "decay", "points", "decays_on",
+                     "points_then", "corrections", "merged_from"]
+"""Each award: how its points now were reached, and when and to what they next change; `team_match`
+names the match (session, round, teams) of a match-points line (empty on a place award); `merged_from`
 names the id it was earned under when that id was merged into the player's."""
 
 
@@ -50,7 +51,8 @@ def player_statement(edition: RankingEdition, player: str) -> Statement:
     return Statement(
         player_id=player_id, name=name, place=row["place"][0] if row.height else None,
         points=row["points"][0] if row.height else 0.0,
-        awards=awards.sort("award_date", "event_id", "session_id").select(STATEMENT_COLUMNS),
+        awards=awards.sort("award_date", "event_id", "session_id", "team_match", nulls_last=False,
+                           maintain_order=True).select(STATEMENT_COLUMNS),
         divisor=edition.rules.points_divisor, merged_into=player_id if player_id != asked else None,
         notes=_notes(edition),
     )
@@ -64,11 +66,18 @@ def _kept_id(edition: RankingEdition, player_id: str) -> str:
 
 def _notes(edition: RankingEdition) -> tuple[str, ...]:
     rules = edition.rules
+    notes = []
     if isinstance(rules.curve, BandedCurve) and rules.curve.first_place == "pzbs":
         bases = ", ".join(f"{name} {cat.base:g}" for name, cat in rules.categories.items())
-        return (f"the category's weight ({bases}) is inside base_award (first place PZ = ceil(sum WK / P x weight "
-                "+ 0.05 P)); `weight` is what multiplies it after (teams, online)",)
-    return ()
+        notes.append(f"the category's weight ({bases}) is inside base_award (first place PZ = ceil(sum WK / P x "
+                     "weight + 0.05 P)); `weight` is what multiplies it after (teams, online)")
+    if rules.match_points is not None:
+        points = rules.match_points
+        scaled = " times the category base" if points.scaled else ""
+        notes.append(f"a line with a team_match is match points: base_award is {points.per_match_won:g} for the "
+                     f"match won, {points.per_match_drawn:g} for a drawn one{scaled}; share is the player's share of "
+                     "the team's award in that event")
+    return tuple(notes)
 
 
 def _with_next_change(edition: RankingEdition, awards: pl.DataFrame) -> pl.DataFrame:

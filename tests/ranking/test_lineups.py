@@ -21,6 +21,7 @@ from models.events import (
     event_payload,
     session_stream,
 )
+from models.ranking_rules import RuleSet
 from pipelines.director import publish_scores
 from pipelines.ranking.edition import compute_edition
 from pipelines.ranking.inputs import RankingInputs
@@ -228,3 +229,61 @@ def test_line_ups_that_miss_some_of_the_team_s_boards_take_no_board_from_anyone(
                                                                             range(1, 11))], recorded_at=RECORDED_AT)
     found = lions(store, "wbf")
     assert {name: award for name, (_, award) in found.items()} == dict.fromkeys(TEAMS["Lions"], 800.0)
+
+
+# --- the oracle extended: match points, from the match results and the rule sets' words ----------------
+
+def _share_by_rule(rules: RuleSet, played: int, boards: int, players: int) -> float:
+    """A member's share of the team's award, as the rule set's `teams` words say."""
+    team = rules.teams
+    fraction = played / boards
+    if fraction >= team.min_board_share - 1e-9:
+        share = 1.0
+    elif team.below == "pro_rata":
+        share = fraction / team.min_board_share
+    else:
+        share = 0.0
+    return share * (4 / players if team.large_team_share and players > 4 else 1.0)
+
+
+@settings(max_examples=40, deadline=None)
+@given(data=st.data(), players=st.integers(4, 6), boards=st.integers(1, 24), rounds=st.integers(1, 5),
+       preset=st.sampled_from(["wbf", "pzbs-3", "pzbs-4", "abf", "sbu", "acbl"]),
+       won=st.sampled_from([6.0, 1.5, 10.0]), drawn_share=st.sampled_from([0.0, 0.5, 1.0]), scaled=st.booleans())
+def test_each_member_s_match_points_are_the_matches_won_and_drawn_times_their_share(
+        data: st.DataObject, players: int, boards: int, rounds: int, preset: str, won: float, drawn_share: float,
+        scaled: bool) -> None:
+    from pipelines.ranking.awards import player_awards, unit_awards
+    from pipelines.ranking.matches import match_outcomes, with_match_points
+    from pipelines.scoring.teams import MATCH_SCHEMA
+
+    seats = [data.draw(st.permutations(range(players))) for _ in range(boards)]
+    units, inputs, registered, frame = _frames(players, boards, seats)
+    base_rules = load_rules(preset)
+    rules = RuleSet.model_validate({**base_rules.model_dump(), "match_points": {
+        "per_match_won": won, "per_match_drawn": won * drawn_share, "scaled": scaled}})
+    # Each round T1 meets T2: both sides' VPs (equal ones tie), or IMP margins where there is no VP scale.
+    scores = st.sampled_from([0.0, 4.5, 10.0, 10.0, 15.55, 20.0])
+    results = [(data.draw(st.booleans()), data.draw(scores), data.draw(scores)) for _ in range(rounds)]
+    rows = []
+    for number, (on_vp, mine, theirs) in enumerate(results, start=1):
+        for team, opponent, score, other in (("T1", "T2", mine, theirs), ("T2", "T1", theirs, mine)):
+            rows.append({"event_id": "E", "session_id": "s1", "section": "A", "match_id": f"R{number} T1 v T2",
+                         "team_id": team, "opponent_id": opponent, "boards": boards, "scheduled_boards": boards,
+                         "imps_for": None, "imps_against": None, "imp_margin": score - other if not on_vp else 0.0,
+                         "vp": score if on_vp else None})
+    matches = match_outcomes(pl.DataFrame(rows, schema=MATCH_SCHEMA))
+    awarded = with_match_points(player_awards(unit_awards(units, inputs, rules), units, registered, frame, rules,
+                                              inputs.lineups), matches, units, rules)
+    got = (awarded.filter((pl.col("contestant_id") == "T1") & pl.col("team_match").is_not_null())
+           .group_by("player_id").agg(pl.col("award").sum()))
+    found = dict(got.iter_rows())
+    category = rules.categories[rules.default_category]
+    weight = category.weight * rules.weight.team_factor
+    per_round = [won if (mine if on_vp else mine - theirs) > (theirs if on_vp else theirs - mine)
+                 else won * drawn_share if mine == theirs else 0.0 for on_vp, mine, theirs in results]
+    team_points = sum(per_round) * (category.base if scaled else 1.0) * weight
+    for i in range(players):
+        played = sum(1 for order in seats if i in order[:4])
+        expected = team_points * _share_by_rule(rules, played, boards, players)
+        assert found.get(f"p{i + 1}", 0.0) == pytest.approx(expected), (preset, i, results)

@@ -9,7 +9,7 @@ from typing import Any
 import polars as pl
 import pytest
 
-from models.ranking_rules import RuleSet, StepDecay
+from models.ranking_rules import AcblCurve, RuleSet, StepDecay
 from pipelines.ranking.curves import (
     PLACED_SCHEMA,
     decay_by_kind,
@@ -197,3 +197,16 @@ def test_full_years_counts_an_anniversary_as_complete() -> None:
     (61.4125, "half_up", 2, 61.41), (9.999999999999998, "ceil", 0, 10), (1.005, "none", 0, 1.005)])
 def test_named_roundings(value: float, mode: str, decimals: int, expected: float) -> None:
     assert pl.select(round_expr(pl.lit(value), mode, decimals)).item() == expected  # type: ignore[arg-type]
+
+
+def test_acbl_says_which_place_figures_are_published_and_which_are_assumed() -> None:
+    # Issue #35 item 9: ACBL's tournament place ratio and depth were searched for and not found; the club
+    # chart that was found is cited and kept apart, and the values stay as configured.
+    rules = load_rules("acbl")
+    words = " ".join(rules.source.split())
+    assert "acbl.org/about-acbl/administration/acbl-handbook/i-calculating-the-awards/" in words
+    assert "2nd 70 %, 3rd 50 %, 4th 35 % of first" in words
+    assert "are the project's assumptions for tournament overall awards" in words
+    assert "Searched" in words and "MPBOOK.041" in words
+    assert isinstance(rules.curve, AcblCurve)
+    assert (rules.curve.place_ratio, rules.curve.award_to) == (0.75, 0.4)
