@@ -148,7 +148,7 @@ def _board_files(pages: Pages, record: BoardRecord | None, key: tuple[str, int],
         "prev_label": f"{words['board']} {prev_key[1]}" if prev_key else "",
         "next_label": f"{words['board']} {next_key[1]}" if next_key else "",
         "versions": versions,
-        "record_caption": _record_caption(fouled, versions, rows, words) if versions else "",
+        "record_caption": _record_caption(versions, rows, words) if versions else "",
     }
     unit = shared["unit"]
     show_datum = any(r["datum"] for r in rows)
@@ -178,8 +178,9 @@ def deal_versions(record_deal: str | None, fouled: Mapping[str, str], rows: list
     return versions
 
 
-def _record_caption(fouled: Mapping[str, str], versions: list[Row], rows: list[Row], words: Mapping[str, str]) -> str:
-    """The hand record's deal's caption beside a fouled version: the groups that played it."""
+def _record_caption(versions: list[Row], rows: list[Row], words: Mapping[str, str]) -> str:
+    """The hand record's deal's caption beside a fouled version: the tables of the groups whose
+    ruling recorded no other deal for them."""
     others = {v["label"] for v in versions}
     groups = sorted({r["group"] for r in rows if r["group"] and r["group"] not in others})
     return _deal_caption(words, words["hand_record_deal"], _tables_of(rows, groups))
