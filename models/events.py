@@ -8,7 +8,9 @@ ingest's payloads, replay's columns and the scoring frames are derived from its 
 Evolving an event (extend, never repurpose):
 
 - An optional field with a default is added without a new `schema_version`: older payloads lack
-  it and read as the default.
+  it and read as the default. When a reader must tell "recorded before the field existed" from
+  "recorded without it" (`BoardFouled.deals`), the version is raised all the same, with a step
+  that changes nothing.
 - Renaming, removing or retyping a field, or adding a required one, raises `schema_version` by one,
   and the step from the old version is registered right after the model with
   `UPCASTERS.add(Upcaster(...))` (`models.upcasting`); the stored rows are never rewritten, and
@@ -18,15 +20,15 @@ Evolving an event (extend, never repurpose):
 from __future__ import annotations
 
 from datetime import UTC, date, datetime
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, Self
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, TypeAdapter
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, model_validator
 
 from models.awards import MAX_AWARD as MAX_AWARD  # re-exported: older imports name the catalogue
 from models.awards import ArtificialAward as ArtificialAward
 from models.diagnostics import Diagnostic
 from models.shape import DETAIL
-from models.upcasting import Upcasters
+from models.upcasting import Upcaster, Upcasters
 
 _FROZEN = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
@@ -61,8 +63,7 @@ class _Event(BaseModel):
 
 
 UPCASTERS = Upcasters()
-"""The upcasters of the catalogue, each registered beside its event's model (none yet: every event
-is at its first version)."""
+"""The upcasters of the catalogue, each registered beside its event's model."""
 
 
 class SessionKey(BaseModel):
@@ -341,11 +342,32 @@ class WeightedScoreAwarded(_Event):
     """When the ruling was requested."""
 
 
+def check_full_deal(text: str) -> str:
+    """`text` when it is a PBN deal of four full hands, each card once (`models.cards.Deal`),
+    written as `Deal.to_pbn` writes it (North first), so that one deal has one spelling."""
+    from models.cards import Deal  # the card model is only needed by the few events that carry a deal
+
+    try:
+        deal = Deal.from_pbn(text)
+    except ValidationError as exc:  # a hand's own check (a card twice, 14 cards): its words, not pydantic's report
+        raise ValueError("; ".join(str(e["msg"]).removeprefix("Value error, ") for e in exc.errors())
+                         + f" in {text!r}") from None
+    if not deal.is_complete:
+        raise ValueError(f"a deal needs four hands of 13 cards; got {text!r}")
+    return deal.to_pbn()
+
+
+FullDeal = Annotated[str, AfterValidator(check_full_deal)]
+"""The four hands of a board in PBN (`N:AKQ.. ...`), every card dealt once."""
+
+
 class BoardFouled(_Event):
-    """Law 87: the board was not played in identical form; results are compared within groups."""
+    """Law 87: the board was not played in identical form; results are compared within groups.
+
+    Version 2 added `deals`; a version-1 ruling reads as one that recorded no deal."""
 
     type: Literal["BoardFouled"] = "BoardFouled"
-    schema_version: Literal[1] = 1
+    schema_version: Literal[2] = 2
     event_id: Id
     """Tournament identifier."""
     session_id: Id
@@ -358,6 +380,21 @@ class BoardFouled(_Event):
     """Version label -> tables that played that version."""
     reason: str | None = None
     """What happened."""
+    deals: Annotated[dict[str, FullDeal], DETAIL] = Field(default_factory=dict)
+    """Version label -> the deal its tables played, for the versions the director recorded one of
+    (shown on the traveller; scoring needs only the groups). The hand record's deal stays the
+    board's `BoardDealt`."""
+
+    @model_validator(mode="after")
+    def _deals_of_named_groups(self) -> Self:
+        unknown = sorted(set(self.deals) - set(self.groups))
+        if unknown:
+            raise ValueError(f"deals name versions that are not groups: {unknown} (groups: {sorted(self.groups)})")
+        return self
+
+
+# v1 -> v2: `deals` was added; a v1 ruling recorded no deal, which its default (none) says.
+UPCASTERS.add(Upcaster("BoardFouled", 1, ()))
 
 
 class PenaltyAwarded(_Event):

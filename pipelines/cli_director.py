@@ -227,19 +227,33 @@ def foul(
     group: Annotated[list[str], typer.Option("--group", help="LABEL=TABLE,TABLE,... for each version played")],
     reason: Annotated[str, typer.Option(help="What happened")],
     section: Annotated[str, typer.Option(help="Section")] = "",
+    deal: Annotated[list[str] | None, typer.Option(
+        "--deal", help="LABEL=PBN-deal: the deal a group played (e.g. fouled=N:AKQ.. ...), shown on the "
+                       "traveller beside the hand record's")] = None,
     at: AtOpt = None, store: StoreOption = None,
 ) -> None:
     """Law 87: a fouled board, scored within each group of tables that played the same version."""
     from pipelines.director import record_fouled_board
 
-    groups: dict[str, list[str]] = {}
-    for item in group:
-        label, sep, tables = item.partition("=")
-        if not sep or not label.strip() or not tables.strip():
-            raise typer.BadParameter(f"{item!r}: a group is LABEL=TABLE,TABLE,...")
-        groups[label.strip()] = [t.strip() for t in tables.split(",") if t.strip()]
-    _director_call(lambda: record_fouled_board(open_store(store), event, session, board,
-                                               at=now_or(at), groups=groups, reason=reason, section=section))
+    groups = {label: [t.strip() for t in tables.split(",") if t.strip()]
+              for label, tables in _labelled(group, "a group is LABEL=TABLE,TABLE,...").items()}
+    deals = _labelled(deal or [], "a deal is LABEL=N:hand hand hand hand (PBN)")
+    _director_call(lambda: record_fouled_board(open_store(store), event, session, board, at=now_or(at),
+                                               groups=groups, reason=reason, section=section, deals=deals))
+
+
+def _labelled(items: list[str], shape: str) -> dict[str, str]:
+    """`LABEL=VALUE` options as a map; an item without a label or a value, or a label given twice,
+    is refused (`shape` says what was expected)."""
+    found: dict[str, str] = {}
+    for item in items:
+        label, sep, value = item.partition("=")
+        if not sep or not label.strip() or not value.strip():
+            raise typer.BadParameter(f"{item!r}: {shape}")
+        if label.strip() in found:
+            raise typer.BadParameter(f"{item!r}: {label.strip()!r} is given twice")
+        found[label.strip()] = value.strip()
+    return found
 
 
 def _award(text: str) -> "ArtificialAward":

@@ -31,6 +31,7 @@ from models.events import (
     TournamentRegistered,
     WeightedComponent,
     WeightedScoreAwarded,
+    check_full_deal,
     check_moment,
     event_payload,
     session_stream,
@@ -281,14 +282,19 @@ def award_weighted(store: EventStore, table: TableRef, *, at: datetime, requeste
 
 
 def record_fouled_board(store: EventStore, event_id: str, session_id: str, board: int, *, at: datetime,
-                        groups: Mapping[str, Sequence[str]], reason: str, section: str = "") -> int:
-    """Law 87: the board was played in different forms; results are compared within each group."""
+                        groups: Mapping[str, Sequence[str]], reason: str, section: str = "",
+                        deals: Mapping[str, str] | None = None) -> int:
+    """Law 87: the board was played in different forms; results are compared within each group.
+
+    `deals` (group label -> PBN deal) records the deal a group played, for the traveller to show
+    beside the hand record's; a label that is not a group, or a deal that is not four full hands
+    with each card once, is refused."""
     return _decide_and_append(store, event_id, session_id, lambda: Decision(
-        _fouled(store, event_id, session_id, board, groups, reason, section), at))
+        _fouled(store, event_id, session_id, board, groups, reason, section, deals or {}), at))
 
 
 def _fouled(store: EventStore, event_id: str, session_id: str, board: int, groups: Mapping[str, Sequence[str]],
-            reason: str, section: str) -> BoardFouled:
+            reason: str, section: str, deals: Mapping[str, str]) -> BoardFouled:
     results = recorded_results(store, [(event_id, session_id)]).filter(
         (pl.col("event_id") == event_id) & (pl.col("session_id") == session_id) & (pl.col("board") == board)
         & (pl.col("section") == section))
@@ -300,8 +306,17 @@ def _fouled(store: EventStore, event_id: str, session_id: str, board: int, group
     if unknown or twice or len(groups) < 2:
         raise DirectorError(f"groups must split the tables that played board {board} into at least two "
                             f"versions, each table once (unknown: {unknown}, named twice: {twice})")
+    unknown_groups = sorted(set(deals) - set(groups))
+    if unknown_groups:
+        raise DirectorError(f"--deal names {unknown_groups}, which are not groups (groups: {sorted(groups)})")
+    for label, deal in deals.items():
+        try:
+            check_full_deal(deal)
+        except ValueError as exc:
+            raise DirectorError(f"the deal of group {label!r}: {exc}") from exc
     return BoardFouled(event_id=event_id, session_id=session_id, section=section, board=board,
-                       groups={label: tuple(tables) for label, tables in groups.items()}, reason=reason)
+                       groups={label: tuple(tables) for label, tables in groups.items()}, reason=reason,
+                       deals=dict(deals))
 
 
 def award_penalty(store: EventStore, event_id: str, session_id: str, contestant_id: str, *, at: datetime,

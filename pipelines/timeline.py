@@ -114,6 +114,8 @@ class FoulStep(_Step):
     section: str = ""
     groups: dict[str, tuple[str, ...]]
     reason: str
+    deals: dict[str, str] = Field(default_factory=dict)
+    """Group label -> the deal (PBN) that group played, as the director's `foul --deal` records it."""
 
 
 Step = Annotated[RegisterStep | IngestStep | PublishStep | CorrectStep | ApproveLateStep | AdjustStep | FoulStep,
@@ -226,7 +228,7 @@ def _foul(store: EventStore, step: FoulStep, folder: Path, recorded_at: datetime
     from pipelines.director import record_fouled_board
 
     record_fouled_board(store, step.event, step.session, step.board, at=step.at, groups=step.groups,
-                        reason=step.reason, section=step.section)
+                        reason=step.reason, section=step.section, deals=step.deals)
     return f"board {step.board} fouled: {len(step.groups)} versions"
 
 

@@ -352,14 +352,15 @@ def room_game(board: int, hands: dict[str, list[str]], rnd: int, table: int, roo
     return pbn_tags(tags) + "\n"
 
 
-def fouled(hands: dict[str, list[str]]) -> dict[str, list[str]]:
-    """The fouled form of a deal: North's highest card and East's lowest went into each other's pocket."""
+def fouled(hands: dict[str, list[str]], high: str = "N", low: str = "E") -> dict[str, list[str]]:
+    """The fouled form of a deal: `high`'s highest card and `low`'s lowest went into each other's
+    pocket (North's and East's unless told)."""
     def strength(card: str) -> int:
         return "23456789TJQKA".index(card[1])
 
-    north, east = max(hands["N"], key=strength), min(hands["E"], key=strength)
-    return {**hands, "N": [c for c in hands["N"] if c != north] + [east],
-            "E": [c for c in hands["E"] if c != east] + [north]}
+    top, bottom = max(hands[high], key=strength), min(hands[low], key=strength)
+    return {**hands, high: [c for c in hands[high] if c != top] + [bottom],
+            low: [c for c in hands[low] if c != bottom] + [top]}
 
 
 def swiss_match(rnd: int, table: int, home: Team, visitors: Team, deals: dict[int, dict[str, list[str]]],
@@ -487,11 +488,12 @@ harbour-pairs-2026-11-22;1;2;A;1;1;8;2H;E;8;D7
 """Harbour BC's traveller, saved from a spreadsheet with semicolons for commas: no column can be read."""
 
 
-def timeline(national: dict[tuple[int, str], list[Table]]) -> str:
+def timeline(national: dict[tuple[int, str], list[Table]], fouled_deals: dict[str, str]) -> str:
     """The weekend in the order it happens: what arrives, what is published, what the TD rules.
 
     Times carry their zone (CET). Corrections: one inside the Law 79C period, one after it that
-    the organiser approves late (Law 79C2), one after it that nobody approves.
+    the organiser approves late (Law 79C2), one after it that nobody approves. The fouled boards'
+    rulings record the fouled form each (`fouled_deals`: event -> PBN deal).
     """
     inside = next(r for r in national[(1, "A")] if r.board == 3 and r.contract != "PASS")
     late = next(r for r in national[(2, "B")] if r.board == 18 and r.contract != "PASS")
@@ -517,7 +519,8 @@ def timeline(national: dict[tuple[int, str], list[Table]]) -> str:
         ("2026-11-21T18:50:00+01:00", "foul", {
             "event": NATIONAL, "session": "2", "section": "B", "board": 21,
             "groups": {"original": ["1", "2", "3"], "fouled": ["4", "5", "6", "7"]},
-            "reason": "two cards swapped between East and West after round 3 (Law 87)"}),
+            "reason": "two cards swapped between East and West after round 3 (Law 87)",
+            "deals": {"fouled": fouled_deals[NATIONAL]}}),
         ("2026-11-21T19:00:00+01:00", "publish", {"event": NATIONAL, "session": "2"}),
         ("2026-11-21T19:50:00+01:00", "correct", {
             "event": NATIONAL, "session": "2", "section": "B", "board": late.board, "table": str(late.table),
@@ -547,7 +550,8 @@ def timeline(national: dict[tuple[int, str], list[Table]]) -> str:
         "event": SWISS, "session": "1", "board": FOULED_BOARD,
         "groups": {form: list(rooms) for form, rooms in FOULED_FORMS.items()},
         "reason": ("North's ace of spades and East's three changed pockets after match 2's open room (Law 87); "
-                   "match 2's rooms played different forms (Law 86B2), matches 3 and 4 the same one")}))
+                   "match 2's rooms played different forms (Law 86B2), matches 3 and 4 the same one"),
+        "deals": {"fouled": fouled_deals[SWISS]}}))
     return "".join(_toml_step(at, action, args) for at, action, args in steps)
 
 
@@ -594,8 +598,11 @@ def main(out: Path = OUT) -> None:
 
     national_pairs = pairs_from(people, 28, rng)
     played: dict[tuple[int, str], list[Table]] = {}
+    fouled_deals: dict[str, str] = {}
     for session, boards in ((1, range(1, 15)), (2, range(15, 29))):
         deals = {b: deal(rng) for b in boards}
+        if session == 2:  # B-21's tables 4-7 played it with an East and a West card changed (the timeline's ruling)
+            fouled_deals[NATIONAL] = deal_text(21, fouled(deals[21], "E", "W"))
         write(out / "saturday" / f"national_pairs_s{session}_hands.pbn", national_hand_record(session, deals))
         for section, pairs in (("A", national_pairs[:14]), ("B", national_pairs[14:])):
             text = national_traveller(session, section, deals, pairs, rng)
@@ -606,6 +613,7 @@ def main(out: Path = OUT) -> None:
     teams = [Team(name, (chosen[4 * i], chosen[4 * i + 1], chosen[4 * i + 2], chosen[4 * i + 3]))
              for i, name in enumerate(TEAM_NAMES)]
     swiss_deals = {b: deal(rng) for b in range(1, ROUNDS * BOARDS_PER_MATCH + 1)}
+    fouled_deals[SWISS] = deal_text(FOULED_BOARD, fouled(swiss_deals[FOULED_BOARD]))
     for rnd, matches in enumerate(swiss_draw(len(teams), ROUNDS), start=1):
         for table, (home, visitors) in enumerate(matches, start=1):
             write(out / "sunday" / f"swiss_round{rnd}_match{table}.pbn",
@@ -614,7 +622,7 @@ def main(out: Path = OUT) -> None:
     write(out / "broken" / "harbour_pairs.csv", BROKEN_CSV)
     write(out / "ranking_rules.toml", RANKING_RULES)
     write(out / "timeline.toml", "# The weekend in the order it happens; `bridgeledger demo` replays it.\n\n"
-          + timeline(played))
+          + timeline(played, fouled_deals))
 
 
 def analyse(out: Path = OUT) -> int:

@@ -10,8 +10,11 @@ Header (names case-insensitive, order free; `lead` and `score` may be omitted):
 - `result`: tricks won by declarer (`10`) or relative to the contract (`=`, `+1`, `-2`).
 - `lead`: suit first (`SA`, `H7`) or rank first (`AS`).
 - `score`: optional NS score as published, kept as reference only (we compute our own).
-- `ns_players`, `ew_players`: optional, the pair's players separated by `;`, each a name with an
-  optional federation id in square brackets: `Anna Nowak [1041]; Jan Nowak`.
+- `ns_players`, `ew_players`: optional, the pair's players (one or two) separated by `;`, each a
+  name with an optional federation id in square brackets: `Anna Nowak [1041]; Jan Nowak`. `;`
+  separates players in these two columns only; a name that holds a `;` writes it `\\;`
+  (`Anna\\; Nowak`). A cell that reads as more than two players is refused, naming them, rather
+  than one player being taken for several.
 
 A file holds one session: every row names the same event and session as the first.
 
@@ -307,12 +310,22 @@ def _refuse_one_pair_on_both_sides(ns_id: str, ns: tuple[Player, ...], ew: tuple
                         "a pair cannot play against itself", "csv.row.same-pair")
 
 
+PAIR_SIZE = 2
+"""The most players a pair column names: the two who sat at the table."""
+_PLAYER_SEPARATOR = re.compile(r"(?<!\\);")
+"""A `;` that separates two players (one written `\\;` is part of a name)."""
+
+
 def _players(row: dict[str, str], column: str) -> tuple[Player, ...]:
-    """`Anna Nowak [1041]; Jan Nowak` -> the players, ids when given."""
+    """`Anna Nowak [1041]; Jan Nowak` -> the players, ids when given; `\\;` is a `;` in a name."""
+    entries = [e.replace("\\;", ";") for e in _PLAYER_SEPARATOR.split(row.get(column, "")) if e.strip()]
+    if len(entries) > PAIR_SIZE:
+        named = "; ".join(repr(e.strip()) for e in entries)
+        raise _RowError(column, f"{column} names {len(entries)} players ({named}) but a pair is at most "
+                        f"{PAIR_SIZE}: ';' separates the pair's players; write a ';' inside a name as '\\;'",
+                        f"csv.row.{column}")
     players = []
-    for entry in row.get(column, "").split(";"):
-        if not entry.strip():
-            continue
+    for entry in entries:
         match = _PLAYER.match(entry)
         if match is None or not match["name"]:
             raise _RowError(column, f"player {entry.strip()!r}: expected a name, optionally followed by "

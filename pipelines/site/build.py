@@ -354,7 +354,7 @@ def session_digest(data: SessionData, analyses: Mapping[str, DoubleDummy], audit
              data.board_scores.write_json(), data.standings.write_json(), data.results.write_json(),
              repr(sorted(data.corrected_tables)), data.records.model_dump_json(), str(data.last_position),
              repr(sorted((d, sorted(a.tricks.items()), sorted(a.par.items())) for d, a in analyses.items())),
-             audit.write_json()]
+             audit.write_json(), repr(sorted((k, sorted(v.items())) for k, v in data.fouled_deals.items()))]
     for part in parts:
         digest.update(part.encode() + b"\0")
     return digest.hexdigest()

@@ -10,7 +10,7 @@ from __future__ import annotations
 import logging
 import unicodedata
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from datetime import date
 from typing import Any
 
@@ -93,6 +93,9 @@ class SessionData:
     """The session's own events as records: deals, leads, contestants and their players."""
     last_position: int
     """The position of the session's latest event in the log."""
+    fouled_deals: Mapping[tuple[str, int], Mapping[str, str]] = field(default_factory=dict)
+    """(section, board) -> group label -> the deal that group played, as the director's latest Law 87
+    ruling on the board recorded it (`BoardFouled.deals`): the boards whose fouled form is known."""
 
 
 def events_of(store: EventStore, edition: ScoredEdition, event_id: str | None = None) -> list[EventInfo]:
@@ -221,7 +224,19 @@ def session_data(store: EventStore, edition: ScoredEdition, event: EventInfo, in
         corrected_tables=corrected,
         records=session_records(store, info.event_id, info.session_id, edition),
         last_position=last_position(store, info.event_id, info.session_id, edition.position),
+        fouled_deals=fouled_deals(store, info.event_id, info.session_id, edition.position),
     )
+
+
+def fouled_deals(store: EventStore, event_id: str, session_id: str,
+                 up_to: int) -> dict[tuple[str, int], dict[str, str]]:
+    """The deals the session's fouled boards were played in, by (section, board): the latest ruling
+    on a board stands, as scoring reads it (`pipelines.scoring.fouled`); a board whose ruling
+    recorded no deal is left out."""
+    latest: dict[tuple[str, int], dict[str, str]] = {}
+    for event in store.read(types=["BoardFouled"], up_to=up_to, stream_id=session_stream(event_id, session_id)):
+        latest[(event.payload.get("section") or "", int(event.payload["board"]))] = event.payload.get("deals") or {}
+    return {key: deals for key, deals in latest.items() if deals}
 
 
 def last_position(store: EventStore, event_id: str, session_id: str, up_to: int) -> int:

@@ -38,6 +38,8 @@ ENGLISH: dict[str, str] = {
     "plot_boards_played": "boards played (boards {first} to {last})",
     "fouled_note": "fouled board (Law 87): {group} deal, tables {tables}; scored among these {n} tables and "
     "factored (Neuberg) to the board's {field} tables", "group_original": "the original", "group_fouled": "the fouled",
+    "group_deal": "{group} deal", "hand_record_deal": "the hand record's deal",
+    "deal_played_at": "{deal}, played at tables {tables}", "record_dd": "the hand record's deal",
     "legend_fouled": "a fouled board (Law 87): each group scored on its own deal",
     "as_of": "as of", "no_events": "No events yet.",
     "running_plot": "Running percentage through the session", "distribution_plot": "Scores on this board",
@@ -86,7 +88,9 @@ POLISH: dict[str, str] = {
     "plot_boards_played": "rozegrane rozdania (rozdania od {first} do {last})",
     "fouled_note": "rozdanie zepsute (Prawo 87): {group}, stoły {tables}; liczone między tymi {n} stołami i "
     "przeliczone (Neuberg) na {field} stołów rozdania", "group_original": "rozkład pierwotny",
-    "group_fouled": "rozkład zmieniony", "legend_fouled": "rozdanie zepsute (Prawo 87): każda grupa liczona osobno",
+    "group_fouled": "rozkład zmieniony", "group_deal": "{group}", "hand_record_deal": "rozkład z protokołu",
+    "deal_played_at": "{deal}, grany przy stołach {tables}", "record_dd": "rozkład z protokołu",
+    "legend_fouled": "rozdanie zepsute (Prawo 87): każda grupa liczona osobno",
     "as_of": "stan na", "no_events": "Nie ma jeszcze turniejów.",
     "running_plot": "Procent narastająco w trakcie sesji", "distribution_plot": "Zapisy w tym rozdaniu",
     "datum": "Datum", "tie": "ex aequo", "method": "Sposób liczenia", "sitting": "Linia", "none": "Nikt",

@@ -65,7 +65,8 @@ def session_files(data: SessionData, analyses: Mapping[str, DoubleDummy], audit:
     for record in data.records.boards:
         records.setdefault((record.section, record.board), record)  # the first, as the hand record lists it
     for position, key in enumerate(keys):
-        _board_files(pages, records.get(key), key, tables.get(key, []), analyses, shared, keys, position)
+        _board_files(pages, records.get(key), key, tables.get(key, []), analyses, shared, keys, position,
+                     data.fouled_deals.get(key, {}))
     matches = match_rows(data, names)
     cards = score_cards(data, names, tables, matches)
     for card in cards:
@@ -122,7 +123,8 @@ _VULNERABLE_WORDS = {"None": "none", "NS": "ns", "EW": "ew", "All": "both"}
 
 
 def _board_files(pages: Pages, record: BoardRecord | None, key: tuple[str, int], rows: list[Row],
-                 analyses: Mapping[str, DoubleDummy], shared: Row, keys: list[tuple[str, int]], position: int) -> None:
+                 analyses: Mapping[str, DoubleDummy], shared: Row, keys: list[tuple[str, int]], position: int,
+                 fouled: Mapping[str, str]) -> None:
     section, board = key
     words = shared["words"]
     dealer = (record.dealer if record and record.dealer else law2_dealer(board)).value
@@ -137,6 +139,7 @@ def _board_files(pages: Pages, record: BoardRecord | None, key: tuple[str, int],
     prev_key = keys[position - 1] if position else None
     next_key = keys[position + 1] if position + 1 < len(keys) else None
     analysis = analyses.get(canonical) if canonical else None
+    versions = deal_versions(deal, fouled, rows, words)
     view = {
         "section": section, "board": board, "dealer": dealer, "vulnerability": vulnerability,
         "vulnerable": words[_VULNERABLE_WORDS[vulnerability]],
@@ -144,6 +147,8 @@ def _board_files(pages: Pages, record: BoardRecord | None, key: tuple[str, int],
         "prev": board_page(*prev_key) if prev_key else "", "next": board_page(*next_key) if next_key else "",
         "prev_label": f"{words['board']} {prev_key[1]}" if prev_key else "",
         "next_label": f"{words['board']} {next_key[1]}" if next_key else "",
+        "versions": versions,
+        "record_caption": _record_caption(versions, rows, words) if versions else "",
     }
     unit = shared["unit"]
     show_datum = any(r["datum"] for r in rows)
@@ -156,6 +161,43 @@ def _board_files(pages: Pages, record: BoardRecord | None, key: tuple[str, int],
                    "corrected": "corrected" in classes, "adjusted": bool(classes & {"adjusted", "weighted"}),
                    "fouled": "fouled" in classes}}
     pages.add(page, ("board.html", context), lambda: render("board.html", **context))
+
+
+def deal_versions(record_deal: str | None, fouled: Mapping[str, str], rows: list[Row],
+                  words: Mapping[str, str]) -> list[Row]:
+    """A fouled board's deals (Law 87) other than the hand record's, as the director recorded them,
+    each with its caption (the group and its tables) and its hands; the original group first."""
+    shown = canonical_deal(record_deal)
+    versions = []
+    for label in sorted(fouled, key=lambda g: (g != "original", g)):
+        hands = hand_diagram(fouled[label])
+        if hands is None or canonical_deal(fouled[label]) == shown:
+            continue  # the hand record's deal is on the page already
+        versions.append({"label": label, "hands": hands,
+                         "caption": _deal_caption(words, _group_word(label, words), _tables_of(rows, [label]))})
+    return versions
+
+
+def _record_caption(versions: list[Row], rows: list[Row], words: Mapping[str, str]) -> str:
+    """The hand record's deal's caption beside a fouled version: the tables of the groups whose
+    ruling recorded no other deal for them."""
+    others = {v["label"] for v in versions}
+    groups = sorted({r["group"] for r in rows if r["group"] and r["group"] not in others})
+    return _deal_caption(words, words["hand_record_deal"], _tables_of(rows, groups))
+
+
+def _deal_caption(words: Mapping[str, str], deal: str, tables: list[str]) -> str:
+    text = words["deal_played_at"].format(deal=deal, tables=", ".join(tables)) if tables else deal
+    return text[:1].upper() + text[1:]
+
+
+def _group_word(label: str, words: Mapping[str, str]) -> str:
+    """A group's name as the traveller's notes say it (`the fouled deal`), else its own label."""
+    return words["group_deal"].format(group=words.get(f"group_{label}", label))
+
+
+def _tables_of(rows: list[Row], groups: list[str]) -> list[str]:
+    return sorted((r["table"] for r in rows if r["group"] in groups), key=natural_key)
 
 
 def by_ns_score(rows: list[Row]) -> list[Row]:

@@ -73,3 +73,18 @@ def test_a_quote_never_closed_spoils_its_own_row_only() -> None:
     assert (error.line, error.code) == (4, "csv.row.quote")
     assert error.column == len(TRAVELLER.split("\n")[3]) + 2  # where the open cell starts
     assert error.message == "a quoted cell is not closed within 20 lines; row left out"
+
+
+def test_a_semicolon_in_a_name_is_written_escaped_and_more_than_a_pair_is_refused() -> None:
+    """`;` separates the pair's two players; `\\;` is a `;` in a name (issue #34, item 9); a cell that
+    reads as three players is refused where it stands, never taken as three people."""
+    text = _with_players({1: r"Anna\; Maria Nowak [1041]; Jan Nowak", 3: "Anna; Maria; Nowak"})
+    parsed = loads(text.encode(), source="names.csv")
+    assert [(p.name, p.federation_id) for p in parsed.results[0].ns_players] == [
+        ("Anna; Maria Nowak", "1041"), ("Jan Nowak", None)]
+    assert parsed.quarantined == 1 and len(parsed.results) + len(parsed.artificial) == ROWS - 1
+    [error] = parsed.errors
+    assert (error.source, error.line, error.code) == ("names.csv", 4, "csv.row.ns_players")
+    assert error.column == len(TRAVELLER.split("\n")[3]) + 2  # the ns_players cell
+    assert error.message.startswith("ns_players names 3 players ('Anna'; 'Maria'; 'Nowak') but a pair is at most 2: "
+                                    "';' separates the pair's players; write a ';' inside a name as '\\;'")

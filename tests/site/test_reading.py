@@ -90,3 +90,18 @@ def test_a_printed_traveller_keeps_every_column(weekend_site: SampleSite, browse
                         margin={"top": "12mm", "bottom": "12mm", "left": "12mm", "right": "12mm"})
     assert pdf.startswith(b"%PDF") and pdf.count(b"/Type /Page\n") + pdf.count(b"/Type/Page") >= 1
     seen.close()
+
+
+@pytest.mark.parametrize("width", ["phone", "desktop"])
+def test_both_deals_of_a_fouled_board_are_on_screen(weekend_site: SampleSite, browser: Any, width: str) -> None:
+    """National Pairs B-21 (Law 87): the hand record's deal and the fouled one, every hand of both
+    inside the viewport, each deal captioned with the tables that played it."""
+    viewport = PHONE if width == "phone" else DESKTOP
+    seen = visit(browser, weekend_site.site, f"{NATIONAL}/s-2/board-B-21.html", viewport=viewport,
+                 screenshot=f"weekend-fouled-deals-{width}")
+    shown, outside = _outside(seen.page, "figure.deal .hand, figure.deal .version", viewport["width"])
+    assert (shown, outside) == (10, [])
+    assert seen.page.locator("figure.deal .version").all_inner_texts() == [
+        "The hand record's deal, played at tables 1, 2, 3", "The fouled deal, played at tables 4, 5, 6, 7"]
+    seen.assert_clean(weekend_site.site)
+    seen.close()

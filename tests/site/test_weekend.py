@@ -258,3 +258,49 @@ def test_the_audit_lists_every_fouled_board_ruling(weekend_site: SampleSite) -> 
         assert f'<span class="why">Groups of tables: <bdi>{groups}</bdi></span>' in entry
         assert "ruling: applied" in entry and f'<span class="why rule">{rule}</span>' in entry
         assert f"<bdi>{reason}</bdi>" in entry and "<time datetime=" in entry
+
+
+def _hands(html: str, version: str | None) -> dict[str, list[str]]:
+    """The four hands of one deal figure of a traveller (`version`: a fouled group's figure; None:
+    the hand record's), seat -> the suits' ranks as shown (S, H, D, C)."""
+    mark = f'<figure class="deal" data-version="{version}"' if version else '<figure class="deal" aria-label'
+    figure = html[html.index(mark):]
+    figure = figure[:figure.index("</figure>")]
+    return {seat: [line.rsplit(" ", 1)[1] for line in re.findall(r'<div class="line">(.*?)</div>', hand)]
+            for seat, hand in re.findall(r'data-seat="(\w)">(.*?</div>)</div>\n', figure, re.S)}
+
+
+def test_a_fouled_board_shows_both_deals(weekend_site: SampleSite) -> None:
+    """National Pairs B-21 (Law 87): the hand record's deal for tables 1-3, and beside it the fouled
+    form the director recorded (an East and a West card changed pockets) for tables 4-7."""
+    html = (weekend_site.site / "e-national-pairs-2026" / "s-2" / "board-B-21.html").read_text()
+    assert "The hand record&#39;s deal, played at tables 1, 2, 3" in html
+    assert "The fouled deal, played at tables 4, 5, 6, 7" in html
+    assert "Double-dummy tricks: the hand record&#39;s deal" in html
+    record, fouled = _hands(html, None), _hands(html, "fouled")
+    assert record["N"] == fouled["N"] and record["S"] == fouled["S"]  # only East and West differ
+    changed = [(seat, suit) for seat in "EW" for suit in range(4) if record[seat][suit] != fouled[seat][suit]]
+    assert 1 <= len(changed) <= 4 and {seat for seat, _ in changed} == {"E", "W"}
+    with weekend_site.store.reader() as con:
+        [(deals,)] = con.sql("SELECT payload->>'$.deals.fouled' FROM events WHERE type = 'BoardFouled' "
+                             "AND payload->>'$.board' = '21'").fetchall()
+    from models.cards import Deal, Seat, Suit
+    stored = Deal.from_pbn(deals)
+    assert fouled == {seat.value: [(h.ranks(s).replace("T", "10") or "—")
+                                   for s in (Suit.S, Suit.H, Suit.D, Suit.C)]
+                      for seat in Seat if (h := stored.hand(seat)) is not None}
+    # A board that was not fouled shows one deal, without a caption.
+    plain = (weekend_site.site / "e-national-pairs-2026" / "s-2" / "board-B-20.html").read_text()
+    assert plain.count('<figure class="deal"') == 1 and 'class="version"' not in plain
+
+
+def test_the_swiss_fouled_board_shows_the_fouled_form(weekend_site: SampleSite) -> None:
+    """Swiss board 15: North's ace of spades and East's three changed pockets for the rooms after
+    match 2's open room."""
+    html = (weekend_site.site / "e-swiss-teams-2026" / "s-1" / "board-15.html").read_text()
+    assert html.count('<figure class="deal"') == 2
+    assert "The fouled deal, played at tables 2-closed, 3-closed, 3-open, 4-closed, 4-open" in html
+    record, fouled = _hands(html, None), _hands(html, "fouled")
+    assert record["S"] == fouled["S"] and record["W"] == fouled["W"]
+    assert record["N"][0].startswith("A") and not fouled["N"][0].startswith("A")
+    assert fouled["E"][0].startswith("A")
