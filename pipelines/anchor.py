@@ -23,6 +23,9 @@ from pathlib import Path
 from typing import Any
 
 import duckdb
+import polars as pl
+
+from pipelines.log.fields import PayloadField, payload_fields
 
 log = logging.getLogger(__name__)
 
@@ -77,12 +80,11 @@ def read_anchor(store_path: Path) -> Head | None:
 
 def published_heads(con: duckdb.DuckDBPyConnection) -> list[tuple[Head, str]]:
     """The log heads publications carry (`log_head`), with where each was seen."""
-    rows = con.execute(
-        "SELECT position, type, TRY_CAST(payload->>'$.log_head.position' AS BIGINT), payload->>'$.log_head.hash'"
-        " FROM events WHERE type IN (SELECT unnest(?)) AND payload->>'$.log_head.hash' IS NOT NULL"
-        " ORDER BY position", [list(ANCHORING_TYPES)]).fetchall()
+    heads = payload_fields(con, list(ANCHORING_TYPES), (PayloadField("head", "log_head.position", pl.Int64()),
+                                                          PayloadField("hash", "log_head.hash")))
+    rows = heads.filter(pl.col("head").is_not_null() & pl.col("hash").is_not_null())
     return [(Head(int(head_position), str(head_hash)), f"{typ} at position {position}")
-            for position, typ, head_position, head_hash in rows if head_position is not None]
+            for position, typ, head_position, head_hash in rows.select("position", "type", "head", "hash").iter_rows()]
 
 
 def missing_heads(con: duckdb.DuckDBPyConnection, anchor: Head | None) -> list[tuple[Head, str]]:

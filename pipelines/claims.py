@@ -16,25 +16,23 @@ counted with the results. A director's ruling (no source file) is a deliberate r
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import polars as pl
 
 from models.diagnostics import Diagnostic, Severity
 from parsers.records import ArtificialRecord
+from pipelines.log.fields import PayloadField, payload_fields
 from pipelines.store import EventStore
 
+if TYPE_CHECKING:
+    import duckdb
+
 _KEYS = ["section", "board", "table_id"]
-_FROM_FILES = ("(type = 'ResultRecorded' OR (type = 'ArtificialScoreAwarded' "
-               "AND payload->>'$.source.sha256' IS NOT NULL))")
-"""The events that claim a table for a file: its results and its artificial scores."""
-_CLAIMED = f"""
-SELECT payload->>'$.section' AS section, CAST(payload->>'$.board' AS BIGINT) AS board,
-       payload->>'$.table_id' AS table_id, payload->>'$.source.sha256' AS sha256,
-       type = 'ArtificialScoreAwarded' AS artificial
-FROM events WHERE stream_id = ? AND {_FROM_FILES} ORDER BY position
-"""
-_NAMES = ("SELECT payload->>'$.sha256', payload->>'$.name' FROM events "
-          "WHERE type = 'SourceFileIngested' AND stream_id = ?")
+_CLAIMING = ("ResultRecorded", "ArtificialScoreAwarded")
+_CLAIM_FIELDS = (PayloadField("section", "section"), PayloadField("board", "board", pl.Int64()),
+                 PayloadField("table_id", "table_id"), PayloadField("sha256", "source.sha256"))
+_NAME_FIELDS = (PayloadField("sha256", "sha256"), PayloadField("name", "name"))
 _SHOWN = 20
 """At most this many claims are listed one by one; the rest are counted in one more diagnostic."""
 
@@ -47,8 +45,15 @@ def claimed_tables(store: EventStore, stream: str) -> pl.DataFrame:
     if not store.exists():
         return pl.DataFrame(schema=schema)
     with store.reader() as con:
-        rows = con.execute(_CLAIMED, [stream]).fetchall()
-    return pl.DataFrame(rows, schema=schema, orient="row")
+        rows = _claims(con, "stream_id = ?", [stream])
+    return rows.select("section", "board", "table_id", "sha256", artificial=pl.col("type") == "ArtificialScoreAwarded")
+
+
+def _claims(con: duckdb.DuckDBPyConnection, where: str, params: Sequence[object]) -> pl.DataFrame:
+    """The events that claim a table for a file: its results, and its artificial scores (a
+    director's, with no source file, claims none)."""
+    rows = payload_fields(con, _CLAIMING, _CLAIM_FIELDS, where=where, params=params)
+    return rows.filter((pl.col("type") == "ResultRecorded") | pl.col("sha256").is_not_null())
 
 
 def contested_tables(store: EventStore, stream: str, source: str, results: pl.DataFrame,
@@ -111,8 +116,9 @@ def _inside(artificial: int, claims: int) -> str:
 
 def _file_names(store: EventStore, shas: list[str]) -> dict[str, str]:
     with store.reader() as con:
-        return {sha: name for sha in shas
-                for sha_found, name in con.execute(_NAMES, [f"source:{sha}"]).fetchall() if sha_found == sha}
+        files = payload_fields(con, ["SourceFileIngested"], _NAME_FIELDS, where="stream_id IN (SELECT unnest(?))",
+                               params=[[f"source:{sha}" for sha in shas]])
+    return {sha: name for sha, name in files.select("sha256", "name").iter_rows() if sha in set(shas)}
 
 
 def _section(section: str) -> str:
@@ -122,12 +128,6 @@ def _section(section: str) -> str:
 def _warning(source: str, line: int, message: str) -> Diagnostic:
     return Diagnostic(source=source, line=line, column=0, severity=Severity.WARNING,
                       code="ingest.result.table-claimed", message=message)
-
-
-_REPLACED = f"""
-SELECT count(*) - count(DISTINCT (stream_id, payload->>'$.section', payload->>'$.board', payload->>'$.table_id'))
-FROM events WHERE {_FROM_FILES} AND position <= ? {{streams}}
-"""
 
 
 def replaced_results(store: EventStore, up_to: int, streams: Sequence[str] | None = None) -> int:
@@ -140,8 +140,8 @@ def replaced_results(store: EventStore, up_to: int, streams: Sequence[str] | Non
     """
     if not store.exists() or (streams is not None and not streams):
         return 0
-    query = _REPLACED.format(streams="" if streams is None else "AND stream_id IN (SELECT unnest(?))")
+    where = "position <= ?" + ("" if streams is None else " AND stream_id IN (SELECT unnest(?))")
     params: list[object] = [up_to] if streams is None else [up_to, list(streams)]
     with store.reader() as con:
-        row = con.execute(query, params).fetchone()
-    return int(row[0]) if row and row[0] is not None else 0
+        claims = _claims(con, where, params)
+    return claims.height - claims.select("stream_id", *_KEYS).n_unique()

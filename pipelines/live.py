@@ -34,6 +34,7 @@ import duckdb
 import polars as pl
 
 from models.events import session_stream
+from pipelines.log.fields import first_events
 from pipelines.neutralise import spreadsheet_safe
 from pipelines.projections import (
     VIEWS_SQL,
@@ -168,12 +169,11 @@ def session_catalog(con: duckdb.DuckDBPyConnection, position: int,
         where = "starts_with(stream_id, 'session:')"
     else:  # a key range per tournament: DuckDB reads those streams, not the log's (see `stream_ranges`)
         where, params = stream_ranges(events, kinds=("session:",))
-    frame: pl.DataFrame = frame_of(con.sql(
-        "WITH firsts AS (SELECT stream_id, min(position) AS first, count(*) AS events FROM events"
-        f" WHERE position <= ? AND ({where}) GROUP BY stream_id)"
-        " SELECT json_extract_string(e.payload, '$.event_id') AS event_id,"
-        " json_extract_string(e.payload, '$.session_id') AS session_id, f.events"
-        " FROM firsts f JOIN events e ON e.position = f.first", params=[position, *params]))
+    firsts = (f"SELECT stream_id, min(position) AS first, count(*) AS events FROM events"
+              f" WHERE position <= ? AND ({where}) GROUP BY stream_id")
+    counts = frame_of(con.sql(firsts, params=[position, *params])).cast({"stream_id": pl.String, "events": pl.Int64})
+    frame = first_events(con, firsts, [position, *params]).join(counts, on="stream_id").select(
+        "event_id", "session_id", "events")
     if events is not None:  # a stream id can hold another event's id ("a/b" under "a"): its payload decides
         frame = frame.filter(pl.col("event_id").is_in(list(events)))
     return frame.sort("event_id", "session_id")
@@ -224,13 +224,10 @@ class _Touched:
 
 def _touched(con: duckdb.DuckDBPyConnection, since: int, position: int) -> _Touched:
     """The tournaments and session streams with an event in (since, position]."""
-    named = con.execute(
-        "WITH streams AS (SELECT stream_id, min(position) AS first FROM events"
-        " WHERE position > ? AND position <= ?"
-        " AND (starts_with(stream_id, 'session:') OR starts_with(stream_id, 'tournament:')) GROUP BY stream_id)"
-        " SELECT s.stream_id, json_extract_string(e.payload, '$.event_id') FROM streams s"
-        " JOIN events e ON e.position = s.first",
-        [since, position]).fetchall()
+    named = first_events(con, "SELECT stream_id, min(position) AS first FROM events"
+                         " WHERE position > ? AND position <= ?"
+                         " AND (starts_with(stream_id, 'session:') OR starts_with(stream_id, 'tournament:'))"
+                         " GROUP BY stream_id", [since, position]).select("stream_id", "event_id").rows()
     return _Touched(events=sorted({event_id for _, event_id in named if event_id is not None}),
                     registered=frozenset(event_id for stream, event_id in named
                                          if event_id is not None and stream.startswith("tournament:")),

@@ -32,6 +32,10 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import polars as pl
+
+from pipelines.log.fields import PayloadField, payload_fields
+from pipelines.query_frames import frame_of
 from pipelines.ranking.rules import RULES_ENV, configured_rules
 from pipelines.store import EventStore, StoreMissing
 
@@ -292,24 +296,20 @@ def sessions_awaiting_scores(store: EventStore) -> list[str]:
     with store.reader() as con:
         state = projection_state(con)
         scored = state[0] if state is not None else 0
-        rows = con.execute(_AWAITING_SQL, [scored]).fetchall()
-    return sorted(f"{event_id}/{session_id}" for event_id, session_id in rows)
+        named = payload_fields(con, ["SessionScheduled", "ScoresPublished"], _SESSION_FIELDS)
+        last = frame_of(con.sql("SELECT stream_id, max(position) AS last FROM events"
+                                " WHERE type IN ('ResultRecorded', 'ArtificialScoreAwarded') GROUP BY stream_id"))
+    sessions = named.filter(pl.col("type") == "SessionScheduled").select("stream_id", "event_id", "session_id")
+    published = named.filter(pl.col("type") == "ScoresPublished").select("event_id", "session_id").unique()
+    with_results = sessions.join(last.cast({"stream_id": pl.String, "last": pl.Int64}), on="stream_id")
+    rescored = with_results.filter(pl.col("last") > scored).select("event_id", "session_id")
+    unpublished = with_results.select("event_id", "session_id").join(published, on=["event_id", "session_id"],
+                                                                     how="anti")
+    due = pl.concat([rescored, unpublished]).unique()
+    return sorted(f"{event_id}/{session_id}" for event_id, session_id in due.iter_rows())
 
 
-_AWAITING_SQL = """
-WITH sessions AS (
-    SELECT stream_id, payload->>'$.event_id' AS event_id, payload->>'$.session_id' AS session_id
-    FROM events WHERE type = 'SessionScheduled'),
-results AS (
-    SELECT stream_id, max(position) AS last FROM events
-    WHERE type IN ('ResultRecorded', 'ArtificialScoreAwarded') GROUP BY stream_id),
-published AS (
-    SELECT DISTINCT payload->>'$.event_id' AS event_id, payload->>'$.session_id' AS session_id
-    FROM events WHERE type = 'ScoresPublished')
-SELECT DISTINCT s.event_id, s.session_id FROM sessions s JOIN results r USING (stream_id)
-WHERE r.last > ? OR NOT EXISTS (
-    SELECT 1 FROM published p WHERE p.event_id = s.event_id AND p.session_id = s.session_id)
-"""
+_SESSION_FIELDS = (PayloadField("event_id", "event_id"), PayloadField("session_id", "session_id"))
 
 
 def require_all_ingested(files: Sequence[str], outcomes: Iterable[Mapping[str, Any]]) -> int:

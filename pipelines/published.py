@@ -12,11 +12,12 @@ import polars as pl
 
 from models.contract import Contract
 from parsers.lin.values import format_rs, parse_rs
+from pipelines.log.fields import PayloadField, payload_fields
 from pipelines.projections import ScoredEdition
-from pipelines.query_frames import frame_of
 from pipelines.store import EventStore
 
 _TABLE = ["event_id", "session_id", "section", "board", "table_id"]
+_TABLE_FIELDS = [PayloadField(name, name, pl.Int64() if name == "board" else pl.String()) for name in _TABLE]
 
 MEASURES: dict[str, tuple[str, float]] = {
     "score_ns": ("score_ns", 0.5),
@@ -45,18 +46,11 @@ DIFF_SCHEMA = {
 
 def published_values(store: EventStore, position: int) -> pl.DataFrame:
     """Long frame of every published value: table key, measure, value (the latest row per table)."""
-    selects = ", ".join(
-        f"TRY_CAST(payload->>'$.published.{key}' AS DOUBLE) AS {key}" for key in MEASURES
-    )
+    measures = [PayloadField(key, f"published.{key}", pl.Float64()) for key in MEASURES]
     with store.reader() as con:
-        wide: pl.DataFrame = frame_of(con.sql(
-            f"SELECT position, payload->>'$.event_id' AS event_id, payload->>'$.session_id' AS session_id,"
-            f" payload->>'$.section' AS section, CAST(payload->>'$.board' AS BIGINT) AS board,"
-            f" payload->>'$.table_id' AS table_id, {selects} FROM events"
-            " WHERE type IN ('ResultRecorded', 'ArtificialScoreAwarded') AND position <= ? ORDER BY position",
-            params=[position],
-        ))
-    latest = wide.unique(_TABLE, keep="last", maintain_order=True).drop("position")
+        wide = payload_fields(con, ["ResultRecorded", "ArtificialScoreAwarded"], [*_TABLE_FIELDS, *measures],
+                              where="position <= ?", params=[position])
+    latest = wide.unique(_TABLE, keep="last", maintain_order=True).drop("position", "stream_id", "type")
     return latest.unpivot(index=_TABLE, variable_name="measure", value_name="theirs").drop_nulls("theirs")
 
 
@@ -96,14 +90,10 @@ the way `rs` writes it (`4SWx-1`), null when we scored nothing for the table."""
 def published_results(store: EventStore, position: int) -> pl.DataFrame:
     """Each table's published result (LIN `rs`), the latest row per table."""
     with store.reader() as con:
-        rows: pl.DataFrame = frame_of(con.sql(
-            "SELECT payload->>'$.event_id' AS event_id, payload->>'$.session_id' AS session_id,"
-            " payload->>'$.section' AS section, CAST(payload->>'$.board' AS BIGINT) AS board,"
-            " payload->>'$.table_id' AS table_id, payload->>'$.published.rs' AS theirs FROM events"
-            " WHERE type = 'ResultRecorded' AND position <= ? ORDER BY position",
-            params=[position],
-        ))
-    return rows.unique(_TABLE, keep="last", maintain_order=True).drop_nulls("theirs")
+        rows = payload_fields(con, ["ResultRecorded"], [*_TABLE_FIELDS, PayloadField("theirs", "published.rs")],
+                              where="position <= ?", params=[position])
+    return rows.drop("position", "stream_id", "type").unique(_TABLE, keep="last", maintain_order=True).drop_nulls(
+        "theirs")
 
 
 def result_differences(store: EventStore, edition: ScoredEdition) -> pl.DataFrame:

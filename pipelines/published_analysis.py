@@ -13,11 +13,15 @@ from __future__ import annotations
 
 import polars as pl
 
-from pipelines.query_frames import frame_of
+from pipelines.log.fields import PayloadField, payload_fields
 from pipelines.site.analysis import DoubleDummy, canonical_deal, ensure_analysis
 from pipelines.store import EventStore
 
 _BOARD = ["event_id", "session_id", "section", "board"]
+_DEAL_FIELDS = (*[PayloadField(name, name, pl.Int64() if name == "board" else pl.String()) for name in _BOARD],
+                PayloadField("dealer", "dealer"), PayloadField("vulnerability", "vulnerability"),
+                PayloadField("deal", "deal"), PayloadField("dd_tricks", "published.dd_tricks"),
+                PayloadField("par_score_ns", "published.par_score_ns", pl.Float64()))
 DD_SEATS = "NSEW"
 """Declarers in the order of `dd_tricks` (as `parsers.pbn.supplemental` writes it)."""
 DD_STRAINS = ("NT", "S", "H", "D", "C")
@@ -34,16 +38,8 @@ ANALYSIS_DIFF_SCHEMA = {
 def published_deals(store: EventStore, position: int) -> pl.DataFrame:
     """Each board's published double-dummy tricks and par, with its deal, dealer and vulnerability."""
     with store.reader() as con:
-        rows: pl.DataFrame = frame_of(con.sql(
-            "SELECT payload->>'$.event_id' AS event_id, payload->>'$.session_id' AS session_id,"
-            " payload->>'$.section' AS section, CAST(payload->>'$.board' AS BIGINT) AS board,"
-            " payload->>'$.dealer' AS dealer, payload->>'$.vulnerability' AS vulnerability,"
-            " payload->>'$.deal' AS deal, payload->>'$.published.dd_tricks' AS dd_tricks,"
-            " TRY_CAST(payload->>'$.published.par_score_ns' AS DOUBLE) AS par_score_ns FROM events"
-            " WHERE type = 'BoardDealt' AND position <= ? ORDER BY position",
-            params=[position],
-        ))
-    latest = rows.unique(_BOARD, keep="last", maintain_order=True)
+        rows = payload_fields(con, ["BoardDealt"], _DEAL_FIELDS, where="position <= ?", params=[position])
+    latest = rows.drop("position", "stream_id", "type").unique(_BOARD, keep="last", maintain_order=True)
     return latest.filter(pl.col("dd_tricks").is_not_null() | pl.col("par_score_ns").is_not_null())
 
 

@@ -19,8 +19,8 @@ from __future__ import annotations
 
 import polars as pl
 
+from pipelines.log.fields import PayloadField, payload_fields
 from pipelines.projections import ScoredEdition
-from pipelines.query_frames import frame_of
 from pipelines.store import EventStore
 
 _KEY = ["event_id", "session_id", "section", "contestant_id"]
@@ -40,16 +40,12 @@ _TOLERANCE = 0.0051
 
 def published_standings(store: EventStore, position: int) -> pl.DataFrame:
     """Each contestant's published values as text, one row per registration (the latest wins)."""
-    selects = ", ".join(f"payload->>'$.published.{key}' AS {key}" for key in _PUBLISHED)
+    fields = [PayloadField(name, name) for name in ("event_id", "session_id", "section")]
+    fields += [PayloadField("theirs_direction", "direction"), PayloadField("contestant_id", "contestant_id"),
+               PayloadField("_published", "published"), *[PayloadField(key, f"published.{key}") for key in _PUBLISHED]]
     with store.reader() as con:
-        wide: pl.DataFrame = frame_of(con.sql(
-            "SELECT payload->>'$.event_id' AS event_id, payload->>'$.session_id' AS session_id,"
-            " payload->>'$.section' AS section, payload->>'$.direction' AS theirs_direction,"
-            f" payload->>'$.contestant_id' AS contestant_id, {selects} FROM events"
-            " WHERE type = 'ContestantRegistered' AND position <= ?"
-            " AND coalesce(payload->>'$.published', '{}') <> '{}' ORDER BY position",
-            params=[position],
-        ))
+        wide = payload_fields(con, ["ContestantRegistered"], fields, where="position <= ?", params=[position])
+    wide = wide.filter(pl.col("_published").fill_null("{}") != "{}").drop("position", "stream_id", "type", "_published")
     return wide.unique([*_KEY, "theirs_direction"], keep="last", maintain_order=True)
 
 

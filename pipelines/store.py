@@ -667,8 +667,8 @@ class EventStore:
         with self.writer() as con:
             con.register("incoming_commands", commands.to_arrow())
             try:
-                con.execute(f"INSERT INTO {_LOG_TABLES}.commands SELECT idempotency_key, first_position, last_position, count, "
-                            "last_hash, make_timestamptz(recorded_us) FROM incoming_commands")
+                con.execute(f"INSERT INTO {_LOG_TABLES}.commands SELECT idempotency_key, first_position, "
+                            "last_position, count, last_hash, make_timestamptz(recorded_us) FROM incoming_commands")
             finally:
                 con.unregister("incoming_commands")
 

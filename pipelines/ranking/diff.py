@@ -16,6 +16,7 @@ from dataclasses import dataclass
 import polars as pl
 
 from pipelines.audit import iso
+from pipelines.log.fields import PayloadField, payload_fields
 from pipelines.query_frames import frame_of
 from pipelines.ranking.edition import RankingEdition
 from pipelines.store import EventStore
@@ -74,10 +75,11 @@ def back_dated_corrections(store: EventStore, edition: RankingEdition) -> dict[s
     if not ids or not store.exists():
         return {}
     with store.reader() as con:
-        received = frame_of(con.sql(
-            "SELECT payload->>'$.correction_id' AS correction_id, payload->>'$.event_id' AS event_id,"
-            " payload->>'$.session_id' AS session_id, epoch_us(occurred_at) AS claimed_us,"
-            " epoch_us(recorded_at) AS recorded_us FROM events WHERE type = 'ScoreCorrectionRequested'"))
+        requests = payload_fields(con, ["ScoreCorrectionRequested"],
+                                  [PayloadField(name, name) for name in ("correction_id", "event_id", "session_id")])
+        times = frame_of(con.sql("SELECT position, epoch_us(occurred_at) AS claimed_us, epoch_us(recorded_at) AS "
+                                 "recorded_us FROM events WHERE type = 'ScoreCorrectionRequested'"))
+    received = requests.join(times.cast({"position": pl.Int64}), on="position")
     late = (received.filter(pl.col("correction_id").is_in(ids))
             .join(edition.deadlines, on=["event_id", "session_id"])
             .filter((pl.col("claimed_us") < pl.col("deadline_us")) & (pl.col("recorded_us") >= pl.col("deadline_us"))))

@@ -30,6 +30,7 @@ import polars as pl
 
 from models.events import MemberRegistered, SourceFileIngested, SourceRef, event_payload
 from pipelines.ingest import sha256_of, source_stream
+from pipelines.log.fields import PayloadField, payload_fields
 from pipelines.ranking.inputs import MEMBER_FIELDS, latest, log_head, payload_frame
 from pipelines.store import EventStore, NewEvent, to_epoch_us
 
@@ -152,10 +153,9 @@ def _already_imported(store: EventStore, sha256: str, federation: str) -> bool:
     if store.stream_version(source_stream(sha256)) == 0:
         return False
     with store.reader() as con:
-        found = con.execute("SELECT count(*) FROM events WHERE type = 'MemberRegistered'"
-                            " AND payload->>'$.federation' = ? AND payload->>'$.source.sha256' = ?",
-                            [federation, sha256]).fetchall()
-    return bool(found[0][0])
+        members = payload_fields(con, ["MemberRegistered"], (PayloadField("federation", "federation"),
+                                                             PayloadField("sha256", "source.sha256")))
+    return not members.filter((pl.col("federation") == federation) & (pl.col("sha256") == sha256)).is_empty()
 
 
 def _new_or_changed(store: EventStore, members: list[MemberRegistered], at: datetime) -> list[MemberRegistered]:

@@ -44,6 +44,7 @@ import duckdb
 import polars as pl
 
 from pipelines.live import projection_state, session_catalog
+from pipelines.log.fields import first_events
 from pipelines.projections import score_store
 from pipelines.query_frames import frame_of
 from pipelines.replay import SessionKey, correction_decisions
@@ -179,12 +180,9 @@ def differing_streams(con: duckdb.DuckDBPyConnection, state: tuple[int, int], *,
         return []
     # A stream names its tournament in its events' payloads (as `live.refresh` finds it).
     wanted = " OR ".join("starts_with(stream_id, ?)" for _ in prefixes)
-    rows = con.execute(
-        f"WITH streams AS (SELECT stream_id, min(position) AS first FROM ({' UNION ALL '.join(selects)})"
-        f" WHERE {wanted} GROUP BY stream_id)"
-        " SELECT DISTINCT s.stream_id, json_extract_string(e.payload, '$.event_id') FROM streams s"
-        " JOIN events e ON e.position = s.first", [*params, *prefixes]).fetchall()
-    return [(row[0], row[1]) for row in rows]
+    named = first_events(con, f"SELECT stream_id, min(position) AS first FROM ({' UNION ALL '.join(selects)})"
+                              f" WHERE {wanted} GROUP BY stream_id", [*params, *prefixes])
+    return named.select("stream_id", "event_id").unique(maintain_order=True).rows()
 
 
 def _stored_standings(con: duckdb.DuckDBPyConnection, changed: list[str], as_of_us: int,

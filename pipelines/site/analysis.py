@@ -31,6 +31,7 @@ import orjson
 import polars as pl
 
 from models.cards import Deal
+from pipelines.log.fields import PayloadField, payload_fields
 from pipelines.query_frames import ArrowStream
 from pipelines.store import EventStore, StoreBusy, table_columns
 
@@ -285,8 +286,9 @@ def pending_deals(store: EventStore) -> list[str]:
     if not store.exists():
         return []
     with store.reader() as con:
-        rows = con.execute("SELECT DISTINCT payload->>'$.event_id', payload->>'$.session_id', payload->>'$.deal' "
-                           "FROM events WHERE type = 'BoardDealt' AND payload->>'$.deal' IS NOT NULL").fetchall()
+        dealt = payload_fields(con, ["BoardDealt"], [PayloadField(name, name) for name in ("event_id", "session_id",
+                                                                                            "deal")])
+        rows = dealt.select("event_id", "session_id", "deal").drop_nulls("deal").unique().rows()
         held: set[str] = set()
         if table_columns(con, [CACHE_TABLE]):
             held = {r[0] for r in con.execute(f"SELECT deal FROM {CACHE_TABLE}").fetchall()}

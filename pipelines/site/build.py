@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 import orjson
 import polars as pl
 
+from pipelines.log.fields import PayloadField, payload_fields
 from pipelines.projections import ScoredEdition
 from pipelines.site.analysis import AnalysisReport, DoubleDummy, cached, canonical_deal, ensure_analysis, held_deals
 from pipelines.site.event_pages import contestant_names, event_page, index_page, index_row
@@ -137,9 +138,8 @@ def _board_counts(store: EventStore) -> dict[str, int]:
     with store.reader() as con:
         if not table_columns(con, ["events"]):
             return {}
-        rows = con.execute("SELECT payload->>'$.event_id', count(*) FROM events WHERE type = 'BoardDealt' "
-                           "GROUP BY 1").fetchall()
-    return {str(event_id): int(count) for event_id, count in rows}
+        dealt = payload_fields(con, ["BoardDealt"], [PayloadField("event_id", "event_id")])
+    return {str(event_id): int(count) for event_id, count in dealt.group_by("event_id").len().iter_rows()}
 
 
 def write_event(report: SiteReport, store: EventStore, source: Source, event_id: str,

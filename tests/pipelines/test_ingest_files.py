@@ -47,9 +47,9 @@ def opens(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[bool]]:
     opened: list[bool] = []
     attach = store_module._attach
 
-    def counting(path: Path, read_only: bool) -> object:
+    def counting(path: Path, read_only: bool, **files: Path | None) -> object:
         opened.append(read_only)
-        return attach(path, read_only)
+        return attach(path, read_only, **files)
 
     monkeypatch.setattr(store_module, "_attach", counting)
     yield opened
@@ -102,7 +102,7 @@ def test_a_busy_store_is_reported_for_each_file(tmp_path: Path, monkeypatch: pyt
     paths = _travellers(tmp_path, 3)
     store = EventStore(tmp_path / "log.duckdb", busy_timeout=0.1)
 
-    def busy(path: Path, read_only: bool) -> object:
+    def busy(path: Path, read_only: bool, **files: Path | None) -> object:
         raise StoreBusy(f"{path} is busy")
 
     monkeypatch.setattr(store_module, "_attach", busy)
@@ -171,9 +171,9 @@ def test_every_file_is_read_before_the_store_is_opened_for_writing(
     steps: list[str] = []
     attach, read = store_module._attach, ingest_module.read_columnar
 
-    def attaching(path: Path, read_only: bool) -> object:
+    def attaching(path: Path, read_only: bool, **files: Path | None) -> object:
         steps.append("open")
-        return attach(path, read_only)
+        return attach(path, read_only, **files)
 
     def reading(data: bytes, source: str, *, strict: bool = False) -> object:
         steps.append(f"read {source}")

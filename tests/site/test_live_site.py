@@ -181,8 +181,8 @@ def test_one_event_is_built_on_one_connection_released_before_rendering(club_sto
                        correction_id="other-1", requested_by="NS 5", reason="ten tricks", tricks=10)
     opened: list[bool] = []
     real_attach = store_module._attach
-    monkeypatch.setattr(store_module, "_attach", lambda path, read_only: opened.append(read_only)
-                        or real_attach(path, read_only))
+    monkeypatch.setattr(store_module, "_attach", lambda path, read_only, **files: opened.append(read_only)
+                        or real_attach(path, read_only, **files))
     held_while_rendering: list[bool] = []
     real_write = build.write_session
     monkeypatch.setattr(build, "write_session", lambda *a, **k: held_while_rendering.append(
