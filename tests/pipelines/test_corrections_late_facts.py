@@ -180,6 +180,6 @@ def test_the_audit_lists_a_late_fact_with_its_back_dating(final: EventStore, tmp
     rows = {row["kind"]: row for row in report.rows.iter_rows(named=True)}
     assert (rows["penalty"]["decision"], rows["penalty"]["back_dated"][:4]) == ("awaiting acknowledgement", "yes:")
     assert rows["penalty"]["id"] == str(held)
-    assert rows["weighted"]["decision"] == "applied"
-    assert rows["weighted"]["back_dated"].endswith(f"; acknowledged by {WHO.acknowledged_by}: {WHO.reason}")
+    assert rows["ruling"]["decision"] == "applied"
+    assert rows["ruling"]["back_dated"].endswith(f"; acknowledged by {WHO.acknowledged_by}: {WHO.reason}")
     assert pl.read_csv(report.csv_path).height == report.rows.height
