@@ -183,3 +183,68 @@ def test_the_audit_lists_a_late_fact_with_its_back_dating(final: EventStore, tmp
     assert rows["ruling"]["decision"] == "applied"
     assert rows["ruling"]["back_dated"].endswith(f"; acknowledged by {WHO.acknowledged_by}: {WHO.reason}")
     assert pl.read_csv(report.csv_path).height == report.rows.height
+
+
+def test_the_cli_says_what_was_decided_and_how_to_let_it_in(final: EventStore, tmp_path: Path,
+                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    from typer.testing import CliRunner
+
+    from pipelines.cli import app
+
+    monkeypatch.setenv("BRIDGELEDGER_STORE", str(final.path))
+    runner = CliRunner()
+    penalty = runner.invoke(app, ["penalty", "--event", EVENT, "--session", SESSION, "--contestant", "7",
+                                  "--direction", "NS", "--amount", "60", "--unit", "MP", "--reason", "slow play",
+                                  "--at", "2026-11-21T21:10+01:00"])
+    assert penalty.exit_code == 0, penalty.output
+    position = int(penalty.output.split("recorded at log position ")[1].split()[0])
+    said = " ".join(penalty.output.split())
+    assert "not applied: back-dated; the penalty claims 2026-11-21T20:10:00+00:00" in said
+    assert f"acknowledge-back-dated --position {position} --by NAME --reason WHY" in said
+    half = runner.invoke(app, ["foul", "--event", EVENT, "--session", SESSION, "--board", "1", "--section", "A",
+                               "--group", "a=1,2", "--group", "b=3,4", "--reason", "x",
+                               "--acknowledged-by", "TD"])
+    assert half.exit_code != 0 and "go together" in half.output
+    both = runner.invoke(app, ["acknowledge-back-dated", "--id", "c1", "--position", str(position), "--by", "TD",
+                               "--reason", "why"])
+    assert both.exit_code != 0 and "name one fact" in both.output
+    let_in = runner.invoke(app, ["acknowledge-back-dated", "--position", str(position), "--by", "TD Smith",
+                                 "--reason", "slip found on Monday"])
+    assert let_in.exit_code == 0, let_in.output
+    assert "applied: back-dated, acknowledged by TD Smith: slip found on Monday" in " ".join(let_in.output.split())
+    again = runner.invoke(app, ["acknowledge-back-dated", "--position", str(position), "--by", "TD", "--reason", "x"])
+    assert again.exit_code == 1 and "already acknowledged by TD Smith" in again.output
+
+
+def test_an_old_log_s_acknowledgement_replays_unchanged(final: EventStore) -> None:
+    """A version 1 acknowledgement (a correction's, before facts could be named) reads as version 2."""
+    from models.events import session_stream
+    from pipelines.director import request_correction
+    from pipelines.store import NewEvent
+
+    request_correction(final, TABLE, at=CLAIMED, correction_id="slip", requested_by="NS 4", reason="9 tricks",
+                       tricks=9)
+    payload = {"correction_id": "slip", "event_id": EVENT, "session_id": SESSION, "acknowledged_by": "TD",
+               "reason": "found on Monday"}
+    final.append([NewEvent(session_stream(EVENT, SESSION), "BackDatedCorrectionAcknowledged", payload, DECEMBER,
+                           schema_version=1)], recorded_at=DECEMBER)
+    [stored] = final.read(types=["BackDatedCorrectionAcknowledged"])
+    assert (stored.schema_version, stored.payload["fact_version"], stored.payload["correction_id"]) == (1, None, "slip")
+    decided = score_store(final, as_of_us=to_epoch_us(AS_OF)).projection.corrections.row(0, named=True)
+    assert (decided["applied"], decided["acknowledged_by"], decided["acknowledgement"]) == (
+        True, "TD", "found on Monday")
+
+
+def test_an_acknowledgement_naming_no_fact_is_left_out_of_replay(final: EventStore) -> None:
+    from models.events import BackDatedCorrectionAcknowledged, session_stream
+    from pipelines.store import NewEvent
+
+    with pytest.raises(ValueError, match="names one fact"):
+        BackDatedCorrectionAcknowledged(event_id=EVENT, session_id=SESSION, acknowledged_by="TD", reason="x")
+    before = _state(final)
+    position = _penalised(final, CLAIMED)
+    final.append([NewEvent(session_stream(EVENT, SESSION), "BackDatedCorrectionAcknowledged",
+                           {"event_id": EVENT, "session_id": SESSION, "acknowledged_by": "TD", "reason": "x"},
+                           DECEMBER)], recorded_at=DECEMBER)
+    assert _state(final) == before
+    assert describe_fact(final, position, now=DECEMBER).startswith("not applied: back-dated")
