@@ -229,7 +229,10 @@ def test_an_old_log_s_acknowledgement_replays_unchanged(final: EventStore) -> No
     final.append([NewEvent(session_stream(EVENT, SESSION), "BackDatedCorrectionAcknowledged", payload, DECEMBER,
                            schema_version=1)], recorded_at=DECEMBER)
     [stored] = final.read(types=["BackDatedCorrectionAcknowledged"])
-    assert (stored.schema_version, stored.payload["fact_version"], stored.payload["correction_id"]) == (1, None, "slip")
+    assert (stored.schema_version, stored.payload["fact_version"], stored.payload["correction_id"]) == (2, None, "slip")
+    with final.reader() as con:  # upcast on read: the row stays as written
+        assert con.execute("SELECT schema_version FROM events WHERE position = ?",
+                           [stored.position]).fetchall() == [(1,)]
     decided = score_store(final, as_of_us=to_epoch_us(AS_OF)).projection.corrections.row(0, named=True)
     assert (decided["applied"], decided["acknowledged_by"], decided["acknowledgement"]) == (
         True, "TD", "found on Monday")
