@@ -142,7 +142,8 @@ def decide_corrections(corrections: pl.DataFrame, windows: pl.DataFrame, approva
     inside = pl.col("occurred_us") < pl.col("deadline_us")
     late_approved = pl.col("approved_by").is_not_null()
     # When the log received it is a fact of the log, like the time it claims: never the wall clock.
-    back_dated = (inside & (pl.col("recorded_us") >= pl.col("deadline_us"))).fill_null(False)
+    # One claiming a time after the period is a late correction (Law 79C2), not a back-dated one.
+    _, back_dated = entered_late(claimed=pl.col("occurred_us"), reference=pl.col("deadline_us"))
     held = back_dated & pl.col("acknowledged_by").is_null() & ~late_approved
     applied = (unpublished | inside | late_approved) & ~held
     return framed.with_columns(
@@ -252,6 +253,15 @@ def decide_late_facts(facts: pl.DataFrame, windows: pl.DataFrame,
         .otherwise(pl.lit(IN_TIME_RULE)))
 
 
+def entered_late(*, claimed: pl.Expr, reference: pl.Expr) -> tuple[pl.Expr, pl.Expr]:
+    """(late, back-dated): recorded (`recorded_us`) at or after `reference`, the moment from which
+    the session's scores stand (its finality, or a later period's end); and so recorded while
+    claiming a time before it. False where either is unknown (an unpublished session). The one
+    test of lateness for corrections and every other director fact."""
+    late = (pl.col("recorded_us") >= reference).fill_null(False)
+    return late, late & (claimed < reference).fill_null(False)
+
+
 def late_facts(framed: pl.DataFrame, acknowledgements: pl.DataFrame | None, *, claimed: pl.Expr,
                reference: pl.Expr, director_fact: pl.Expr) -> pl.DataFrame:
     """The one rule for a director fact typed once its session is final, over `framed` (which has
@@ -269,8 +279,9 @@ def late_facts(framed: pl.DataFrame, acknowledgements: pl.DataFrame | None, *, c
         if column not in framed.columns:
             framed = framed.with_columns(pl.lit(None, pl.Int64).alias(column))
     acknowledged = _fact_acknowledgements(framed, acknowledgements)
-    late = (director_fact & (pl.col("recorded_us") >= reference)).fill_null(False)
-    back_dated = late & (claimed < reference).fill_null(True)
+    late, back_dated = entered_late(claimed=claimed, reference=reference)
+    late = late & director_fact.fill_null(False)
+    back_dated = back_dated & late
     held = late & pl.col("acknowledged_by").is_null()
     return acknowledged.with_columns(
         late=late, back_dated=back_dated,
