@@ -210,10 +210,19 @@ def _ruling_rows(decided: pl.DataFrame) -> pl.DataFrame:
     return decided.filter(pl.col("requested_us").is_not_null()).select(
         pl.lit("ruling").alias("kind"), pl.col("position").cast(pl.String).alias("id"), *_TABLE,
         _iso_expr("requested_us").alias("raised_at"), "position", pl.col("requested_us").alias("claimed_us"),
-        pl.col("appeal_deadline_us").alias("period_end_us"),
+        _ruling_period_end(decided).alias("period_end_us"),
         pl.col("director").alias("requested_by"), "reason", "window",
         _decision(decided), "rule", asked.alias("asked"), *_acknowledgement_columns(decided),
     )
+
+
+def _ruling_period_end(decided: pl.DataFrame) -> pl.Expr:
+    """Until when a ruling typed is not late: the later of its Law 92B period's end and the
+    session's finality (`pipelines.corrections.decide_rulings`; a policy frame from before it kept
+    the finality has the 92B period alone)."""
+    if "deadline_us" not in decided.columns:
+        return pl.col("appeal_deadline_us")
+    return pl.max_horizontal("appeal_deadline_us", "deadline_us")
 
 
 def _late_fact_rows(decided: pl.DataFrame) -> pl.DataFrame:

@@ -183,7 +183,9 @@ def decide_rulings(rulings: pl.DataFrame, windows: pl.DataFrame,
 
     A ruling that Law 92B lets stand but that was typed late (`late_facts`: its request time is
     claimed before the session became final and its period ended, but it was recorded after both)
-    stands only once acknowledged; a ruling held so does not supersede an earlier one.
+    stands only once acknowledged; a ruling held so does not supersede an earlier one. Each row
+    keeps the session's `deadline_us` beside its `appeal_deadline_us`: the later one is when a
+    ruling typed since is late.
     """
     framed = rulings.join(windows.select(*_SESSION, "published_us", "deadline_us", "appeal_deadline_us"),
                           on=_SESSION, how="left", maintain_order="left")
@@ -205,7 +207,7 @@ def decide_rulings(rulings: pl.DataFrame, windows: pl.DataFrame,
     reference = pl.max_horizontal("deadline_us", "appeal_deadline_us")
     held = late_facts(decided, acknowledgements, claimed=pl.col("requested_us"), reference=reference,
                       director_fact=pl.col("requested_us").is_not_null() & pl.col("applied"))
-    return _latest_ruling_stands(held).drop("deadline_us")
+    return _latest_ruling_stands(held)
 
 
 def _latest_ruling_stands(decided: pl.DataFrame) -> pl.DataFrame:

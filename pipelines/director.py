@@ -270,7 +270,7 @@ def describe_fact(store: EventStore, position: int, *, now: datetime) -> str:
     command = f"bridgeledger acknowledge-back-dated --position {position} --by NAME --reason WHY"
     if row["awaiting"] == "acknowledgement" and row["back_dated"]:
         return (f"not applied: back-dated; the {row['fact']} claims {row['claimed']} but was recorded at "
-                f"{row['recorded']}, after the session became final at {row['deadline']} (Law 79C: a final score "
+                f"{row['recorded']}, after {_final(row)} at {row['deadline']} (Law 79C: a final score "
                 f"stands). To let it in, acknowledge it: {command}")
     if row["awaiting"] == "acknowledgement":
         return (f"not applied: recorded at {row['recorded']}, after the session became final at {row['deadline']} "
@@ -278,6 +278,12 @@ def describe_fact(store: EventStore, position: int, *, now: datetime) -> str:
                 f"To let it in, acknowledge it: {command}")
     verdict = "rejected" if row["rule"].startswith("Law 92B") else "not applied"
     return f"{verdict}: {row['rule']}"
+
+
+def _final(decided: dict[str, Any]) -> str:
+    """From when a fact typed is late: a ruling's Law 92B period may end after the session's finality."""
+    return "the session was final and its Law 92B period had ended" if decided["ruling"] \
+        else "the session became final"
 
 
 def acknowledge_late_fact(store: EventStore, position: int, acknowledgement: Acknowledgement) -> int:

@@ -251,3 +251,34 @@ def test_an_acknowledgement_naming_no_fact_is_left_out_of_replay(final: EventSto
                            DECEMBER)], recorded_at=DECEMBER)
     assert _state(final) == before
     assert describe_fact(final, position, now=DECEMBER).startswith("not applied: back-dated")
+
+
+def test_a_ruling_typed_while_its_longer_law_92b_period_is_open_needs_no_acknowledgement(
+        final: EventStore, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """Rulings may be requested for 90 minutes here while corrections close after 30: a ruling
+    typed at 22:00, when the session is final but its 92B period open, is not late; typed after
+    22:30 while claiming a request at 21:50, it is."""
+    from models.conditions import ConditionsOfContest
+    from pipelines.director import register_tournament
+    from tests.conftest import SAMPLE_DATA
+
+    rules = ConditionsOfContest.from_toml(SAMPLE_DATA / "club_championship_conditions.toml")
+    register_tournament(final, EVENT, "Club Championship 2026", at=PUBLISHED - timedelta(hours=3),
+                        conditions=rules.model_copy(update={"appeal_period_minutes": 90}))
+    open_92b = PUBLISHED + timedelta(minutes=50)
+    _typed_at(monkeypatch, PUBLISHED + timedelta(hours=1))
+    in_time = award_artificial(final, TABLE, at=PUBLISHED + timedelta(hours=1), requested_at=open_92b,
+                               ns_award=parse_award("A+"), ew_award=parse_award("A-"), director="TD", reason="x")
+    assert describe_fact(final, in_time, now=DECEMBER) == (
+        "applied (inside ruling period): Law 92B: ruling requested within the period")
+    _typed_at(monkeypatch, DECEMBER)
+    late = award_artificial(final, TableRef(EVENT, SESSION, board=2, table_id="4", section="A"), at=DECEMBER,
+                            requested_at=open_92b, ns_award=parse_award("A"), ew_award=parse_award("A"),
+                            director="TD", reason="y")
+    said = describe_fact(final, late, now=DECEMBER)
+    assert said.startswith("not applied: back-dated; the adjusted score claims 2026-11-21T20:50:00+00:00")
+    assert "after the session was final and its Law 92B period had ended at 2026-11-21T21:30:00+00:00" in said
+    edition = score_store(final, as_of_us=to_epoch_us(AS_OF), sessions=[(EVENT, SESSION)])
+    report = write_audit(edition, EVENT, SESSION, tmp_path / "audit", recorded=recorded_times(final))
+    marks = dict(report.rows.select("id", "back_dated").iter_rows())
+    assert marks[str(in_time)] == "" and marks[str(late)].startswith("yes: ")
