@@ -28,7 +28,7 @@ from models.awards import MAX_AWARD as MAX_AWARD  # re-exported: older imports n
 from models.awards import ArtificialAward as ArtificialAward
 from models.diagnostics import Diagnostic
 from models.shape import DETAIL
-from models.upcasting import Upcaster, Upcasters
+from models.upcasting import Filled, Upcaster, Upcasters
 
 _FROZEN = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
@@ -517,22 +517,41 @@ class LateCorrectionApproved(_Event):
 
 
 class BackDatedCorrectionAcknowledged(_Event):
-    """A correction request entered after its session became final, while claiming a time before
-    that (inside the period, or before publication), is let in by name: someone answerable says
-    why the claim is entered late. Without it, such a request is recorded but not applied."""
+    """A director fact entered after its session became final is let in by name: someone answerable
+    says why it is entered late. Without it, such a fact is recorded but not applied
+    (`pipelines.corrections`): a correction request claiming a time before finality (named by
+    `correction_id`), or a ruling, fouled board or penalty recorded after it (named by
+    `fact_version`, its version in the session's stream).
+
+    Version 2 names other facts than corrections; a version 1 payload names a correction and reads
+    as version 2 unchanged (`fact_version` None).
+    """
 
     type: Literal["BackDatedCorrectionAcknowledged"] = "BackDatedCorrectionAcknowledged"
-    schema_version: Literal[1] = 1
-    correction_id: Id
-    """The correction request acknowledged."""
+    schema_version: Literal[2] = 2
+    correction_id: Id | None = None
+    """The correction request acknowledged (None when `fact_version` names the fact)."""
     event_id: Id
     """Tournament identifier."""
     session_id: Id
     """Session identifier."""
     acknowledged_by: str = Field(min_length=1)
-    """Who answers for entering the back-dated request (a director or the scorer)."""
+    """Who answers for entering the late fact (a director or the scorer)."""
     reason: str = Field(min_length=1)
-    """Why the request is entered only now, e.g. the pick-up slip found after the weekend."""
+    """Why the fact is entered only now, e.g. the pick-up slip found after the weekend."""
+    fact_version: int | None = Field(default=None, ge=1)
+    """The acknowledged fact's version in the session's stream (`session_stream`): an adjusted or
+    weighted score, a fouled board or a penalty (None when `correction_id` names a correction)."""
+
+    @model_validator(mode="after")
+    def _names_one_fact(self) -> BackDatedCorrectionAcknowledged:
+        if (self.correction_id is None) == (self.fact_version is None):
+            raise ValueError("an acknowledgement names one fact: a correction_id or a fact_version")
+        return self
+
+
+# Version 1 named corrections only, by `correction_id`: the same payload, no other fact named.
+UPCASTERS.add(Upcaster("BackDatedCorrectionAcknowledged", 1, (Filled("fact_version", None),)))
 
 
 class PlayerIdentitiesMerged(_Event):

@@ -1,4 +1,6 @@
-"""The audit report: every correction and ruling of a session, before and after, and why.
+"""The audit report: every correction, ruling, fouled board and penalty of a session, before and
+after, and why; a fact entered after the session became final shows whether it was back-dated,
+and who acknowledged it.
 
 Before = the table as recorded, scored without any correction; after = the table as it stands in
 the edition. Rejected requests show what was asked and leave the score unchanged.
@@ -73,7 +75,7 @@ def iso(micros: int | None) -> str | None:
 
 
 def recorded_times(store: EventStore) -> pl.DataFrame:
-    """When the log received each correction request and ruling (position, recorded_us).
+    """When the log received each correction request, ruling, fouled board and penalty (position, recorded_us).
 
     Replay never reads `recorded_at`; only the audit shows it beside the time each one claims.
     """
@@ -82,7 +84,8 @@ def recorded_times(store: EventStore) -> pl.DataFrame:
     with store.reader() as con:
         frame: pl.DataFrame = frame_of(con.sql(
             "SELECT position, epoch_us(recorded_at) AS recorded_us FROM events WHERE type IN"
-            " ('ScoreCorrectionRequested', 'ArtificialScoreAwarded', 'WeightedScoreAwarded')"))
+            " ('ScoreCorrectionRequested', 'ArtificialScoreAwarded', 'WeightedScoreAwarded', 'BoardFouled',"
+            " 'PenaltyAwarded')"))
     return frame.cast(_RECORDED_SCHEMA)  # type: ignore[arg-type]
 
 
@@ -120,7 +123,8 @@ def audit_rows(edition: ScoredEdition, event_id: str, session_id: str,
     corrections = _correction_rows(projection.corrections.filter(in_session)) \
         if projection.corrections.height else None
     rulings = _ruling_rows(projection.rulings.filter(in_session)) if projection.rulings.height else None
-    parts = [p for p in (corrections, rulings) if p is not None and p.height]
+    late = _late_fact_rows(projection.late_facts.filter(in_session)) if projection.late_facts.height else None
+    parts = [p for p in (corrections, rulings, late) if p is not None and p.height]
     if not parts:
         return pl.DataFrame(schema={c: pl.String for c in AUDIT_COLUMNS})
     rows = _with_recorded(pl.concat(parts, how="diagonal_relaxed"), recorded).join(
@@ -141,13 +145,19 @@ def _with_recorded(rows: pl.DataFrame, recorded: pl.DataFrame | None) -> pl.Data
     joined = rows.join(received, on="position", how="left")
     late = (pl.col("claimed_us") < pl.col("period_end_us")) & (pl.col("recorded_us") >= pl.col("period_end_us"))
     acknowledged = pl.lit("; acknowledged by ") + pl.col("acknowledged_by") + pl.lit(": ") + pl.col("acknowledgement")
-    if "acknowledged_by" not in joined.columns:  # rulings only: nothing acknowledges a ruling
-        joined = joined.with_columns(acknowledged_by=pl.lit(None, pl.String), acknowledgement=pl.lit(None, pl.String))
+    for column in ("acknowledged_by", "acknowledgement"):  # none from a policy frame that predates them
+        if column not in joined.columns:
+            joined = joined.with_columns(pl.lit(None, pl.String).alias(column))
+    # A fouled board or penalty recorded after the session became final, claiming a time after it too.
+    entered_late = pl.col("entered_late").fill_null(False) if "entered_late" in joined.columns else pl.lit(False)
     return joined.with_columns(
         recorded_at=_iso_expr("recorded_us"),
         back_dated=pl.when(late.fill_null(False)).then(
             pl.lit("yes: claims a time inside the period but was recorded after it ended ")
-            + _iso_expr("period_end_us") + acknowledged.fill_null(pl.lit(""))).otherwise(pl.lit("")),
+            + _iso_expr("period_end_us") + acknowledged.fill_null(pl.lit("")))
+        .when(entered_late).then(pl.lit("no, but recorded after the session became final ")
+                                 + _iso_expr("period_end_us") + acknowledged.fill_null(pl.lit("")))
+        .otherwise(pl.lit("")),
     )
 
 
@@ -176,9 +186,16 @@ def _correction_rows(decided: pl.DataFrame) -> pl.DataFrame:
         _iso_expr("occurred_us").alias("raised_at"), "position", pl.col("occurred_us").alias("claimed_us"),
         pl.col("deadline_us").alias("period_end_us"),
         "requested_by", "reason", "window",
-        pl.when(pl.col("applied")).then(pl.lit("applied")).otherwise(pl.lit("rejected")).alias("decision"),
-        "rule", asked.alias("asked"), *_acknowledgement_columns(decided),
+        _decision(decided), "rule", asked.alias("asked"), *_acknowledgement_columns(decided),
     )
+
+
+def _decision(decided: pl.DataFrame) -> pl.Expr:
+    """applied, awaiting acknowledgement (a late fact the policy holds back) or rejected."""
+    awaiting = pl.col("awaiting") == "acknowledgement" if "awaiting" in decided.columns else pl.lit(False)
+    return (pl.when(pl.col("applied")).then(pl.lit("applied"))
+            .when(awaiting.fill_null(False)).then(pl.lit("awaiting acknowledgement"))
+            .otherwise(pl.lit("rejected")).alias("decision"))
 
 
 def _acknowledgement_columns(decided: pl.DataFrame) -> list[pl.Expr]:
@@ -193,10 +210,32 @@ def _ruling_rows(decided: pl.DataFrame) -> pl.DataFrame:
     return decided.filter(pl.col("requested_us").is_not_null()).select(
         pl.lit("ruling").alias("kind"), pl.col("position").cast(pl.String).alias("id"), *_TABLE,
         _iso_expr("requested_us").alias("raised_at"), "position", pl.col("requested_us").alias("claimed_us"),
-        pl.col("appeal_deadline_us").alias("period_end_us"),
+        _ruling_period_end(decided).alias("period_end_us"),
         pl.col("director").alias("requested_by"), "reason", "window",
-        pl.when(pl.col("applied")).then(pl.lit("applied")).otherwise(pl.lit("rejected")).alias("decision"),
-        "rule", asked.alias("asked"),
+        _decision(decided), "rule", asked.alias("asked"), *_acknowledgement_columns(decided),
+    )
+
+
+def _ruling_period_end(decided: pl.DataFrame) -> pl.Expr:
+    """Until when a ruling typed is not late: the later of its Law 92B period's end and the
+    session's finality (`pipelines.corrections.decide_rulings`; a policy frame from before it kept
+    the finality has the 92B period alone)."""
+    if "deadline_us" not in decided.columns:
+        return pl.col("appeal_deadline_us")
+    return pl.max_horizontal("appeal_deadline_us", "deadline_us")
+
+
+def _late_fact_rows(decided: pl.DataFrame) -> pl.DataFrame:
+    """Fouled boards and penalties: neither has a period of its own; each is judged against the
+    session's becoming final (`pipelines.corrections.decide_late_facts`)."""
+    return decided.select(
+        pl.when(pl.col("kind") == "BoardFouled").then(pl.lit("fouled board")).otherwise(pl.lit("penalty"))
+        .alias("kind"), pl.col("position").cast(pl.String).alias("id"), "event_id", "session_id", "section",
+        "board", pl.lit(None, pl.String).alias("table_id"), _iso_expr("occurred_us").alias("raised_at"), "position",
+        pl.col("occurred_us").alias("claimed_us"), pl.col("deadline_us").alias("period_end_us"),
+        (pl.col("late") & ~pl.col("back_dated")).alias("entered_late"), "reason",
+        pl.lit(None, pl.String).alias("window"), _decision(decided), "rule", "asked",
+        *_acknowledgement_columns(decided),
     )
 
 

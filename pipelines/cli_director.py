@@ -28,6 +28,8 @@ from pipelines.cli_common import (
 
 if TYPE_CHECKING:
     from models.events import ArtificialAward, WeightedComponent
+    from pipelines.director import Acknowledgement
+    from pipelines.store import EventStore
 
 
 def add_commands(app: typer.Typer) -> None:
@@ -140,24 +142,59 @@ def correct(
 
 
 def acknowledge_back_dated(
-    correction_id: Annotated[str, typer.Option("--id", help="The back-dated correction request")],
     by: Annotated[str, typer.Option("--by", help="Who answers for entering it late (a director or the scorer)")],
     reason: Annotated[str, typer.Option(help="Why it is entered only now")],
+    correction_id: Annotated[str | None, typer.Option("--id", help="The back-dated correction request")] = None,
+    position: Annotated[int | None, typer.Option(
+        "--position", help="Log position of the adjusted or weighted score, fouled board or penalty")] = None,
     store: StoreOption = None,
 ) -> None:
-    """Let in a correction request recorded after its session became final but claiming an
-    earlier time (audited: who, why and when appear in the audit report)."""
+    """Let in a director fact recorded after its session became final: a correction request
+    claiming an earlier time (--id), or an adjusted or weighted score, fouled board or penalty
+    (--position). Audited: who, why and when appear in the audit report."""
     from datetime import UTC, datetime
 
-    from pipelines.director import Acknowledgement, describe_correction
+    from pipelines.director import Acknowledgement, acknowledge_late_fact, describe_correction, describe_fact
     from pipelines.director import acknowledge_back_dated as acknowledge
 
+    if (correction_id is None) == (position is None):
+        raise typer.BadParameter("name one fact: --id (a correction request) or --position (any other fact)")
     event_store = existing_store(store)
-    _director_call(lambda: acknowledge(event_store, correction_id, Acknowledgement(by, reason)),
-                   lambda _: describe_correction(event_store, correction_id, now=datetime.now(UTC)))
+    given = Acknowledgement(by, reason)
+    if correction_id is not None:
+        named = correction_id
+        _director_call(lambda: acknowledge(event_store, named, given),
+                       lambda _: describe_correction(event_store, named, now=datetime.now(UTC)))
+    elif position is not None:
+        fact = position
+        _director_call(lambda: acknowledge_late_fact(event_store, fact, given),
+                       lambda _: describe_fact(event_store, fact, now=datetime.now(UTC)))
 
 
 _AWARD_HELP = "average-plus (A+), average (A), average-minus (A-) or a percentage (IMPs in teams)"
+
+LateWhyOpt = Annotated[str | None, typer.Option(
+    "--acknowledge-back-dated", help="Why a fact entered after the session became final is entered only now "
+                                     "(with --acknowledged-by); without it, not applied")]
+LateWhoOpt = Annotated[str | None, typer.Option("--acknowledged-by", help="Who answers for entering it late")]
+
+
+def _late_acknowledgement(why: str | None, who: str | None) -> "Acknowledgement | None":
+    """The acknowledgement given with a fact on the command line, if any (both options, or neither)."""
+    from pipelines.director import Acknowledgement
+
+    if (why is None) != (who is None):
+        raise typer.BadParameter("--acknowledge-back-dated (why) and --acknowledged-by (who) go together")
+    return None if why is None or who is None else Acknowledgement(who, why)
+
+
+def _fact_call(store: "EventStore", action: Callable[[], int]) -> None:
+    """Record a director fact and say what the policy decided for it (`describe_fact`)."""
+    from datetime import UTC, datetime
+
+    from pipelines.director import describe_fact
+
+    _director_call(action, lambda position: describe_fact(store, position, now=datetime.now(UTC)))
 
 
 def adjust(
@@ -170,15 +207,20 @@ def adjust(
     reason: Annotated[str, typer.Option(help="Why")],
     requested_at: Annotated[str, typer.Option("--requested-at", help="When the ruling was requested")],
     section: Annotated[str | None, typer.Option(help="Section (needed only if the table is ambiguous)")] = None,
+    acknowledge_late: LateWhyOpt = None, acknowledged_by: LateWhoOpt = None,
     at: AtOpt = None, store: StoreOption = None,
 ) -> None:
-    """A director's artificial adjusted score (Law 12C2), subject to the Law 92B period."""
+    """A director's artificial adjusted score (Law 12C2), subject to the Law 92B period; entered
+    after the session became final, it needs --acknowledge-back-dated. Says what the policy decided."""
     from pipelines.director import TableRef, award_artificial
 
     ref = TableRef(event, session, board, table, section)
-    _director_call(lambda: award_artificial(
-        open_store(store), ref, at=now_or(at), requested_at=parse_time(requested_at),
-        ns_award=_award(ns), ew_award=_award(ew), director=director, reason=reason))
+    acknowledgement = _late_acknowledgement(acknowledge_late, acknowledged_by)
+    event_store = open_store(store)
+    _fact_call(event_store, lambda: award_artificial(
+        event_store, ref, at=now_or(at), requested_at=parse_time(requested_at),
+        ns_award=_award(ns), ew_award=_award(ew), director=director, reason=reason,
+        acknowledgement=acknowledgement))
 
 
 def weighted(
@@ -193,16 +235,20 @@ def weighted(
     ew: Annotated[list[str] | None, typer.Option("--ew", help="Outcomes for EW when they differ "
                                                               "(a split score, Law 12C1(e))")] = None,
     section: Annotated[str | None, typer.Option(help="Section (needed only if the table is ambiguous)")] = None,
+    acknowledge_late: LateWhyOpt = None, acknowledged_by: LateWhoOpt = None,
     at: AtOpt = None, store: StoreOption = None,
 ) -> None:
-    """A weighted assigned score (Law 12C1(c)), subject to the Law 92B period."""
+    """A weighted assigned score (Law 12C1(c)), subject to the Law 92B period; entered after the
+    session became final, it needs --acknowledge-back-dated. Says what the policy decided."""
     from pipelines.director import TableRef, award_weighted
 
     ref = TableRef(event, session, board, table, section)
-    _director_call(lambda: award_weighted(
-        open_store(store), ref, at=now_or(at), requested_at=parse_time(requested_at),
+    acknowledgement = _late_acknowledgement(acknowledge_late, acknowledged_by)
+    event_store = open_store(store)
+    _fact_call(event_store, lambda: award_weighted(
+        event_store, ref, at=now_or(at), requested_at=parse_time(requested_at),
         ns_components=[_outcome(o) for o in ns], ew_components=[_outcome(o) for o in ew or []],
-        director=director, reason=reason))
+        director=director, reason=reason, acknowledgement=acknowledgement))
 
 
 def _outcome(text: str) -> "WeightedComponent":
@@ -230,16 +276,22 @@ def foul(
     deal: Annotated[list[str] | None, typer.Option(
         "--deal", help="LABEL=PBN-deal: the deal a group played (e.g. fouled=N:AKQ.. ...), shown on the "
                        "traveller beside the hand record's")] = None,
+    acknowledge_late: LateWhyOpt = None, acknowledged_by: LateWhoOpt = None,
     at: AtOpt = None, store: StoreOption = None,
 ) -> None:
-    """Law 87: a fouled board, scored within each group of tables that played the same version."""
+    """Law 87: a fouled board, scored within each group of tables that played the same version;
+    entered after the session became final, it needs --acknowledge-back-dated. Says what the
+    policy decided."""
     from pipelines.director import record_fouled_board
 
     groups = {label: [t.strip() for t in tables.split(",") if t.strip()]
               for label, tables in _labelled(group, "a group is LABEL=TABLE,TABLE,...").items()}
     deals = _labelled(deal or [], "a deal is LABEL=N:hand hand hand hand (PBN)")
-    _director_call(lambda: record_fouled_board(open_store(store), event, session, board, at=now_or(at),
-                                               groups=groups, reason=reason, section=section, deals=deals))
+    acknowledgement = _late_acknowledgement(acknowledge_late, acknowledged_by)
+    event_store = open_store(store)
+    _fact_call(event_store, lambda: record_fouled_board(event_store, event, session, board, at=now_or(at),
+                                                        groups=groups, reason=reason, section=section,
+                                                        deals=deals, acknowledgement=acknowledgement))
 
 
 def _labelled(items: list[str], shape: str) -> dict[str, str]:
@@ -292,14 +344,20 @@ def penalty(
     direction: Annotated[str | None, typer.Option(help="NS or EW: the contestant's direction in a two-field "
                                                        "session, where NS 1 and EW 1 are different pairs")] = None,
     section: Annotated[str | None, typer.Option(help="Section (needed only if the id is in several)")] = None,
+    acknowledge_late: LateWhyOpt = None, acknowledged_by: LateWhoOpt = None,
     at: AtOpt = None, store: StoreOption = None,
 ) -> None:
-    """A procedural or disciplinary penalty (Laws 90/91), in a unit the session is scored in."""
+    """A procedural or disciplinary penalty (Laws 90/91), in a unit the session is scored in;
+    entered after the session became final, it needs --acknowledge-back-dated. Says what the
+    policy decided."""
     from pipelines.director import award_penalty
 
-    _director_call(lambda: award_penalty(open_store(store), event, session, contestant,
-                                         at=now_or(at), amount=amount, unit=unit, reason=reason, law=law,
-                                         section=section, direction=direction))
+    acknowledgement = _late_acknowledgement(acknowledge_late, acknowledged_by)
+    event_store = open_store(store)
+    _fact_call(event_store, lambda: award_penalty(event_store, event, session, contestant,
+                                                  at=now_or(at), amount=amount, unit=unit, reason=reason, law=law,
+                                                  section=section, direction=direction,
+                                                  acknowledgement=acknowledgement))
 
 
 def audit(event: EventOpt, session: SessionOpt,

@@ -15,6 +15,13 @@
 - A correction recorded after its session became final, but claiming a time before that, is
   back-dated: it applies only when acknowledged (`BackDatedCorrectionAcknowledged`, who and why)
   or approved under Law 79C2. The audit shows both times and the acknowledgement.
+- Every other director fact that changes a final session's scores follows the same rule
+  (`late_facts`): a ruling (Law 12) recorded after the session became final and after its Law 92B
+  period, claiming a request time before both, and a fouled board (Law 87) or a penalty (Laws
+  90/91) recorded after the session became final, whatever time it claims, apply only when
+  acknowledged by the fact's stream version. A ruling requested after its Law 92B period stays
+  rejected: no acknowledgement lets it in. Facts read from files (rulings without a request time)
+  are the results themselves, not late director facts.
 
 Every decision depends on `occurred_at` (when things happened) and, for back-dating, on
 `recorded_at` (when the log received a request), both facts in the log; never on the order in
@@ -135,7 +142,8 @@ def decide_corrections(corrections: pl.DataFrame, windows: pl.DataFrame, approva
     inside = pl.col("occurred_us") < pl.col("deadline_us")
     late_approved = pl.col("approved_by").is_not_null()
     # When the log received it is a fact of the log, like the time it claims: never the wall clock.
-    back_dated = (inside & (pl.col("recorded_us") >= pl.col("deadline_us"))).fill_null(False)
+    # One claiming a time after the period is a late correction (Law 79C2), not a back-dated one.
+    _, back_dated = entered_late(claimed=pl.col("occurred_us"), reference=pl.col("deadline_us"))
     held = back_dated & pl.col("acknowledged_by").is_null() & ~late_approved
     applied = (unpublished | inside | late_approved) & ~held
     return framed.with_columns(
@@ -162,15 +170,25 @@ def _with_acknowledgements(corrections: pl.DataFrame, acknowledgements: pl.DataF
     if acknowledgements is None or acknowledgements.is_empty():
         return corrections.with_columns(acknowledged_by=pl.lit(None, pl.String),
                                         acknowledgement=pl.lit(None, pl.String))
-    first = acknowledgements.sort("position").unique("correction_id", keep="first", maintain_order=True).select(
+    # An acknowledgement of another fact names no correction (`fact_version` instead).
+    named = acknowledgements.filter(pl.col("correction_id").is_not_null())
+    first = named.sort("position").unique("correction_id", keep="first", maintain_order=True).select(
         "correction_id", "acknowledged_by", acknowledgement=pl.col("reason"))
     return corrections.join(first, on="correction_id", how="left", maintain_order="left")
 
 
-def decide_rulings(rulings: pl.DataFrame, windows: pl.DataFrame) -> pl.DataFrame:
-    """Director's rulings with their Law 92B window and whether they stand."""
-    framed = rulings.join(windows.select(*_SESSION, "published_us", "appeal_deadline_us"), on=_SESSION,
-                          how="left", maintain_order="left")
+def decide_rulings(rulings: pl.DataFrame, windows: pl.DataFrame,
+                   acknowledgements: pl.DataFrame | None = None) -> pl.DataFrame:
+    """Director's rulings with their Law 92B window and whether they stand.
+
+    A ruling that Law 92B lets stand but that was typed late (`late_facts`: its request time is
+    claimed before the session became final and its period ended, but it was recorded after both)
+    stands only once acknowledged; a ruling held so does not supersede an earlier one. Each row
+    keeps the session's `deadline_us` beside its `appeal_deadline_us`: the later one is when a
+    ruling typed since is late.
+    """
+    framed = rulings.join(windows.select(*_SESSION, "published_us", "deadline_us", "appeal_deadline_us"),
+                          on=_SESSION, how="left", maintain_order="left")
     no_request_time = pl.col("requested_us").is_null()
     unpublished = pl.col("published_us").is_null() | (pl.col("requested_us") < pl.col("published_us"))
     inside = pl.col("requested_us") < pl.col("appeal_deadline_us")
@@ -185,7 +203,11 @@ def decide_rulings(rulings: pl.DataFrame, windows: pl.DataFrame) -> pl.DataFrame
         .when(inside).then(pl.lit("Law 92B: ruling requested within the period"))
         .otherwise(pl.lit("Law 92B: period for requesting a ruling had expired")),
     )
-    return _latest_ruling_stands(decided)
+    # The later of the two: while either period is open, the request could have been typed honestly.
+    reference = pl.max_horizontal("deadline_us", "appeal_deadline_us")
+    held = late_facts(decided, acknowledgements, claimed=pl.col("requested_us"), reference=reference,
+                      director_fact=pl.col("requested_us").is_not_null() & pl.col("applied"))
+    return _latest_ruling_stands(held)
 
 
 def _latest_ruling_stands(decided: pl.DataFrame) -> pl.DataFrame:
@@ -201,6 +223,89 @@ def _latest_ruling_stands(decided: pl.DataFrame) -> pl.DataFrame:
         rule=pl.when(superseded).then(pl.lit("superseded by a later ruling for the same table"))
         .otherwise(pl.col("rule")),
     ).drop("_latest")
+
+
+BACK_DATED_FACT_RULE = ("back-dated: claims a time before the session became final (Law 79C) but was recorded "
+                        "after; not applied without an acknowledgement (bridgeledger acknowledge-back-dated "
+                        "--position)")
+LATE_FACT_RULE = ("recorded after the session became final (Law 79C): not applied without an acknowledgement "
+                  "(bridgeledger acknowledge-back-dated --position)")
+ACKNOWLEDGED_RULE = "entered after the session became final; acknowledged"
+IN_TIME_RULE = "recorded before the session became final"
+UNPUBLISHED_RULE = "recorded before the session was published"
+
+
+def decide_late_facts(facts: pl.DataFrame, windows: pl.DataFrame,
+                      acknowledgements: pl.DataFrame | None = None) -> pl.DataFrame:
+    """Fouled boards (Law 87) and penalties (Laws 90/91), each with whether it applies and why.
+
+    Neither has a period of its own in the Laws; both change a session's scores, so once the
+    session is final (Law 79C) one recorded after that applies only when acknowledged, whether it
+    claims an earlier time (back-dated) or not. `facts` carries `position`, the session keys,
+    `occurred_us`, `recorded_us` and `stream_version` (the fact's version in its session's stream,
+    which an acknowledgement names).
+    """
+    framed = facts.join(windows.select(*_SESSION, "deadline_us"), on=_SESSION, how="left", maintain_order="left")
+    decided = late_facts(framed.with_columns(applied=pl.lit(True)), acknowledgements,
+                         claimed=pl.col("occurred_us"), reference=pl.col("deadline_us"), director_fact=pl.lit(True))
+    return decided.with_columns(
+        rule=pl.when(pl.col("awaiting").is_not_null()).then(pl.col("rule"))
+        .when(pl.col("acknowledged_by").is_not_null()).then(pl.lit(ACKNOWLEDGED_RULE))
+        .when(pl.col("deadline_us").is_null()).then(pl.lit(UNPUBLISHED_RULE))
+        .otherwise(pl.lit(IN_TIME_RULE)))
+
+
+def entered_late(*, claimed: pl.Expr, reference: pl.Expr) -> tuple[pl.Expr, pl.Expr]:
+    """(late, back-dated): recorded (`recorded_us`) at or after `reference`, the moment from which
+    the session's scores stand (its finality, or a later period's end); and so recorded while
+    claiming a time before it. False where either is unknown (an unpublished session). The one
+    test of lateness for corrections and every other director fact."""
+    late = (pl.col("recorded_us") >= reference).fill_null(False)
+    return late, late & (claimed < reference).fill_null(False)
+
+
+def late_facts(framed: pl.DataFrame, acknowledgements: pl.DataFrame | None, *, claimed: pl.Expr,
+               reference: pl.Expr, director_fact: pl.Expr) -> pl.DataFrame:
+    """The one rule for a director fact typed once its session is final, over `framed` (which has
+    `applied`, `rule`, `recorded_us`, `stream_version` and the session keys).
+
+    A fact that `director_fact` marks and that was recorded at or after `reference` (the end of the
+    session's correction period, or a later period that governs the fact) is late: it stays in the
+    log but does not apply until acknowledged. It is `back_dated` when it claims a time before
+    `reference`. `awaiting` is "acknowledgement" for a late fact not let in; `acknowledged_by` and
+    `acknowledgement` say who let it in, and why.
+    """
+    if "rule" not in framed.columns:
+        framed = framed.with_columns(rule=pl.lit(None, pl.String))
+    for column in ("recorded_us", "stream_version"):  # not given: no fact is late
+        if column not in framed.columns:
+            framed = framed.with_columns(pl.lit(None, pl.Int64).alias(column))
+    acknowledged = _fact_acknowledgements(framed, acknowledgements)
+    late, back_dated = entered_late(claimed=claimed, reference=reference)
+    late = late & director_fact.fill_null(False)
+    back_dated = back_dated & late
+    held = late & pl.col("acknowledged_by").is_null()
+    return acknowledged.with_columns(
+        late=late, back_dated=back_dated,
+        awaiting=pl.when(held).then(pl.lit("acknowledgement")).otherwise(pl.lit(None, pl.String)),
+        rule=pl.when(held & back_dated).then(pl.lit(BACK_DATED_FACT_RULE))
+        .when(held).then(pl.lit(LATE_FACT_RULE)).otherwise(pl.col("rule")),
+        applied=pl.col("applied") & ~held,
+    )
+
+
+def _fact_acknowledgements(framed: pl.DataFrame, acknowledgements: pl.DataFrame | None) -> pl.DataFrame:
+    """`framed` with who acknowledged each fact (by its session and stream version), and why."""
+    none = framed.with_columns(acknowledged_by=pl.lit(None, pl.String), acknowledgement=pl.lit(None, pl.String))
+    if acknowledgements is None or acknowledgements.is_empty() or "fact_version" not in acknowledgements.columns:
+        return none
+    by_fact = acknowledgements.filter(pl.col("fact_version").is_not_null()).sort("position").unique(
+        [*_SESSION, "fact_version"], keep="first", maintain_order=True).select(
+        *_SESSION, stream_version=pl.col("fact_version").cast(pl.Int64), acknowledged_by=pl.col("acknowledged_by"),
+        acknowledgement=pl.col("reason"))
+    if by_fact.is_empty():
+        return none
+    return framed.join(by_fact, on=[*_SESSION, "stream_version"], how="left", maintain_order="left")
 
 
 def apply_corrections(results: pl.DataFrame, decided: pl.DataFrame) -> pl.DataFrame:

@@ -137,8 +137,7 @@ def request_correction(store: EventStore, table: TableRef, *, at: datetime, corr
                                                                       table.session_id, acknowledgement)
         return Decision(event, at, then)
 
-    last = _decide_and_append(store, table.event_id, table.session_id, decide)
-    return last if acknowledgement is None else last - 1
+    return _decide_and_append(store, table.event_id, table.session_id, decide)
 
 
 def acknowledge_back_dated(store: EventStore, correction_id: str, acknowledgement: Acknowledgement) -> int:
@@ -166,12 +165,13 @@ def acknowledge_back_dated(store: EventStore, correction_id: str, acknowledgemen
     return _decide_and_append(store, request["event_id"], request["session_id"], decide)
 
 
-def _acknowledgement(correction_id: str, event_id: str, session_id: str,
-                     acknowledgement: Acknowledgement) -> BackDatedCorrectionAcknowledged:
+def _acknowledgement(correction_id: str | None, event_id: str, session_id: str,
+                     acknowledgement: Acknowledgement, *, fact_version: int | None = None
+                     ) -> BackDatedCorrectionAcknowledged:
     try:
         return BackDatedCorrectionAcknowledged(correction_id=correction_id, event_id=event_id, session_id=session_id,
                                                acknowledged_by=acknowledgement.acknowledged_by,
-                                               reason=acknowledgement.reason)
+                                               reason=acknowledgement.reason, fact_version=fact_version)
     except ValueError as exc:  # pydantic's: an empty name or reason
         raise DirectorError(f"an acknowledgement names who gives it and why: {exc}") from exc
 
@@ -203,6 +203,112 @@ def describe_correction(store: EventStore, correction_id: str, *, now: datetime)
                 f"bridgeledger acknowledge-back-dated --id {correction_id} --by NAME --reason WHY")
     return (f"rejected: {row['rule']} (the period ended at {row['deadline']}); it applies only with a Law 79C2 "
             f"approval: bridgeledger approve-late --id {correction_id} --organiser ... --director ... --statement ...")
+
+
+LATE_FACT_TYPES = {"ArtificialScoreAwarded": "adjusted score", "WeightedScoreAwarded": "weighted score",
+                   "BoardFouled": "fouled board", "PenaltyAwarded": "penalty"}
+"""The director facts besides corrections that change a session's scores, and what each is called."""
+
+
+@dataclass(frozen=True)
+class FactRef:
+    """A director fact as the log holds it: where, of which type, in which session and stream version."""
+
+    position: int
+    type: str
+    event_id: str
+    session_id: str
+    stream_version: int
+
+
+def find_fact(store: EventStore, position: int) -> FactRef:
+    """The adjusted or weighted score, fouled board or penalty at log `position`; refused for
+    another event, or none."""
+    with store.reader() as con:
+        rows = con.execute("SELECT type, stream_id, stream_version FROM events WHERE position = ?",
+                           [position]).fetchall()
+    if not rows:
+        raise DirectorError(f"there is no event at log position {position}")
+    kind, stream, version = rows[0]
+    if kind not in LATE_FACT_TYPES:
+        raise DirectorError(f"position {position} is a {kind}, not an adjusted or weighted score, fouled board or "
+                            "penalty (a correction request is acknowledged by its --id)")
+    [event] = [e for e in store.read(types=[kind], stream_id=stream) if e.position == position]
+    return FactRef(position, kind, event.payload["event_id"], event.payload["session_id"], int(version))
+
+
+def fact_decision(store: EventStore, position: int, *, now: datetime) -> dict[str, Any]:
+    """What the policy decides now for the director fact at `position`, from everything its
+    session's log holds: `applied`, `late`, `back_dated`, `awaiting`, `rule`, who acknowledged it
+    (`pipelines.corrections`), and the times (`claimed`, `recorded`, `deadline`) as ISO text."""
+    from pipelines.replay import session_policy
+
+    fact = find_fact(store, position)
+    policy = session_policy(store, fact.event_id, fact.session_id, as_of_us=to_epoch_us(now))
+    ruling = fact.type in ("ArtificialScoreAwarded", "WeightedScoreAwarded")
+    frame = policy.rulings if ruling else policy.late_facts
+    row = frame.filter(pl.col("position") == position).row(0, named=True)
+    window = policy.windows.row(0, named=True) if policy.windows.height else {}
+    final_at = window.get("deadline_us")
+    if ruling and final_at is not None:
+        final_at = max(final_at, window["appeal_deadline_us"])
+    claimed = row["requested_us"] if ruling else row["occurred_us"]
+    return row | {"fact": LATE_FACT_TYPES[fact.type], "ruling": ruling, "claimed": _moment(claimed),
+                  "recorded": _moment(row["recorded_us"]), "deadline": _moment(final_at)}
+
+
+def describe_fact(store: EventStore, position: int, *, now: datetime) -> str:
+    """One sentence for the director: what the policy decided for the adjusted or weighted score,
+    fouled board or penalty at `position`, and the command that would let it in when it waits."""
+    row = fact_decision(store, position, now=now)
+    if row["applied"]:
+        if row["acknowledged_by"] is not None:
+            how = "back-dated" if row["back_dated"] else "recorded after the session became final"
+            return f"applied: {how}, acknowledged by {row['acknowledged_by']}: {row['acknowledgement']}"
+        if row["ruling"]:
+            return f"applied ({row['window']}): {row['rule']}"
+        return f"applied: {row['rule']}" + (f" ({row['deadline']})" if row["deadline"] else "")
+    command = f"bridgeledger acknowledge-back-dated --position {position} --by NAME --reason WHY"
+    if row["awaiting"] == "acknowledgement" and row["back_dated"]:
+        return (f"not applied: back-dated; the {row['fact']} claims {row['claimed']} but was recorded at "
+                f"{row['recorded']}, after {_final(row)} at {row['deadline']} (Law 79C: a final score "
+                f"stands). To let it in, acknowledge it: {command}")
+    if row["awaiting"] == "acknowledgement":
+        return (f"not applied: recorded at {row['recorded']}, after the session became final at {row['deadline']} "
+                f"(Law 79C: a final score stands; the {row['fact']} changes it only when acknowledged). "
+                f"To let it in, acknowledge it: {command}")
+    verdict = "rejected" if row["rule"].startswith("Law 92B") else "not applied"
+    return f"{verdict}: {row['rule']}"
+
+
+def _final(decided: dict[str, Any]) -> str:
+    """From when a fact typed is late: a ruling's Law 92B period may end after the session's finality."""
+    return "the session was final and its Law 92B period had ended" if decided["ruling"] \
+        else "the session became final"
+
+
+def acknowledge_late_fact(store: EventStore, position: int, acknowledgement: Acknowledgement) -> int:
+    """Let in the adjusted or weighted score, fouled board or penalty at log `position`, which
+    was recorded after its session became final. Refused for a fact the policy does not hold back
+    (in time, or rejected under Law 92B), or one already acknowledged. Recorded at the time it is
+    given (the wall clock)."""
+    fact = find_fact(store, position)
+
+    def decide() -> Decision:
+        decided = fact_decision(store, position, now=appended_now())
+        if decided["acknowledged_by"] is not None:
+            raise DirectorError(f"the {decided['fact']} at position {position} was already acknowledged by "
+                                f"{decided['acknowledged_by']}")
+        if decided["awaiting"] != "acknowledgement":
+            why = decided["rule"] if not decided["applied"] else \
+                "it was recorded before its session became final" if decided["deadline"] else \
+                "its session is not published"
+            raise DirectorError(f"the {decided['fact']} at position {position} does not wait for an acknowledgement "
+                                f"({why}); there is nothing to acknowledge")
+        return Decision(_acknowledgement(None, fact.event_id, fact.session_id, acknowledgement,
+                                         fact_version=fact.stream_version), appended_now())
+
+    return _decide_and_append(store, fact.event_id, fact.session_id, decide)
 
 
 def describe_publication(store: EventStore, event_id: str, session_id: str, position: int, *,
@@ -243,8 +349,12 @@ def approve_late_correction(store: EventStore, correction_id: str, *, at: dateti
 
 def award_artificial(store: EventStore, table: TableRef, *, at: datetime, requested_at: datetime,
                      ns_award: ArtificialAward, ew_award: ArtificialAward, director: str,
-                     reason: str) -> int:
-    """Law 12C2: an artificial adjusted score for a table, ruled at `at`, requested at `requested_at`."""
+                     reason: str, acknowledgement: Acknowledgement | None = None) -> int:
+    """Law 12C2: an artificial adjusted score for a table, ruled at `at`, requested at `requested_at`.
+
+    With `acknowledgement`, the ruling is let in even when entered after the session became final
+    (`acknowledge_late_fact`), in the same transaction.
+    """
     to_epoch_us(requested_at)  # refuses a time without a zone
 
     def decide() -> Decision:
@@ -253,15 +363,17 @@ def award_artificial(store: EventStore, table: TableRef, *, at: datetime, reques
             event_id=table.event_id, session_id=table.session_id, section=row["section"], board=table.board,
             table_id=table.table_id, ns_id=row["ns_id"], ew_id=row["ew_id"], ns_award=ns_award,
             ew_award=ew_award, reason=reason, director=director, requested_at=requested_at,
-        ), at)
+        ), at, acknowledged=acknowledgement)
 
     return _decide_and_append(store, table.event_id, table.session_id, decide)
 
 
 def award_weighted(store: EventStore, table: TableRef, *, at: datetime, requested_at: datetime,
                    ns_components: Sequence[WeightedComponent], director: str, reason: str,
-                   ew_components: Sequence[WeightedComponent] = ()) -> int:
-    """Law 12C1(c): an assigned score weighted over legal outcomes; EW may differ (split, 12C1(e))."""
+                   ew_components: Sequence[WeightedComponent] = (),
+                   acknowledgement: Acknowledgement | None = None) -> int:
+    """Law 12C1(c): an assigned score weighted over legal outcomes; EW may differ (split, 12C1(e)).
+    `acknowledgement`: as for `award_artificial`."""
     to_epoch_us(requested_at)
     for side, components in (("NS", ns_components), ("EW", ew_components)):
         if components and abs(sum(c.weight for c in components) - 1) > 1e-9:
@@ -276,21 +388,23 @@ def award_weighted(store: EventStore, table: TableRef, *, at: datetime, requeste
             table_id=table.table_id, ns_id=row["ns_id"], ew_id=row["ew_id"],
             ns_components=tuple(ns_components), ew_components=tuple(ew_components),
             reason=reason, director=director, requested_at=requested_at,
-        ), at)
+        ), at, acknowledged=acknowledgement)
 
     return _decide_and_append(store, table.event_id, table.session_id, decide)
 
 
 def record_fouled_board(store: EventStore, event_id: str, session_id: str, board: int, *, at: datetime,
                         groups: Mapping[str, Sequence[str]], reason: str, section: str = "",
-                        deals: Mapping[str, str] | None = None) -> int:
+                        deals: Mapping[str, str] | None = None,
+                        acknowledgement: Acknowledgement | None = None) -> int:
     """Law 87: the board was played in different forms; results are compared within each group.
 
     `deals` (group label -> PBN deal) records the deal a group played, for the traveller to show
     beside the hand record's; a label that is not a group, or a deal that is not four full hands
-    with each card once, is refused."""
+    with each card once, is refused. `acknowledgement`: as for `award_artificial`."""
     return _decide_and_append(store, event_id, session_id, lambda: Decision(
-        _fouled(store, event_id, session_id, board, groups, reason, section, deals or {}), at))
+        _fouled(store, event_id, session_id, board, groups, reason, section, deals or {}), at,
+        acknowledged=acknowledgement))
 
 
 def _fouled(store: EventStore, event_id: str, session_id: str, board: int, groups: Mapping[str, Sequence[str]],
@@ -321,16 +435,18 @@ def _fouled(store: EventStore, event_id: str, session_id: str, board: int, group
 
 def award_penalty(store: EventStore, event_id: str, session_id: str, contestant_id: str, *, at: datetime,
                   amount: float, unit: str, reason: str, law: str | None = None, section: str | None = None,
-                  direction: str | None = None) -> int:
+                  direction: str | None = None, acknowledgement: Acknowledgement | None = None) -> int:
     """Laws 90/91: a penalty on a contestant, in a unit the session is scored in.
 
     The contestant is found in the session's standings: its section, and its direction in a
     two-field session, are recorded with the penalty. An id that names more than one contestant
     (NS 1 and EW 1 of a Mitchell, pair 1 of two sections) needs `direction` or `section`; an id
-    that names no one, or a unit the session does not score, is refused.
+    that names no one, or a unit the session does not score, is refused. `acknowledgement`: as for
+    `award_artificial`.
     """
     return _decide_and_append(store, event_id, session_id, lambda: Decision(
-        _penalty(store, event_id, session_id, contestant_id, amount, unit, reason, law, section, direction), at))
+        _penalty(store, event_id, session_id, contestant_id, amount, unit, reason, law, section, direction), at,
+        acknowledged=acknowledgement))
 
 
 def _penalty(store: EventStore, event_id: str, session_id: str, contestant_id: str, amount: float, unit: str,
@@ -430,26 +546,32 @@ def appended_now() -> datetime:
 @dataclass(frozen=True)
 class Decision:
     """What a command decided to record: the event, claimed at `at`, and optionally one more
-    appended after it in the same transaction, at the time it is appended."""
+    appended after it in the same transaction, at the time it is appended: `then`, or the
+    acknowledgement of the event as a late fact (`acknowledged`, named by its stream version)."""
 
     event: BaseModel
     at: datetime
     then: BaseModel | None = None
+    acknowledged: Acknowledgement | None = None
 
 
 def _decide_and_append(store: EventStore, event_id: str, session_id: str, decide: Callable[[], Decision]) -> int:
     """The session as an aggregate: read its stream's version, decide on the session as the log
-    holds it (at least that version), and append at that version; the last position written.
+    holds it (at least that version), and append at that version.
 
     The version is read before anything the decision looks at, so a change another command makes
     meanwhile makes this append fail (`ConcurrencyError`) instead of recording a decision taken on
     a session that no longer is: it decides again on the new state, and gives up after
-    `DECISION_ATTEMPTS`. Two commands racing on one session never both win.
+    `DECISION_ATTEMPTS`. Two commands racing on one session never both win. Answers the position
+    of the decided event.
     """
     stream = session_stream(event_id, session_id)
     for attempt in range(1, DECISION_ATTEMPTS + 1):
         version = store.stream_version(stream)
         decision = decide()
+        if decision.acknowledged is not None:  # the event will be the stream's next version
+            decision = Decision(decision.event, decision.at, _acknowledgement(
+                None, event_id, session_id, decision.acknowledged, fact_version=version + 1))
         try:
             return _append(store, decision, stream, version)
         except ConcurrencyError:
@@ -460,7 +582,8 @@ def _decide_and_append(store: EventStore, event_id: str, session_id: str, decide
 
 
 def _append(store: EventStore, decision: Decision, stream: str, version: int) -> int:
-    """Append the decision to `stream`, which must still be at `version`; the last position written."""
+    """Append the decision to `stream`, which must still be at `version`; the position of its event
+    (the one decided, not the acknowledgement appended after it)."""
     check_moment(decision.at)  # refuses a time without a zone, or out of range, before anything is written
     recorded = appended_now()
     event, then = decision.event, decision.then
@@ -469,7 +592,7 @@ def _append(store: EventStore, decision: Decision, stream: str, version: int) ->
         events.append(NewEvent(stream, then.type, event_payload(then), recorded))  # type: ignore[attr-defined]
     result = store.append(events, recorded_at=recorded, expected_versions={stream: version})
     assert result.last_position is not None
-    return result.last_position
+    return result.last_position - (len(events) - 1)
 
 
 def _require_session(store: EventStore, event_id: str, session_id: str) -> None:

@@ -23,6 +23,7 @@ from pipelines.corrections import (
     DEFAULT_PERIOD_MINUTES,
     apply_corrections,
     decide_corrections,
+    decide_late_facts,
     decide_publications,
     decide_rulings,
     periods_frame,
@@ -66,6 +67,10 @@ class Projection:
     """Every director's ruling with its Law 92B window and decision."""
     reread_original: Callable[[], pl.DataFrame] = field(repr=False, compare=False)
     """Gives the table results as recorded (before corrections and rulings), from the log or kept."""
+    late_facts: pl.DataFrame = field(default_factory=pl.DataFrame)
+    """Every fouled board and penalty with whether it applies (`decide_late_facts`): one recorded
+    after its session became final waits for an acknowledgement, and is left out of `penalties`
+    and of the fouled boards scoring reads until then."""
 
     @cached_property
     def original_results(self) -> pl.DataFrame:
@@ -99,12 +104,10 @@ def replay(store: EventStore, *, up_to: int | None = None, as_of_us: int | None 
         clock = read.as_of_us
         # Every ruling is kept: which one stands for a table is decided with the others (a late,
         # rejected ruling must not erase the one before it), in `decide_rulings`.
-        artificial = read.frame("ArtificialScoreAwarded")
-        weighted = read.frame("WeightedScoreAwarded")
-        fouled = read.frame("BoardFouled")
+        artificial = _director_rulings(con, read.frame("ArtificialScoreAwarded"))
+        weighted = _director_rulings(con, read.frame("WeightedScoreAwarded"))
         boards = read.frame("BoardDealt")
         scheduled = read.frame("SessionScheduled")
-        penalties = read.frame("PenaltyAwarded")
         tournaments = read.frame("TournamentRegistered")
         published = publications_with_recorded_times(con, read.frame("ScoresPublished"))
         requests = with_recorded_times(con, read.frame("ScoreCorrectionRequested"))
@@ -113,7 +116,10 @@ def replay(store: EventStore, *, up_to: int | None = None, as_of_us: int | None 
         conditions = _conditions(tournaments)
         windows = session_windows(published, periods_frame(_periods(conditions)), clock)
         corrections = decide_corrections(requests, windows, approvals, acknowledged)
-        rulings = decide_rulings(_rulings(artificial, weighted), windows)
+        rulings = decide_rulings(_rulings(artificial, weighted), windows, acknowledged)
+        fouled, penalties = read.frame("BoardFouled"), read.frame("PenaltyAwarded")
+        late = _late_facts(con, fouled, penalties, windows, acknowledged)
+        fouled, penalties = _standing_facts(fouled, late), _standing_facts(penalties, late)
         if scope is None:
             # The recorded results are passed on without a name here, so that the one copy of them
             # can be let go while the standing results are built (see `_standing_results`).
@@ -138,6 +144,7 @@ def replay(store: EventStore, *, up_to: int | None = None, as_of_us: int | None 
         corrections=corrections,
         rulings=rulings,
         reread_original=original,
+        late_facts=late,
     )
 
 
@@ -191,6 +198,10 @@ class SessionPolicy:
     """The session's window (one row once published), its status at the time asked."""
     corrections: pl.DataFrame
     """Each correction request with its decision (`decide_corrections`)."""
+    rulings: pl.DataFrame
+    """Each ruling with its decision (`decide_rulings`)."""
+    late_facts: pl.DataFrame
+    """Each fouled board and penalty with its decision (`decide_late_facts`)."""
 
 
 def session_policy(store: EventStore, event_id: str, session_id: str, *, as_of_us: int,
@@ -205,9 +216,13 @@ def session_policy(store: EventStore, event_id: str, session_id: str, *, as_of_u
         requests = with_recorded_times(con, read.frame("ScoreCorrectionRequested"))
         approvals = read.frame("LateCorrectionApproved")
         acknowledged = read.frame("BackDatedCorrectionAcknowledged")
-    windows = session_windows(published, periods, as_of_us)
+        windows = session_windows(published, periods, as_of_us)
+        rulings = _rulings(_director_rulings(con, read.frame("ArtificialScoreAwarded")),
+                           _director_rulings(con, read.frame("WeightedScoreAwarded")))
+        late = _late_facts(con, read.frame("BoardFouled"), read.frame("PenaltyAwarded"), windows, acknowledged)
     return SessionPolicy(decide_publications(published, periods), windows,
-                         decide_corrections(requests, windows, approvals, acknowledged))
+                         decide_corrections(requests, windows, approvals, acknowledged),
+                         decide_rulings(rulings, windows, acknowledged), late)
 
 
 _LATEST_US = 2**62
@@ -225,21 +240,56 @@ def publications_with_recorded_times(con: duckdb.DuckDBPyConnection, published: 
     return published.join(times, on="position", how="left", maintain_order="left")
 
 
-def with_recorded_times(con: duckdb.DuckDBPyConnection, requests: pl.DataFrame) -> pl.DataFrame:
-    """`requests` (a frame of events, by `position`) with `recorded_us`: when the log received each.
+def with_recorded_times(con: duckdb.DuckDBPyConnection, requests: pl.DataFrame, *,
+                        versions: bool = False, only: pl.Expr | None = None) -> pl.DataFrame:
+    """`requests` (a frame of events, by `position`) with `recorded_us`: when the log received each;
+    with `versions`, also `stream_version` (its version in its stream, which an acknowledgement names).
 
-    The policy needs it to tell a back-dated correction (`pipelines.corrections`); a request is one
-    event among millions, so only their positions are looked up, within the range they span.
+    The policy needs it to tell a back-dated or late fact (`pipelines.corrections`); a request is one
+    event among millions, so only their positions are looked up, within the range they span; of
+    the rows `only` selects, when given (the others' columns are null).
     """
-    if requests.is_empty():
-        return requests.with_columns(recorded_us=pl.lit(None, pl.Int64))
-    positions = requests["position"]
+    wanted = {"position": pl.Int64, "recorded_us": pl.Int64} | ({"stream_version": pl.Int64} if versions else {})
+    positions = (requests if only is None else requests.filter(only))["position"]
+    if positions.is_empty():
+        return requests.with_columns(pl.lit(None, dtype).alias(name) for name, dtype in wanted.items()
+                                     if name != "position")
     times = frame_of(con.sql(
-        "SELECT position, epoch_us(recorded_at) AS recorded_us FROM events"
+        f"SELECT position, epoch_us(recorded_at) AS recorded_us{', stream_version' if versions else ''} FROM events"
         " WHERE position BETWEEN ? AND ? AND list_contains(?, position)",
         params=[positions.min(), positions.max(), positions.to_list()]))
-    return requests.join(times.cast({"position": pl.Int64, "recorded_us": pl.Int64}), on="position", how="left",
+    return requests.join(times.cast(wanted), on="position", how="left",  # type: ignore[arg-type]
                          maintain_order="left")
+
+
+def _director_rulings(con: duckdb.DuckDBPyConnection, rulings: pl.DataFrame) -> pl.DataFrame:
+    """`rulings` with when the log received the director's (those with a request time) and their
+    stream versions: a file's adjusted scores are many and recorded with its results, never late."""
+    return with_recorded_times(con, rulings, versions=True, only=pl.col("requested_at").is_not_null())
+
+
+def _late_facts(con: duckdb.DuckDBPyConnection, fouled: pl.DataFrame, penalties: pl.DataFrame,
+                windows: pl.DataFrame, acknowledged: pl.DataFrame) -> pl.DataFrame:
+    """Every fouled board and penalty (its position, session, board or contestant, what it does)
+    with the policy's decision (`decide_late_facts`)."""
+    keys = ["position", "occurred_us", "event_id", "session_id", "section"]
+    facts = pl.concat([
+        fouled.select(*keys, "board", "reason", kind=pl.lit("BoardFouled"), contestant_id=pl.lit(None, pl.String),
+                      asked=pl.lit("board fouled (Law 87): scored within each group of tables")),
+        penalties.select(*keys, pl.lit(None, pl.Int64).alias("board"), "reason", kind=pl.lit("PenaltyAwarded"),
+                         contestant_id=pl.col("contestant_id"),
+                         asked=pl.concat_str([pl.lit("penalty (Laws 90/91): "), pl.col("amount").cast(pl.String),
+                                              pl.lit(" "), pl.col("unit"), pl.lit(" off "),
+                                              pl.col("direction").fill_null(""), pl.lit(" "),
+                                              pl.col("contestant_id")])),
+    ], how="vertical_relaxed")
+    return decide_late_facts(with_recorded_times(con, facts, versions=True), windows, acknowledged)
+
+
+def _standing_facts(frame: pl.DataFrame, late: pl.DataFrame) -> pl.DataFrame:
+    """`frame` without the facts the policy holds back (`late`, by position)."""
+    held = late.filter(~pl.col("applied")).select("position")
+    return frame if held.is_empty() else frame.join(held, on="position", how="anti", maintain_order="left")
 
 
 def _standing_results(recorded: pl.DataFrame, standing_rulings: pl.DataFrame, corrections: pl.DataFrame,

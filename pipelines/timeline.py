@@ -14,13 +14,16 @@ import tomllib
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import TYPE_CHECKING, Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
 from models.conditions import ConditionsOfContest
 from models.events import ArtificialAward
 from pipelines.store import EventStore
+
+if TYPE_CHECKING:
+    from pipelines.director import Acknowledgement
 
 log = logging.getLogger(__name__)
 
@@ -193,18 +196,23 @@ def _publish(store: EventStore, step: PublishStep, folder: Path, recorded_at: da
 
 
 def _correct(store: EventStore, step: CorrectStep, folder: Path, recorded_at: datetime) -> str:
-    from pipelines.director import Acknowledgement, TableRef, request_correction
+    from pipelines.director import TableRef, request_correction
 
-    # A timeline is a weekend's paper trail entered afterwards: each request is back-dated by
-    # nature, and the timeline file is what answers for it (named in the audit), so that the
-    # policy judges it by the time the step gives, as the scorer's table would have.
-    acknowledgement = Acknowledgement(f"timeline {folder.name}/", f"replayed from the timeline; the step says it "
-                                                                  f"was raised at {step.at.isoformat()}")
     request_correction(store, TableRef(step.event, step.session, step.board, step.table, step.section),
                        at=step.at, correction_id=step.id, requested_by=step.by, reason=step.reason,
                        contract=step.contract, declarer=step.declarer, tricks=step.tricks,
-                       acknowledgement=acknowledgement)
+                       acknowledgement=_entered_late(folder, step.at))
     return f"correction {step.id} requested: board {step.board} table {step.table}"
+
+
+def _entered_late(folder: Path, at: datetime) -> Acknowledgement:
+    """A timeline is a weekend's paper trail entered afterwards: each director fact is back-dated
+    by nature, and the timeline file is what answers for it (named in the audit), so that the
+    policy judges it by the time the step gives, as the scorer's table would have."""
+    from pipelines.director import Acknowledgement
+
+    return Acknowledgement(f"timeline {folder.name}/", f"replayed from the timeline; the step says it "
+                                                       f"happened at {at.isoformat()}")
 
 
 def _approve_late(store: EventStore, step: ApproveLateStep, folder: Path, recorded_at: datetime) -> str:
@@ -220,7 +228,7 @@ def _adjust(store: EventStore, step: AdjustStep, folder: Path, recorded_at: date
 
     award_artificial(store, TableRef(step.event, step.session, step.board, step.table, step.section),
                      at=step.at, requested_at=step.requested_at, ns_award=step.ns, ew_award=step.ew,
-                     director=step.director, reason=step.reason)
+                     director=step.director, reason=step.reason, acknowledgement=_entered_late(folder, step.at))
     return f"artificial score {step.ns}/{step.ew} on board {step.board} table {step.table}"
 
 
@@ -228,7 +236,8 @@ def _foul(store: EventStore, step: FoulStep, folder: Path, recorded_at: datetime
     from pipelines.director import record_fouled_board
 
     record_fouled_board(store, step.event, step.session, step.board, at=step.at, groups=step.groups,
-                        reason=step.reason, section=step.section, deals=step.deals)
+                        reason=step.reason, section=step.section, deals=step.deals,
+                        acknowledgement=_entered_late(folder, step.at))
     return f"board {step.board} fouled: {len(step.groups)} versions"
 
 

@@ -75,8 +75,14 @@ def _checks(frame: pl.DataFrame) -> list[tuple[pl.Expr, pl.Expr]]:
     checks: list[tuple[pl.Expr, pl.Expr]] = []
     for name in _IDS:
         if name in columns:
-            checks.append((pl.col(name).str.len_bytes().fill_null(0) == 0,
-                           pl.lit(f"{name} is empty")))
+            empty = pl.col(name).str.len_bytes().fill_null(0) == 0
+            if name == "correction_id" and "fact_version" in columns:  # an acknowledgement names one or the other
+                checks.append((empty & pl.col("fact_version").is_null(),
+                               pl.lit("names no fact: correction_id is empty and fact_version is not given")))
+                continue
+            checks.append((empty, pl.lit(f"{name} is empty")))
+    if "fact_version" in columns:
+        checks.append((_outside("fact_version", 1, MAX_WHOLE), pl.lit("fact_version is not a stream version")))
     for name in _TIMES:
         if name in columns:
             checks.append((_outside(name, EARLIEST_US, LATEST_US - 1),

@@ -131,7 +131,9 @@ def test_director_commands_publish_correct_approve_adjust_penalise(store_file: P
     audit = runner.invoke(app, ["audit", *s, "--out", str(tmp_path / "audit")])
     assert audit.exit_code == 0, audit.output
     rows = (tmp_path / "audit" / "audit_club-championship-2026_1.csv").read_text().splitlines()
-    assert len(rows) == 4 and ",c2," in rows[3] and "rejected" in rows[3] and "applied" in rows[1]
+    # The penalty is audited too (issue #36 item 5), between the ruling and c2 by the time each claims.
+    assert len(rows) == 5 and ",c2," in rows[4] and "rejected" in rows[4] and "applied" in rows[1]
+    assert rows[3].startswith("penalty,") and ",applied,recorded before the session became final," in rows[3]
     late = runner.invoke(app, ["approve-late", "--id", "c2", "--organiser", "TO", "--director", "TD",
                                "--statement", "slip shows 2NT", "--at", "2026-11-21T22:00+01:00"])
     assert late.exit_code == 0

@@ -322,6 +322,8 @@ def session_audit(edition: ScoredEdition, data: SessionData, store: EventStore |
         return fouled
     found = audit_rows(of_session(edition, data.info.event_id, data.info.session_id), data.info.event_id,
                        data.info.session_id, remember=None if store is None else partial(remembered, store))
+    # The page shows a fouled board with its groups (`fouled_boards`) and penalties in the standings.
+    found = found.filter(pl.col("kind").is_in(["correction", "ruling"]))
     if fouled.is_empty():
         return found
     # The fouled boards' rows take the audit's own types: audit.csv writes its numbers as ever.
@@ -339,6 +341,9 @@ def fouled_boards(store: EventStore, edition: ScoredEdition, data: SessionData) 
     scoring applied (a team board's `board_rule`, else Law 87's groups)."""
     rules = {(r["section"], r["board"]): r["board_rule"]
              for r in data.board_scores.filter(pl.col("board_rule").is_not_null()).iter_rows(named=True)}
+    late = edition.projection.late_facts
+    held = {} if late.is_empty() else {
+        r["position"]: r["rule"] for r in late.filter(~pl.col("applied")).iter_rows(named=True)}
     rows = []
     for event in store.read(types=["BoardFouled"], up_to=edition.position,
                             stream_id=session_stream(data.info.event_id, data.info.session_id)):
@@ -350,6 +355,8 @@ def fouled_boards(store: EventStore, edition: ScoredEdition, data: SessionData) 
                      "session_id": data.info.session_id, "section": section, "board": str(board),
                      "raised_at": f"{event.occurred_at.astimezone(UTC):%Y-%m-%dT%H:%M:%S%z}",  # as pipelines.audit
                      "reason": found.get("reason") or "",
-                     "decision": "applied", "asked": groups,
-                     "rule": rules.get((section, board)) or "Law 87: fouled board; each group scored on its own"})
+                     "decision": "awaiting acknowledgement" if event.position in held else "applied",
+                     "asked": groups,
+                     "rule": held.get(event.position) or rules.get((section, board))
+                     or "Law 87: fouled board; each group scored on its own"})
     return pl.DataFrame(rows, schema=dict.fromkeys(AUDIT_COLUMNS, pl.String)) if rows else _no_audit()
