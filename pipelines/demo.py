@@ -156,8 +156,9 @@ def _write_outputs(store: EventStore, workdir: Path, weekend: Path, summary: Dem
                          f"{edition.standings.select('event_id', 'session_id').unique().height} sessions "
                          f"at log position {edition.position}")
     for row in audit.rows.iter_rows(named=True):  # a handful of rows, printed for a person
-        summary.lines.append(f"audit national-pairs-2026/2: {row['id']} board {row['board']} table "
-                             f"{row['table_id']}: {row['decision']} ({row['rule']})")
+        table = f" table {row['table_id']}" if row["table_id"] is not None else ""
+        summary.lines.append(f"audit national-pairs-2026/2: {row['kind']} {row['id']} board {row['board']}{table}: "
+                             f"{row['decision']} ({row['rule']})")
     _show_team_rulings(edition.board_scores, summary)
     summary.lines.extend(f"{name}: {path}" for name, path in paths.items())
     summary.lines.append(f"audit: {outputs / audit.html_name}")

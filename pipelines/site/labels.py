@@ -37,7 +37,9 @@ ENGLISH: dict[str, str] = {
     "plot_score_ns": "score for NS", "plot_tables": "tables", "plot_editions": "published editions",
     "plot_boards_played": "boards played (boards {first} to {last})",
     "fouled_note": "fouled board (Law 87): {group} deal, tables {tables}; scored among these {n} tables and "
-    "factored (Neuberg) to the board's {field} tables", "group_original": "the original", "group_fouled": "the fouled",
+    "factored (Neuberg) to the board's {field} tables",
+    "fouled_note_imps": "fouled board (Law 87): {group} deal, tables {tables}; compared only among these {n} tables",
+    "group_original": "the original", "group_fouled": "the fouled",
     "group_deal": "{group} deal", "hand_record_deal": "the hand record's deal",
     "deal_played_at": "{deal}, played at tables {tables}", "record_dd": "the hand record's deal",
     "legend_fouled": "a fouled board (Law 87): each group scored on its own deal",
@@ -87,7 +89,9 @@ POLISH: dict[str, str] = {
     "plot_score_ns": "zapis NS", "plot_tables": "stoły", "plot_editions": "opublikowane edycje",
     "plot_boards_played": "rozegrane rozdania (rozdania od {first} do {last})",
     "fouled_note": "rozdanie zepsute (Prawo 87): {group}, stoły {tables}; liczone między tymi {n} stołami i "
-    "przeliczone (Neuberg) na {field} stołów rozdania", "group_original": "rozkład pierwotny",
+    "przeliczone (Neuberg) na {field} stołów rozdania",
+    "fouled_note_imps": "rozdanie zepsute (Prawo 87): {group}, stoły {tables}; porównane tylko między tymi {n} "
+    "stołami", "group_original": "rozkład pierwotny",
     "group_fouled": "rozkład zmieniony", "group_deal": "{group}", "hand_record_deal": "rozkład z protokołu",
     "deal_played_at": "{deal}, grany przy stołach {tables}", "record_dd": "rozkład z protokołu",
     "legend_fouled": "rozdanie zepsute (Prawo 87): każda grupa liczona osobno",

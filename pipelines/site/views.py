@@ -228,8 +228,9 @@ def _table_row(row: Row, kind_row: Row, lead: str, corrected: bool, names: Names
         notes.append(f"{labels['weighted_note']}: {labels['ns']} {_weighted_text(kind_row.get('ns_components'))}"
                      + (f"; {labels['ew']} {_weighted_text(ew)}" if ew else ""))
         classes.append("weighted")
-    if fouled is not None:  # Law 87: scored within its group, factored up to the board's whole field
-        notes.append(labels["fouled_note"].format(group=labels.get(f"group_{fouled['group']}", fouled["group"]),
+    if fouled is not None:  # Law 87: scored within its group; matchpoints factored up to the board's whole field
+        note = "fouled_note" if row.get("mp_ns") is not None else "fouled_note_imps"
+        notes.append(labels[note].format(group=labels.get(f"group_{fouled['group']}", fouled["group"]),
                                                   tables=", ".join(fouled["tables"]), n=len(fouled["tables"]),
                                                   field=fouled["field"]))
         classes.append("fouled")

@@ -304,3 +304,13 @@ def test_the_swiss_fouled_board_shows_the_fouled_form(weekend_site: SampleSite) 
     assert record["S"] == fouled["S"] and record["W"] == fouled["W"]
     assert record["N"][0].startswith("A") and not fouled["N"][0].startswith("A")
     assert fouled["E"][0].startswith("A")
+
+
+def test_a_fouled_imp_board_is_compared_within_its_group_not_factored(weekend_site: SampleSite) -> None:
+    """Swiss board 15 is scored in IMPs: its groups are compared within themselves; Neuberg's
+    factoring is a matchpoint formula and is not named there."""
+    html = unescape((weekend_site.site / "e-swiss-teams-2026" / "s-1" / "board-15.html").read_text())
+    notes = re.findall(r'<tr class="note fouled"><td></td><td colspan="\d+">([^<]*)</td></tr>', html)
+    assert notes and "Neuberg" not in html
+    assert all(re.fullmatch(r"fouled board \(Law 87\): the (original|fouled) deal, tables [\w, -]+; "
+                            r"compared only among these \d+ tables", note) for note in notes), notes
