@@ -21,6 +21,7 @@ from models.events import session_stream
 from parsers.records import ParsedFile
 from pipelines.exports import session_records
 from pipelines.projections import ScoredEdition
+from pipelines.site.ranked import no_rows, session_rows
 from pipelines.store import EventStore, StoredEvent
 
 log = logging.getLogger(__name__)
@@ -96,6 +97,9 @@ class SessionData:
     fouled_deals: Mapping[tuple[str, int], Mapping[str, str]] = field(default_factory=dict)
     """(section, board) -> group label -> the deal that group played, as the director's latest Law 87
     ruling on the board recorded it (`BoardFouled.deals`): the boards whose fouled form is known."""
+    ranking: pl.DataFrame = field(default_factory=no_rows)
+    """The award rows of the ranking edition the site shows (`pipelines.site.ranked`) that the
+    session's pages read: the session's own, and its event's overall ones (`session_id` '')."""
 
 
 def events_of(store: EventStore, edition: ScoredEdition, event_id: str | None = None) -> list[EventInfo]:
@@ -208,8 +212,10 @@ def _conditions(raw: Mapping[str, Mapping[str, Any]]) -> dict[str, ConditionsOfC
     return parsed
 
 
-def session_data(store: EventStore, edition: ScoredEdition, event: EventInfo, info: SessionInfo) -> SessionData:
-    """The session's rows of the edition and its own events."""
+def session_data(store: EventStore, edition: ScoredEdition, event: EventInfo, info: SessionInfo,
+                 ranking: pl.DataFrame | None = None) -> SessionData:
+    """The session's rows of the edition and its own events; with `ranking` (the event's award rows
+    of the ranking edition shown), those its pages read."""
     key = (pl.col("event_id") == info.event_id) & (pl.col("session_id") == info.session_id)
     projection = edition.projection
     corrected: frozenset[tuple[str, int, str]] = frozenset()
@@ -225,6 +231,7 @@ def session_data(store: EventStore, edition: ScoredEdition, event: EventInfo, in
         records=session_records(store, info.event_id, info.session_id, edition),
         last_position=last_position(store, info.event_id, info.session_id, edition.position),
         fouled_deals=fouled_deals(store, info.event_id, info.session_id, edition.position),
+        ranking=no_rows() if ranking is None else session_rows(ranking, info.session_id),
     )
 
 
