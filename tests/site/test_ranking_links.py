@@ -26,9 +26,10 @@ LINK = re.compile(r'<a href="((?:\.\./)+)ranking/player-([^".]+)\.html">([^<]+)<
 def _awards(store: EventStore, label: str | None = None) -> pl.DataFrame:
     """The award rows of an edition (default: the newest), as the analysts' view holds them."""
     with store.reader() as con:
-        return con.sql("SELECT a.*, a.player_id IN (SELECT player_id FROM ranking r WHERE r.edition = a.edition) "
-                       "AS ranked FROM awards a WHERE edition = coalesce(?, (SELECT max(edition) FROM awards))",
-                       params=[label]).pl()
+        frame: pl.DataFrame = con.sql(
+            "SELECT a.*, a.player_id IN (SELECT player_id FROM ranking r WHERE r.edition = a.edition) AS ranked "
+            "FROM awards a WHERE edition = coalesce(?, (SELECT max(edition) FROM awards))", params=[label]).pl()
+    return frame
 
 
 def _result_pages(site: Path) -> list[Path]:
