@@ -137,3 +137,20 @@ def test_a_new_edition_renders_again_only_the_pages_whose_part_of_it_moved(weeke
     again = build_site(store, site)
     assert again.rendered == 0
     assert [f for f in again.written if not f.startswith("ranking/")] == ["site-manifest.json"]
+
+
+def test_a_store_without_the_editions_rows_rebuilds_the_edition_for_them(weekend_site: SampleSite,
+                                                                        tmp_path: Path) -> None:
+    """The ranking's tables are derived data: a store that lacks the shown edition's rows (written
+    elsewhere, or cleared) gets the same links and points from the edition rebuilt from the log."""
+    shutil.copy(weekend_site.store.path, tmp_path / "events.duckdb")
+    store, site = EventStore(tmp_path / "events.duckdb"), tmp_path / "site"
+    with store.writer() as con:  # derived rows only; the log is untouched
+        con.execute("DELETE FROM projection_ranking_awards")
+        con.execute("DELETE FROM projection_ranking")
+    build_site(store, site)
+    for page in ("e-swiss-teams-2026/s-1/index.html", "e-national-pairs-2026/index.html",
+                 "e-national-pairs-2026/s-2/board-B-21.html"):
+        rebuilt, published = (site / page).read_text(), (weekend_site.site / page).read_text()
+        assert LINK.findall(rebuilt) == LINK.findall(published) != []
+        assert re.findall(r'ranking-points">([^<]*)<', rebuilt) == re.findall(r'ranking-points">([^<]*)<', published)
