@@ -29,7 +29,7 @@ import polars as pl
 from pipelines.projections import ScoredEdition
 from pipelines.site.analysis import AnalysisReport, DoubleDummy, cached, canonical_deal, ensure_analysis, held_deals
 from pipelines.site.event_pages import contestant_names, event_page, index_page, index_row
-from pipelines.site.gather import EventInfo, SessionData, SessionInfo, last_position, session_data
+from pipelines.site.gather import EventInfo, SessionData, SessionInfo, last_position, session_data, with_ranking
 from pipelines.site.pages import Pages
 from pipelines.site.paths import RANKING_DIR, STYLESHEET, event_dir, session_dir
 from pipelines.site.ranked import ShownRanking, event_part, session_part, shown_ranking
@@ -181,7 +181,7 @@ def write_event(report: SiteReport, store: EventStore, source: Source, event_id:
         changed = [info for info in event.sessions
                    if not _still(report, manifest, info, quick.get(info.session_id), stamps.get(info.session_id),
                                  store, (shown.key, parts[info.session_id]))]
-        sessions = [session_data(store, edition, event, info, ranking) for info in changed]
+        sessions = [with_ranking(session_data(store, edition, event, info), ranking) for info in changed]
         audits = [session_audit(edition, data, store) for data in sessions]
         deals = [b.deal.to_pbn() for s in sessions for b in s.records.boards if b.deal]
         found = cached(store, [d for d in map(canonical_deal, deals) if d is not None])

@@ -212,10 +212,8 @@ def _conditions(raw: Mapping[str, Mapping[str, Any]]) -> dict[str, ConditionsOfC
     return parsed
 
 
-def session_data(store: EventStore, edition: ScoredEdition, event: EventInfo, info: SessionInfo,
-                 ranking: pl.DataFrame | None = None) -> SessionData:
-    """The session's rows of the edition and its own events; with `ranking` (the event's award rows
-    of the ranking edition shown), those its pages read."""
+def session_data(store: EventStore, edition: ScoredEdition, event: EventInfo, info: SessionInfo) -> SessionData:
+    """The session's rows of the edition and its own events."""
     key = (pl.col("event_id") == info.event_id) & (pl.col("session_id") == info.session_id)
     projection = edition.projection
     corrected: frozenset[tuple[str, int, str]] = frozenset()
@@ -231,8 +229,12 @@ def session_data(store: EventStore, edition: ScoredEdition, event: EventInfo, in
         records=session_records(store, info.event_id, info.session_id, edition),
         last_position=last_position(store, info.event_id, info.session_id, edition.position),
         fouled_deals=fouled_deals(store, info.event_id, info.session_id, edition.position),
-        ranking=no_rows() if ranking is None else session_rows(ranking, info.session_id),
     )
+
+
+def with_ranking(data: SessionData, ranking: pl.DataFrame) -> SessionData:
+    """`data` with the award rows its pages read of its event's in the ranking edition the site shows."""
+    return replace(data, ranking=session_rows(ranking, data.info.session_id))
 
 
 def fouled_deals(store: EventStore, event_id: str, session_id: str,
