@@ -6,7 +6,10 @@ what they show changed). Nothing on a page depends on when it was built.
 
 A session's files are a pure function of its `SessionData`, the analyses of its deals and its audit
 rows (and of this package's code). `site-manifest.json` keeps a digest of those inputs per session
-folder, so a rebuild renders again only the sessions whose inputs changed.
+folder, so a rebuild renders again only the sessions whose inputs changed. The ranking edition the
+pages link to and take points from (`pipelines.site.ranked`) is one of those inputs, though not in
+the session's log: each session's and event's entry notes the edition it was built with and a
+digest of what it shows of it, so a new edition renders again the pages whose part of it moved.
 """
 
 from __future__ import annotations
@@ -16,7 +19,7 @@ import logging
 from collections.abc import Callable, Mapping
 from contextlib import AbstractContextManager, ExitStack, nullcontext
 from dataclasses import dataclass, field
-from functools import cache
+from functools import cache, partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -27,9 +30,10 @@ from pipelines.log.fields import PayloadField, payload_fields
 from pipelines.projections import ScoredEdition
 from pipelines.site.analysis import AnalysisReport, DoubleDummy, cached, canonical_deal, ensure_analysis, held_deals
 from pipelines.site.event_pages import contestant_names, event_page, index_page, index_row
-from pipelines.site.gather import EventInfo, SessionData, SessionInfo, last_position, session_data
+from pipelines.site.gather import EventInfo, SessionData, SessionInfo, last_position, session_data, with_ranking
 from pipelines.site.pages import Pages
 from pipelines.site.paths import RANKING_DIR, STYLESHEET, event_dir, session_dir
+from pipelines.site.ranked import ShownRanking, event_part, session_part, shown_ranking
 from pipelines.site.ranking_pages import ranking_digest, ranking_editions, ranking_files, ranking_source
 from pipelines.site.render import stylesheet
 from pipelines.site.session_pages import session_audit, session_files
@@ -97,17 +101,18 @@ def _build(store: EventStore, outdir: str | Path, event_id: str | None, edition:
         editions = [e for e in ranking_editions(store)
                     if e.event_position <= source.position and to_epoch_us(e.published_at) <= source.clock]
         boards = _board_counts(store)
+    shown = shown_ranking(store, editions)
     report = SiteReport(Path(outdir))
     manifest = _read_manifest(report.outdir)
     every_event = source.event_ids()
     chosen = [e for e in every_event if event_id is None or e == event_id]
     source.plan([eid for eid in chosen if not _unchanged(report, source.stamps(eid), manifest.get(event_dir(eid), {}),
-                                                         eid, manifest, store)])
+                                                         eid, manifest, store, shown)])
     written: dict[str, dict[str, Any]] = {}
     # Fewest boards first: a weekend's pages do not wait behind the first render of an event of
     # 100,000 boards in the same build (the index lists them in their own order all the same).
     for eid in sorted(chosen, key=lambda e: (boards.get(e, 0), chosen.index(e))):
-        row = write_event(report, store, source, eid, manifest, release, solve_limit=solve_limit)
+        row = write_event(report, store, source, eid, manifest, release, solve_limit=solve_limit, shown=shown)
         if row is not None:
             written[eid] = row
     rows = {eid: written[eid] for eid in chosen if eid in written}
@@ -145,18 +150,20 @@ def _board_counts(store: EventStore) -> dict[str, int]:
 def write_event(report: SiteReport, store: EventStore, source: Source, event_id: str,
                 manifest: dict[str, dict[str, object]],
                 release: Callable[[], None] = lambda: None, *,
-                solve_limit: int | None = None) -> dict[str, Any] | None:
+                solve_limit: int | None = None, shown: ShownRanking | None = None) -> dict[str, Any] | None:
     """Write one event's pages and return its index row (None: the edition shows no session of it).
 
     When every session's stamp is the one its pages were built at (and the pages are there), the
     event is not even read: its index row comes from the manifest. `release` lets go of a connection
     the caller held for these reads, before the solving and rendering, which hold none. At most
-    `solve_limit` new deals are solved (None: all); the others show "analysis pending".
+    `solve_limit` new deals are solved (None: all); the others show "analysis pending". `shown`: the
+    ranking edition the pages link to and take points from (None: none).
     """
     folder = event_dir(event_id)
     stamps = source.stamps(event_id)
     known = manifest.get(folder, {})
-    if _unchanged(report, stamps, known, event_id, manifest, store):
+    shown = shown if shown is not None else ShownRanking()
+    if _unchanged(report, stamps, known, event_id, manifest, store, shown):
         report.sessions += len(stamps)
         report.unchanged += 1 + sum(_file_count(manifest, session_dir(event_id, s)) for s in stamps)
         row = known["row"]
@@ -167,12 +174,14 @@ def write_event(report: SiteReport, store: EventStore, source: Source, event_id:
         if loaded is None:
             return None
         event, edition = loaded
+        ranking = shown.of_event(event_id)
+        parts = {info.session_id: session_part(ranking, info.session_id) for info in event.sessions}
         quick = {info.session_id: _quick_digest(store, edition, event, info) for info in event.sessions} \
             if isinstance(source, LiveSource) else {}
         changed = [info for info in event.sessions
                    if not _still(report, manifest, info, quick.get(info.session_id), stamps.get(info.session_id),
-                                 store)]
-        sessions = [session_data(store, edition, event, info) for info in changed]
+                                 store, (shown.key, parts[info.session_id]))]
+        sessions = [with_ranking(session_data(store, edition, event, info), ranking) for info in changed]
         audits = [session_audit(edition, data, store) for data in sessions]
         deals = [b.deal.to_pbn() for s in sessions for b in s.records.boards if b.deal]
         found = cached(store, [d for d in map(canonical_deal, deals) if d is not None])
@@ -188,18 +197,20 @@ def write_event(report: SiteReport, store: EventStore, source: Source, event_id:
         solver = not analysis.unavailable
         write_session(report, data, audit, analysis, manifest, stamps.get(data.info.session_id) if solver else None,
                       quick.get(data.info.session_id) if solver else None)
+        manifest[session_dir(event_id, data.info.session_id)].update(
+            edition=shown.key, ranking=parts[data.info.session_id])
     names: dict[str, str] = {}
     for info in event.sessions:  # each session's names as its last build kept them (`write_session`)
         kept = manifest.get(session_dir(event_id, info.session_id), {}).get("names")
         names.update(kept if isinstance(kept, dict) else {})
-    _write(report, {f"{folder}/index.html": event_page(event, edition.standings, names)})
+    _write(report, {f"{folder}/index.html": event_page(event, edition.standings, names, ranking)})
     row = index_row(event)
-    manifest[folder] = {"row": row}
+    manifest[folder] = {"row": row, "edition": shown.key, "ranking": event_part(ranking)}
     return row
 
 
 def _unchanged(report: SiteReport, stamps: Mapping[str, str | None], known: Mapping[str, object], event_id: str,
-               manifest: Mapping[str, Mapping[str, object]], store: EventStore) -> bool:
+               manifest: Mapping[str, Mapping[str, object]], store: EventStore, shown: ShownRanking) -> bool:
     if not stamps or not isinstance(known.get("row"), dict) \
             or not (report.outdir / event_dir(event_id) / "index.html").is_file():
         return False
@@ -207,8 +218,22 @@ def _unchanged(report: SiteReport, stamps: Mapping[str, str | None], known: Mapp
         folder = session_dir(event_id, session_id)
         entry = manifest.get(folder, {})
         if stamp is None or entry.get("stamp") != stamp or not isinstance(entry.get("files"), list) \
-                or not (report.outdir / folder / "index.html").is_file() or _pending_solved(store, entry):
+                or not (report.outdir / folder / "index.html").is_file() or _pending_solved(store, entry) \
+                or not _same_ranking(entry, shown.key, partial(shown.session_part, event_id, session_id)):
             return False
+    return _same_ranking(known, shown.key, lambda: shown.event_part(event_id))
+
+
+def _same_ranking(entry: Mapping[str, object], key: str, part: Callable[[], str]) -> bool:
+    """Whether pages built as `entry` says show what the ranking edition `key` gives them: built with
+    that very edition, or with one whose rows for them were the same (`part`, their digest, asked
+    only then: once per new edition). The entry then notes the edition, for the next build."""
+    if entry.get("edition") == key:
+        return True
+    if entry.get("ranking") != part():
+        return False
+    if isinstance(entry, dict):
+        entry["edition"] = key
     return True
 
 
@@ -236,15 +261,16 @@ def _quick_digest(store: EventStore, edition: ScoredEdition, event: EventInfo, i
 
 
 def _still(report: SiteReport, manifest: dict[str, dict[str, object]], info: SessionInfo, quick: str | None,
-           stamp: str | None, store: EventStore) -> bool:
-    """Whether the session's pages were built from the same inputs (`_quick_digest`) and are all
-    there; if so it is counted, its new stamp kept, and it is not read or rendered."""
+           stamp: str | None, store: EventStore, ranked: tuple[str, str] = ("", "")) -> bool:
+    """Whether the session's pages were built from the same inputs (`_quick_digest`, and `ranked`:
+    the ranking edition shown and the digest of the session's part of it) and are all there; if so
+    it is counted, its new stamp kept, and it is not read or rendered."""
     folder = session_dir(info.event_id, info.session_id)
     known = manifest.get(folder, {})
     files = known.get("files")
     if quick is None or known.get("quick") != quick or not isinstance(files, list) \
             or not all((report.outdir / folder / str(name)).is_file() for name in files) \
-            or _pending_solved(store, known):
+            or _pending_solved(store, known) or not _same_ranking(known, ranked[0], lambda: ranked[1]):
         return False
     report.sessions += 1
     report.unchanged += len(files)
@@ -354,7 +380,8 @@ def session_digest(data: SessionData, analyses: Mapping[str, DoubleDummy], audit
              data.board_scores.write_json(), data.standings.write_json(), data.results.write_json(),
              repr(sorted(data.corrected_tables)), data.records.model_dump_json(), str(data.last_position),
              repr(sorted((d, sorted(a.tricks.items()), sorted(a.par.items())) for d, a in analyses.items())),
-             audit.write_json(), repr(sorted((k, sorted(v.items())) for k, v in data.fouled_deals.items()))]
+             audit.write_json(), repr(sorted((k, sorted(v.items())) for k, v in data.fouled_deals.items())),
+             data.ranking.write_json()]
     for part in parts:
         digest.update(part.encode() + b"\0")
     return digest.hexdigest()

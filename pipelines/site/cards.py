@@ -36,7 +36,7 @@ def score_cards(data: SessionData, names: Names, tables: Mapping[tuple[str, int]
         cards.append({
             "section": section, "direction": direction, "contestant": contestant,
             "page": card_page(section, direction, contestant),
-            "players": names.players(section, contestant, direction),
+            "players": names.linked(section, contestant, direction),
             "place": place_text(standing["rank"], standing["tied"]), "score": fmt(standing["score"]),
             "percent": fmt(standing["percentage"]),
             "rows": _with_subtotals(_running(played, names, columns.unit), section, contestant, by_match),
@@ -84,7 +84,7 @@ def _running(played: list[tuple[str, Row]], names: Names, unit: str) -> list[Row
         rows.append({
             "board": row["board"], "href": f"{board_page(row['section'], row['board'])}#{row['anchor']}",
             "side": side, "table": row["table"], "opponent": opponent,
-            "opponent_names": names.players(row["section"], opponent, side.translate(str.maketrans("NSEW", "EWNS"))),
+            "opponent_names": names.linked(row["section"], opponent, side.translate(str.maketrans("NSEW", "EWNS"))),
             "opponent_href": row[f"{other}_href"], "contract": row["contract"], "declarer": row["declarer"],
             "lead": row["lead"], "result": row["result"], "tricks": row["tricks"],
             "score": fmt(None if score is None else (score if side == "NS" else -score)),

@@ -6,10 +6,13 @@ from collections.abc import Mapping
 from typing import Any
 
 import polars as pl
+from markupsafe import Markup
 
+from pipelines.site.fragments import names_markup
 from pipelines.site.gather import EventInfo, SessionData, natural_key
 from pipelines.site.labels import labels
 from pipelines.site.paths import card_page, event_dir, session_dir
+from pipelines.site.ranked import contestant_points, no_rows
 from pipelines.site.render import direction_label, local_time, page_context, render, session_summary, status_of
 from pipelines.site.views import Names, fmt, place_text
 
@@ -44,22 +47,44 @@ def index_page(rows: list[Row], language: str = "en", ranking_href: str = "") ->
                   ranking_href=ranking_href)
 
 
-def contestant_names(data: SessionData) -> dict[str, str]:
-    """Each contestant's players as the session's pages name them, keyed `section|direction|id`: kept
-    in the site's manifest, so the event page names every session's pairs without reading them all."""
+def contestant_names(data: SessionData) -> dict[str, list[list[str]]]:
+    """Each contestant's players as the session's pages name them, keyed `section|direction|id`, in
+    pieces of [text, ranked player's id or ''] (`Names.segments`): kept in the site's manifest, so
+    the event page names (and links) every session's pairs without reading them all."""
     names = Names.of(data)
-    return {_name_key(section, direction, contestant): names.players(section, contestant, direction)
+    return {_name_key(section, direction, contestant): [list(piece) for piece in
+                                                        names.segments(section, contestant, direction)]
             for section, direction, contestant in data.standings.select(
                 "section", "direction", "contestant_id").iter_rows()}
+
+
+def _pieces(kept: object) -> list[tuple[str, str]]:
+    """A contestant's names as `contestant_names` kept them (or as text, as an older build did)."""
+    if isinstance(kept, str):
+        return [(kept, "")]
+    pieces = kept if isinstance(kept, list) else []
+    return [(str(p[0]), str(p[1])) for p in pieces if isinstance(p, list) and len(p) == 2]
+
+
+def _names_shown(kept: object) -> Markup:
+    """A contestant's names, each ranked player linked from the event's folder to their ranking page."""
+    return names_markup(_pieces(kept), "../")
+
+
+def _names_text(kept: object) -> str:
+    """A contestant's names as plain text (the winners' line names them; the standings link them)."""
+    return "".join(text for text, _ in _pieces(kept))
 
 
 def _name_key(section: str, direction: str, contestant: str) -> str:
     return f"{section}|{direction}|{contestant}"
 
 
-def event_page(event: EventInfo, standings: pl.DataFrame, names: Mapping[str, str] | None = None) -> bytes:
-    """An event's sessions; when the conditions carry scores over, its overall standings; for an
-    event of one session, its winners."""
+def event_page(event: EventInfo, standings: pl.DataFrame, names: Mapping[str, object] | None = None,
+               ranking: pl.DataFrame | None = None) -> bytes:
+    """An event's sessions; when the conditions carry scores over, its overall standings (with the
+    ranking points each result earned, from the event's award rows of the ranking the site shows,
+    `ranking`); for an event of one session, its winners."""
     words = labels(event.conditions.language)
     zone = event.conditions.timezone
     sessions = [{**session_summary(s, zone, words),
@@ -68,7 +93,8 @@ def event_page(event: EventInfo, standings: pl.DataFrame, names: Mapping[str, st
     summary = {"name": event.name, "date": event_date(event),
                "organiser": event.organiser, "status": status_of(event.status, event.open_until_us, zone)}
     names = names or {}
-    overall = _overall(event, standings, words, names) if len(event.sessions) > 1 else []
+    earned = contestant_points(ranking if ranking is not None else no_rows(), "")
+    overall = _overall(event, standings, words, names, earned) if len(event.sessions) > 1 else []
     winners = _winners(event, standings, words, names) if len(event.sessions) == 1 else []
     context = page_context(event, "../", [{"text": event.name, "href": ""}], event.name)
     return render("event.html", **context, event=summary, sessions=sessions, overall=overall, winners=winners,
@@ -81,7 +107,7 @@ def _card_href(event_id: str, session_id: str, section: str, direction: str, con
 
 
 def _winners(event: EventInfo, standings: pl.DataFrame, words: Mapping[str, str],
-             names: Mapping[str, str]) -> list[Row]:
+             names: Mapping[str, object]) -> list[Row]:
     """The first place of each section and direction of a one-session event (a shared first, all)."""
     [info] = event.sessions
     mine = standings.filter((pl.col("event_id") == event.event_id) & (pl.col("session_id") == info.session_id)
@@ -90,13 +116,13 @@ def _winners(event: EventInfo, standings: pl.DataFrame, words: Mapping[str, str]
                                                              natural_key(r["contestant_id"])))
     return [{"section": r["section"], "direction_label": direction_label(r["direction"], words),
              "contestant": r["contestant_id"],
-             "players": names.get(_name_key(r["section"], r["direction"], r["contestant_id"]), ""),
+             "players": _names_text(names.get(_name_key(r["section"], r["direction"], r["contestant_id"]), "")),
              "href": _card_href(event.event_id, info.session_id, r["section"], r["direction"], r["contestant_id"]),
              "score": fmt(r["score"]), "percent": fmt(r["percentage"])} for r in rows]
 
 
 def _overall(event: EventInfo, standings: pl.DataFrame, words: Mapping[str, str],
-             names: Mapping[str, str]) -> list[Row]:
+             names: Mapping[str, object], earned: Mapping[tuple[str, str, str], float]) -> list[Row]:
     """Totals after the last session, as `carry_over` says; empty when scores do not carry over.
 
     A contestant is its id within its section and direction (pair 1 NS is not pair 1 EW in a
@@ -125,7 +151,8 @@ def _overall(event: EventInfo, standings: pl.DataFrame, words: Mapping[str, str]
                 if played else None
             tops = [w * entry["tops"][s] for w, s in zip(weights, played, strict=True) if s in entry["tops"]]
             entry["percent"] = 100 * entry["total"] / sum(tops) if played and len(tops) == len(played) else None
-            entry["players"] = names.get(_name_key(section, direction, entry["contestant"]), "")
+            entry["players"] = _names_shown(names.get(_name_key(section, direction, entry["contestant"]), ""))
+            entry["ranking_points"] = earned.get((section, direction, entry["contestant"]))
             entry["href"] = _card_href(event.event_id, played[-1], section, direction, entry["contestant"]) \
                 if played else ""
     return [_ranked(section, direction, list(entries.values()), order, words)
@@ -142,7 +169,8 @@ def _ranked(section: str, direction: str, entries: list[Row], order: list[str], 
         rows.append({"place": place_text(rank, totals.count(total) > 1), "contestant": entry["contestant"],
                      "players": entry["players"], "href": entry["href"],
                      "sessions": [fmt(entry["scores"].get(s)) for s in order],
-                     "total": fmt(entry["total"]), "percent": fmt(entry["percent"])})
+                     "total": fmt(entry["total"]), "percent": fmt(entry["percent"]),
+                     "ranking_points": fmt(entry["ranking_points"])})
     return {"section": section, "direction": direction, "direction_label": direction_label(direction, words),
             "sessions": [f"{words['session']} {s}" for s in order], "rows": rows,
-            "percent": any(r["percent"] for r in rows)}
+            "percent": any(r["percent"] for r in rows), "ranking": any(r["ranking_points"] for r in rows)}

@@ -10,11 +10,13 @@ same through `string.Formatter`, at several times the cost.)
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from functools import cache
 from typing import Any
 
 from markupsafe import Markup, escape
+
+from pipelines.site.paths import RANKING_DIR, player_page
 
 _SUITS = {"S": ("s", "spades", "♠"), "H": ("h", "hearts", "♥"), "D": ("d", "diamonds", "♦"), "C": ("c", "clubs", "♣")}
 """A suit's class, the label of its name, and its symbol."""
@@ -69,3 +71,10 @@ def who(contestant: object, names: object, href: object) -> Markup:
     else:
         shown = f"<bdi>{_text(contestant if contestant is not None else '?')}</bdi>"
     return Markup(f'{shown} <span class="names"><bdi>{_text(names)}</bdi></span>' if names else shown)
+
+
+def names_markup(segments: Sequence[Sequence[str]], root: str) -> Markup:
+    """A contestant's names from (text, player id) pieces (`views.Names.segments`): a piece with a
+    player id is linked to that player's page in the ranking, from a page `root` away from the site's root."""
+    return Markup("".join(f'<a href="{_text(root + RANKING_DIR + "/" + player_page(player))}">{_text(text)}</a>'
+                          if player else _text(text) for text, player in segments))

@@ -21,6 +21,7 @@ from models.events import session_stream
 from parsers.records import ParsedFile
 from pipelines.exports import session_records
 from pipelines.projections import ScoredEdition
+from pipelines.site.ranked import no_rows, session_rows
 from pipelines.store import EventStore, StoredEvent
 
 log = logging.getLogger(__name__)
@@ -96,6 +97,9 @@ class SessionData:
     fouled_deals: Mapping[tuple[str, int], Mapping[str, str]] = field(default_factory=dict)
     """(section, board) -> group label -> the deal that group played, as the director's latest Law 87
     ruling on the board recorded it (`BoardFouled.deals`): the boards whose fouled form is known."""
+    ranking: pl.DataFrame = field(default_factory=no_rows)
+    """The award rows of the ranking edition the site shows (`pipelines.site.ranked`) that the
+    session's pages read: the session's own, and its event's overall ones (`session_id` '')."""
 
 
 def events_of(store: EventStore, edition: ScoredEdition, event_id: str | None = None) -> list[EventInfo]:
@@ -226,6 +230,11 @@ def session_data(store: EventStore, edition: ScoredEdition, event: EventInfo, in
         last_position=last_position(store, info.event_id, info.session_id, edition.position),
         fouled_deals=fouled_deals(store, info.event_id, info.session_id, edition.position),
     )
+
+
+def with_ranking(data: SessionData, ranking: pl.DataFrame) -> SessionData:
+    """`data` with the award rows its pages read of its event's in the ranking edition the site shows."""
+    return replace(data, ranking=session_rows(ranking, data.info.session_id))
 
 
 def fouled_deals(store: EventStore, event_id: str, session_id: str,

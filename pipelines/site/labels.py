@@ -19,7 +19,8 @@ ENGLISH: dict[str, str] = {
     "no_deal": "No hand record for this board.", "no_solver": "Double-dummy analysis is not available "
     "(the solver, endplay, is not installed).", "travellers": "Travellers", "score_cards": "Score cards",
     "downloads": "Downloads", "audit": "Corrections and rulings (audit)", "standings": "Standings",
-    "overall": "Overall standings", "carry_over": "Running total", "total": "Total", "matches": "Matches",
+    "overall": "Overall standings", "carry_over": "Running total", "total": "Total",
+    "ranking_points": "Ranking pts", "ranking_points_long": "Ranking points this result earned", "matches": "Matches",
     "vp": "VP", "imps_for": "IMPs for", "imps_against": "IMPs against", "vp_table": "VP table",
     "imp_table": "IMP margins, team against team",
     "round": "Round", "vp_total_note": "The VPs of this match add up to", "usual_total": "the usual total is",
@@ -71,7 +72,8 @@ POLISH: dict[str, str] = {
     "no_deal": "Brak rozkładu kart tego rozdania.", "no_solver": "Analiza w widne karty jest niedostępna "
     "(program endplay nie jest zainstalowany).", "travellers": "Protokoły", "score_cards": "Karty wyników",
     "downloads": "Do pobrania", "audit": "Poprawki i decyzje sędziego (audyt)", "standings": "Klasyfikacja",
-    "overall": "Klasyfikacja łączna", "carry_over": "Suma narastająco", "total": "Razem", "matches": "Mecze",
+    "overall": "Klasyfikacja łączna", "carry_over": "Suma narastająco", "total": "Razem",
+    "ranking_points": "Pkt rank.", "ranking_points_long": "Punkty rankingowe zdobyte za ten wynik", "matches": "Mecze",
     "vp": "VP", "imps_for": "IMP zdobyte", "imps_against": "IMP stracone", "vp_table": "Tabela VP",
     "imp_table": "Różnice IMP, drużyna z drużyną",
     "round": "Runda", "vp_total_note": "VP tego meczu sumują się do", "usual_total": "zwykle suma wynosi",

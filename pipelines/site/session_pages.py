@@ -56,7 +56,7 @@ def session_files(data: SessionData, analyses: Mapping[str, DoubleDummy], audit:
     """
     pages = pages if pages is not None else Pages(b"")
     words = labels(data.event.conditions.language)
-    names = Names.of(data)
+    names = Names.of(data, ROOT)
     tables = table_rows(data, names, words)
     shared = _shared(data, words)
     keys = sorted(set(tables) | {(b.section, b.board) for b in data.records.boards},

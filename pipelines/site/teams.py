@@ -40,8 +40,8 @@ def match_rows(data: SessionData, names: Names) -> list[Row]:
         rows.append({
             "section": section, "team": r["team_id"], "opponent": r["opponent_id"], "match_id": r["match_id"],
             "round": played.get(key), "rules": list(rules.get(key, {})),
-            "team_names": names.players(section, r["team_id"], "ALL"),
-            "opponent_names": names.players(section, r["opponent_id"], "ALL"),
+            "team_names": names.linked(section, r["team_id"], "ALL"),
+            "opponent_names": names.linked(section, r["opponent_id"], "ALL"),
             "team_href": card_page(section, names.card_direction(section, r["team_id"], "ALL"), r["team_id"]),
             "opponent_href": card_page(section, names.card_direction(section, r["opponent_id"], "ALL"),
                                        r["opponent_id"]),

@@ -8,15 +8,20 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
+
+import polars as pl
+from markupsafe import Markup
 
 from models.awards import named_award
 from parsers.records import ContestantRecord
 from pipelines.site import analysis as solver
 from pipelines.site.analysis import SEATS, STRAINS, DoubleDummy, canonical_deal
+from pipelines.site.fragments import names_markup
 from pipelines.site.gather import SessionData, natural_key
 from pipelines.site.paths import audit_anchor, card_page, table_anchor
+from pipelines.site.ranked import contestant_points
 
 _CONTRACT = re.compile(r"^([1-7])(NT|[SHDC])(X{0,2})$")
 Row = dict[str, Any]
@@ -64,15 +69,21 @@ def result_text(contract: str | None, tricks: int | None) -> str:
 
 @dataclass
 class Names:
-    """Who a contestant id is, in a section and direction, and where its score card is."""
+    """Who a contestant id is, in a section and direction, where its score card is, and which of its
+    players have a page in the ranking the site shows."""
 
     records: Mapping[tuple[str, str, str], ContestantRecord]
     directions: Mapping[tuple[str, str], frozenset[str]]
     """(section, contestant) -> the directions its standings rows are under (NS, EW or ALL)."""
+    ranked: Mapping[tuple[str, str, str, str], str] = field(default_factory=dict)
+    """(section, standings direction, contestant, player's name as the file gives it) -> the player's
+    id in the ranking the site shows, for the players it ranks."""
+    root: str = ""
+    """From the pages' folder back to the site's root (where the ranking's folder is)."""
 
     @classmethod
-    def of(cls, data: SessionData) -> Names:
-        """Index the session's registered contestants and its standings."""
+    def of(cls, data: SessionData, root: str = "") -> Names:
+        """Index the session's registered contestants, its standings and its ranked players."""
         found: dict[tuple[str, str, str], ContestantRecord] = {}
         for record in data.records.contestants:
             found[(record.section, record.contestant_id, record.direction or "")] = record
@@ -80,7 +91,7 @@ class Names:
         for section, contestant, direction in data.standings.select(
                 "section", "contestant_id", "direction").iter_rows():
             directions.setdefault((section, contestant), set()).add(direction)
-        return cls(found, {k: frozenset(v) for k, v in directions.items()})
+        return cls(found, {k: frozenset(v) for k, v in directions.items()}, ranked_players(data.ranking), root)
 
     def record(self, section: str, contestant: str, direction: str) -> ContestantRecord | None:
         """The registration for this direction, else for the contestant without one."""
@@ -88,20 +99,43 @@ class Names:
 
     def players(self, section: str, contestant: str, direction: str) -> str:
         """Its players' names (or the pair's or team's name), joined."""
+        return "".join(text for text, _ in self.segments(section, contestant, direction))
+
+    def segments(self, section: str, contestant: str, direction: str) -> list[tuple[str, str]]:
+        """`players` in pieces, (text, ranked player's id or ''): each player's name a piece of its own."""
         record = self.record(section, contestant, direction)
         if record is None:
-            return ""
-        players = [readable_name(p.name) for p in record.players if p.name]
-        names = " – ".join(players)
+            return []
+        standing = self.card_direction(section, contestant, direction) if direction in ("NS", "EW") else direction
+        players = [(readable_name(p.name), self.ranked.get((section, standing, contestant, p.name), ""))
+                   for p in record.players if p.name]
+        named: list[tuple[str, str]] = []
+        for index, player in enumerate(players):
+            named.extend([(" – ", ""), player] if index else [player])
         own = readable_name(record.name) if record.name else ""
-        if own and players and _squeezed(own) != _squeezed("".join(players)):
-            return f"{own}: {names}"  # a team's or pair's own name, then its players
-        return names or own
+        if own and players and _squeezed(own) != _squeezed("".join(text for text, _ in players)):
+            return [(f"{own}: ", ""), *named]  # a team's or pair's own name, then its players
+        return named or ([(own, "")] if own else [])
+
+    def linked(self, section: str, contestant: str, direction: str) -> Markup:
+        """`players` as markup, each ranked player's name linked to their ranking page."""
+        return names_markup(self.segments(section, contestant, direction), self.root)
 
     def card_direction(self, section: str, contestant: str, side: str) -> str:
         """The standings direction a contestant's card is filed under when it sat `side`."""
         known = self.directions.get((section, contestant), frozenset())
         return side if side in known or "ALL" not in known else "ALL"
+
+
+def ranked_players(ranking: pl.DataFrame) -> dict[tuple[str, str, str, str], str]:
+    """(section, direction, contestant, name as written) -> player id, for the ranked players of a
+    session's award rows (`SessionData.ranking`): the session's own first, then the event's overall."""
+    found: dict[tuple[str, str, str, str], str] = {}
+    ranked = ranking.filter(pl.col("ranked")).sort("session_id", descending=True, maintain_order=True)
+    for section, direction, contestant, name, player in ranked.select(
+            "section", "direction", "contestant_id", "player_name", "player_id").iter_rows():
+        found.setdefault((section, direction, contestant, name), player)
+    return found
 
 
 def _squeezed(text: str) -> str:
@@ -143,8 +177,10 @@ def place_text(rank: int | None, tied: bool | None) -> str:
 
 
 def standings_groups(data: SessionData, names: Names) -> list[Row]:
-    """One table per section and direction, in place order."""
+    """One table per section and direction, in place order; where the ranking the site shows gave
+    this session's results awards, the points each result earned."""
     columns = columns_for(data.info.method)
+    earned = contestant_points(data.ranking, data.info.session_id)
     rows = sorted(data.standings.iter_rows(named=True),
                   key=lambda r: (natural_key(r["section"]), DIRECTION_ORDER.get(r["direction"], 3), r["rank"] or 0,
                                  natural_key(r["contestant_id"])))
@@ -152,10 +188,10 @@ def standings_groups(data: SessionData, names: Names) -> list[Row]:
     for row in rows:
         group = groups.setdefault((row["section"], row["direction"]), {
             "section": row["section"], "direction": row["direction"], "rows": [],
-            "percent": columns.percent, "cumulative": False, "vp": False, "players": False})
+            "percent": columns.percent, "cumulative": False, "vp": False, "players": False, "ranking": bool(earned)})
         group["cumulative"] = group["cumulative"] or row["cumulative_score"] is not None
         group["vp"] = group["vp"] or row["vp"] is not None
-        players = names.players(row["section"], row["contestant_id"], row["direction"])
+        players = names.linked(row["section"], row["contestant_id"], row["direction"])
         group["players"] = group["players"] or bool(players)
         group["rows"].append({
             "place": place_text(row["rank"], row["tied"]), "tied": bool(row["tied"]),
@@ -163,6 +199,7 @@ def standings_groups(data: SessionData, names: Names) -> list[Row]:
             "href": card_page(row["section"], row["direction"], row["contestant_id"]),
             "players": players, "score": fmt(row["score"]), "percent": fmt(row["percentage"]), "boards": row["boards"],
             "cumulative": fmt(row["cumulative_score"]), "vp": fmt(row["vp"]),
+            "ranking_points": fmt(earned.get((row["section"], row["direction"], row["contestant_id"]))),
         })
     return list(groups.values())
 
@@ -247,8 +284,8 @@ def _table_row(row: Row, kind_row: Row, lead: str, corrected: bool, names: Names
         "table_shown": "" if row["table_id"] == f"{row['ns_id']}-{row['ew_id']}" else row["table_id"],
         "audit_href": f"audit.html#{audit_anchor(section, row['board'], row['table_id'])}" if corrected else "",
         "ns": row["ns_id"], "ew": row["ew_id"],
-        "ns_names": names.players(section, row["ns_id"] or "", "NS"),
-        "ew_names": names.players(section, row["ew_id"] or "", "EW"),
+        "ns_names": names.linked(section, row["ns_id"] or "", "NS"),
+        "ew_names": names.linked(section, row["ew_id"] or "", "EW"),
         "ns_href": _card_link(names, section, row["ns_id"], "NS"),
         "ew_href": _card_link(names, section, row["ew_id"], "EW"),
         "contract": contract_parts(row["contract"]), "declarer": row["declarer"] or "", "lead": lead,

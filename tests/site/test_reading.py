@@ -105,3 +105,31 @@ def test_both_deals_of_a_fouled_board_are_on_screen(weekend_site: SampleSite, br
         "The hand record's deal, played at tables 1, 2, 3", "The fouled deal, played at tables 4, 5, 6, 7"]
     seen.assert_clean(weekend_site.site)
     seen.close()
+
+
+@pytest.mark.parametrize("width", ["phone", "desktop"])
+@pytest.mark.parametrize(("page", "rows"), [(f"{SWISS}/index.html", 8), (f"{NATIONAL}/index.html", 28)])
+def test_ranking_points_and_player_links_are_on_screen(weekend_site: SampleSite, browser: Any, page: str, rows: int,
+                                                       width: str) -> None:
+    """Issue #34 item 10: the points each result earned beside the standings' numbers, every row's
+    inside the viewport; each ranked player's name under their pair or team is a link to their
+    ranking page, and following one opens that player's page."""
+    viewport = PHONE if width == "phone" else DESKTOP
+    kind = "swiss" if page.startswith(SWISS) else "overall"
+    seen = visit(browser, weekend_site.site, page, viewport=viewport, screenshot=f"weekend-points-{kind}-{width}")
+    shown, outside = _outside(seen.page, "td.ranking-points", viewport["width"])
+    assert (shown, outside) == (rows, [])
+    assert set(seen.texts("th abbr[title='Ranking points this result earned']")) == {"Ranking pts"}
+    assert seen.page.evaluate("document.documentElement.scrollWidth") <= viewport["width"]
+    links = seen.page.locator("th.who .names a[href*='ranking/player-']")
+    targets = links.evaluate_all("links => links.filter(a => a.checkVisibility()).map(a => [a.href, a.innerText])")
+    assert len(targets) >= rows // 2
+    for href, _ in targets:
+        assert Path(href.removeprefix("file://")).is_file(), href
+    name = targets[0][1]
+    links.first.click()
+    seen.page.wait_for_load_state("load")
+    assert seen.page.url == targets[0][0]
+    assert name in seen.page.locator("h1").inner_text()
+    seen.assert_clean(weekend_site.site)
+    seen.close()
