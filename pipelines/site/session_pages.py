@@ -64,8 +64,10 @@ def session_files(data: SessionData, analyses: Mapping[str, DoubleDummy], audit:
     records: dict[tuple[str, int], BoardRecord] = {}
     for record in data.records.boards:
         records.setdefault((record.section, record.board), record)  # the first, as the hand record lists it
+    bounds = section_bounds(keys)
     for position, key in enumerate(keys):
-        _board_files(pages, records.get(key), key, tables.get(key, []), analyses, shared, keys, position)
+        _board_files(pages, records.get(key), key, tables.get(key, []), analyses, shared, keys, position,
+                     bounds[key[0]])
     matches = match_rows(data, names)
     cards = score_cards(data, names, tables, matches)
     for card in cards:
@@ -122,7 +124,8 @@ _VULNERABLE_WORDS = {"None": "none", "NS": "ns", "EW": "ew", "All": "both"}
 
 
 def _board_files(pages: Pages, record: BoardRecord | None, key: tuple[str, int], rows: list[Row],
-                 analyses: Mapping[str, DoubleDummy], shared: Row, keys: list[tuple[str, int]], position: int) -> None:
+                 analyses: Mapping[str, DoubleDummy], shared: Row, keys: list[tuple[str, int]], position: int,
+                 bounds: tuple[int, int]) -> None:
     section, board = key
     words = shared["words"]
     dealer = (record.dealer if record and record.dealer else law2_dealer(board)).value
@@ -152,7 +155,7 @@ def _board_files(pages: Pages, record: BoardRecord | None, key: tuple[str, int],
     classes = {c for r in rows for c in r["classes"].split()}
     context = {**_base(shared, title, title), "board": view, "rows": by_ns_score(rows), "show_datum": show_datum,
                "note_span": span, "plot": plot_name(page) if scores else "",
-               "strip": board_strip(keys, position), "legend": {
+               "strip": board_strip(keys, position, bounds), "legend": {
                    "corrected": "corrected" in classes, "adjusted": bool(classes & {"adjusted", "weighted"}),
                    "fouled": "fouled" in classes}}
     pages.add(page, ("board.html", context), lambda: render("board.html", **context))
@@ -166,11 +169,41 @@ def by_ns_score(rows: list[Row]) -> list[Row]:
                                        natural_key(r["table"])))
 
 
-def board_strip(keys: list[tuple[str, int]], position: int) -> list[Row]:
-    """Every board of the section as a strip of links (JFR's), the one shown marked."""
-    section = keys[position][0]
-    return [{"text": str(b), "href": board_page(s, b), "current": i == position}
-            for i, (s, b) in enumerate(keys) if s == section]
+STRIP_ALL = 100
+"""A section of at most this many boards lists every one on each board's strip (JFR's)."""
+STRIP_NEAR = 10
+"""Boards listed either side of the one shown on the strip of a longer section (a hand record of
+100,000 boards), between its first and its last: every page still links its neighbours, and a
+page's size (and the build's time) does not grow with the section's length."""
+
+
+def section_bounds(keys: list[tuple[str, int]]) -> dict[str, tuple[int, int]]:
+    """Section -> the range of its boards' positions in `keys` (sorted by section: each is one run)."""
+    bounds: dict[str, tuple[int, int]] = {}
+    for position, (section, _) in enumerate(keys):
+        start, _end = bounds.get(section, (position, position))
+        bounds[section] = (start, position + 1)
+    return bounds
+
+
+def board_strip(keys: list[tuple[str, int]], position: int,
+                bounds: tuple[int, int] | None = None) -> list[Row]:
+    """The section's boards as a strip of links (JFR's), the one shown marked: every board of a
+    section of up to `STRIP_ALL`, else the first, `STRIP_NEAR` either side of this one and the
+    last, a gap (`…`) where boards are left out. `bounds`: the section's range in `keys`
+    (`section_bounds`; found here when not given)."""
+    start, end = bounds if bounds is not None else section_bounds(keys)[keys[position][0]]
+    if end - start <= STRIP_ALL:
+        shown = list(range(start, end))
+    else:
+        near = range(max(start + 1, position - STRIP_NEAR), min(end - 1, position + STRIP_NEAR + 1))
+        shown = [start, *near, end - 1]
+    strip: list[Row] = []
+    for before, i in zip([None, *shown], shown, strict=False):
+        if before is not None and i > before + 1:
+            strip.append({"text": "…", "href": "", "current": False, "gap": True})
+        strip.append({"text": str(keys[i][1]), "href": board_page(*keys[i]), "current": i == position, "gap": False})
+    return strip
 
 
 def _card_files(pages: Pages, card: Row, shared: Row) -> None:
