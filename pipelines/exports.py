@@ -107,11 +107,11 @@ def logged_deal(text: str) -> Deal:
     (three quarters of a millisecond a deal: the site of a session of 100,000 boards reads them
     all); any other is read by `Deal.from_pbn`, errors and all."""
     parsed = parse_deal(text)
-    if parsed.problem[0] or parsed.drift or parsed.hands is None or None in parsed.hands:
+    known = [hand for hand in parsed.hands or () if hand is not None]
+    if parsed.problem[0] or parsed.drift or len(known) != 4:
         return Deal.from_pbn(text)
-    return Deal.model_construct(**{seat: Hand.model_construct(spades=s, hearts=h, diamonds=d, clubs=c)
-                                   for seat, hand in zip(("north", "east", "south", "west"), parsed.hands, strict=True)
-                                   if hand is not None for s, h, d, c in [hand]})
+    north, east, south, west = (Hand.model_construct(spades=s, hearts=h, diamonds=d, clubs=c) for s, h, d, c in known)
+    return Deal.model_construct(north=north, east=east, south=south, west=west)
 
 
 _SCORE_COLUMNS = ("score_ns", "mp_ns", "mp_ew", "pct_ns", "pct_ew", "imp_ns", "imp_ew")
