@@ -96,7 +96,8 @@ def _boards(events: list[StoredEvent]) -> list[BoardRecord]:
         # instance too), half the reading of a session of 100,000 boards.
         BoardRecord.model_construct(board=p["board"], section=p.get("section", ""), dealer=Seat(p["dealer"]),
                                     vulnerability=Vulnerability(p["vulnerability"]),
-                                    deal=logged_deal(p["deal"]) if p.get("deal") else None, at=_at(e))
+                                    deal=logged_deal(p["deal"]) if p.get("deal") else None, at=_at(e),
+                                    published={})  # (a default factory costs pydantic a signature check a record)
         for e in _latest(events, ("section", "board")) for p in [e.payload]
     ]
 

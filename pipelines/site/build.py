@@ -174,20 +174,21 @@ def write_event(report: SiteReport, store: EventStore, source: Source, event_id:
                                  store)]
         sessions = [session_data(store, edition, event, info) for info in changed]
         audits = [session_audit(edition, data, store) for data in sessions]
-        deals = [b.deal.to_pbn() for s in sessions for b in s.records.boards if b.deal]
-        found = cached(store, [d for d in map(canonical_deal, deals) if d is not None])
+        shown = [board_deals(data) for data in sessions]  # once a board: read again by every step below
+        deals = [d for deals_of in shown for d in deals_of if d is not None]
+        found = cached(store, deals)
     release()
     # Solving new deals (slow) holds no connection, and only as many as allowed: the rest wait for
     # the analysis task, so that publishing never waits behind the solver.
     analysis = ensure_analysis(store, deals, found=found, limit=solve_limit)
     report.analysis = _merged(report.analysis, analysis)
-    for data, audit in zip(sessions, audits, strict=True):
+    for data, audit, deals_of in zip(sessions, audits, shown, strict=True):
         # Without the solver, a session is looked at again by every build; one whose deals wait for
         # the analysis task keeps them in the manifest and is looked at again once they are all
         # solved (`_pending_solved`): a session of 100,000 deals is not re-read at every build.
         solver = not analysis.unavailable
         write_session(report, data, audit, analysis, manifest, stamps.get(data.info.session_id) if solver else None,
-                      quick.get(data.info.session_id) if solver else None)
+                      quick.get(data.info.session_id) if solver else None, deals_of)
     names: dict[str, str] = {}
     for info in event.sessions:  # each session's names as its last build kept them (`write_session`)
         kept = manifest.get(session_dir(event_id, info.session_id), {}).get("names")
@@ -271,12 +272,15 @@ def _merged(before: AnalysisReport | None, new: AnalysisReport) -> AnalysisRepor
 
 
 def write_session(report: SiteReport, data: SessionData, audit: pl.DataFrame, analysis: AnalysisReport,
-                  manifest: dict[str, dict[str, object]], stamp: str | None = None, quick: str | None = None) -> None:
+                  manifest: dict[str, dict[str, object]], stamp: str | None = None, quick: str | None = None,
+                  deals: list[str | None] | None = None) -> None:
     """Render one session's folder from its own data and write the files that changed; skip the
     rendering when the manifest says the folder was built from the same inputs. `stamp` (the
-    source's) and `quick` (`_quick_digest`; None for none) are kept for the next build's look."""
+    source's) and `quick` (`_quick_digest`; None for none) are kept for the next build's look;
+    `deals`: `board_deals(data)` when the caller has it."""
     folder = session_dir(data.info.event_id, data.info.session_id)
-    shown = {canonical_deal(b.deal.to_pbn()) for b in data.records.boards if b.deal}  # once: not per analysis
+    deals = board_deals(data) if deals is None else deals
+    shown = set(deals)  # once: not per analysis
     analyses = {d: a for d, a in analysis.analyses.items() if d in shown}
     pending = {"pending": sorted(d for d in shown if d is not None and d not in analyses)} \
         if analysis.pending else {}
@@ -294,7 +298,7 @@ def write_session(report: SiteReport, data: SessionData, audit: pl.DataFrame, an
     last = known.get("pages") if isinstance(files, list) else None
     pages = Pages(_code_version(), last if isinstance(last, dict) else {},
                   lambda name: (report.outdir / folder / name).is_file())
-    rendered = session_files(data, analyses, audit, pages)
+    rendered = session_files(data, analyses, audit, pages, deals)
     _write(report, {f"{folder}/{name}": content for name, content in rendered.items()})
     report.unchanged += len(pages.kept)
     manifest[folder] = {"digest": digest, "files": pages.names, "pages": pages.digests, "stamp": stamp,
@@ -347,6 +351,12 @@ def _code_version() -> bytes:
     return digest.digest()
 
 
+def board_deals(data: SessionData) -> list[str | None]:
+    """Each of the session's boards' deal as the analyses key it (None: no complete deal), in the
+    records' order: written out once a board (a session may hold 100,000)."""
+    return [canonical_deal(b.deal.to_pbn()) if b.deal else None for b in data.records.boards]
+
+
 def session_digest(data: SessionData, analyses: Mapping[str, DoubleDummy], audit: pl.DataFrame) -> str:
     """SHA-256 of everything a session's files are made from (not the event's other sessions)."""
     digest = hashlib.sha256(_code_version())
@@ -372,11 +382,14 @@ def _read_manifest(outdir: Path) -> dict[str, dict[str, object]]:
 
 
 def _write(report: SiteReport, files: Mapping[str, bytes]) -> None:
+    made: set[Path] = set()  # a session's 100,000 board pages share one folder: made once, not once a file
     for name, content in sorted(files.items()):
         path = report.outdir / name
         if path.is_file() and path.read_bytes() == content:
             report.unchanged += 1
             continue
-        path.parent.mkdir(parents=True, exist_ok=True)
+        if path.parent not in made:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            made.add(path.parent)
         path.write_bytes(content)
         report.written.append(name)

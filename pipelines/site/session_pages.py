@@ -47,8 +47,11 @@ Row = dict[str, Any]
 
 
 def session_files(data: SessionData, analyses: Mapping[str, DoubleDummy], audit: pl.DataFrame,
-                  pages: Pages | None = None) -> dict[str, bytes]:
+                  pages: Pages | None = None, deals: list[str | None] | None = None) -> dict[str, bytes]:
     """Relative path -> bytes for every page, plot and download of the session.
+
+    `deals`: each board record's deal as the analyses key it (`build.board_deals`), when the
+    caller has them; else they are read here.
 
     With `pages` (the digests of the folder's last build), a traveller, score card or plot made
     from the same inputs as the file the folder holds is not rendered: it is left out of the
@@ -61,9 +64,11 @@ def session_files(data: SessionData, analyses: Mapping[str, DoubleDummy], audit:
     shared = _shared(data, words)
     keys = sorted(set(tables) | {(b.section, b.board) for b in data.records.boards},
                   key=lambda k: (natural_key(k[0]), k[1]))
-    records: dict[tuple[str, int], BoardRecord] = {}
-    for record in data.records.boards:
-        records.setdefault((record.section, record.board), record)  # the first, as the hand record lists it
+    if deals is None:
+        deals = [canonical_deal(b.deal.to_pbn()) if b.deal else None for b in data.records.boards]
+    records: dict[tuple[str, int], tuple[BoardRecord, str | None]] = {}
+    for record, deal in zip(data.records.boards, deals, strict=True):
+        records.setdefault((record.section, record.board), (record, deal))  # the first, as the hand record lists it
     bounds = section_bounds(keys)
     for position, key in enumerate(keys):
         _board_files(pages, records.get(key), key, tables.get(key, []), analyses, shared, keys, position,
@@ -123,15 +128,14 @@ _VULNERABLE_WORDS = {"None": "none", "NS": "ns", "EW": "ew", "All": "both"}
 """The label that names each vulnerability (`models.board.Vulnerability`) on a page."""
 
 
-def _board_files(pages: Pages, record: BoardRecord | None, key: tuple[str, int], rows: list[Row],
-                 analyses: Mapping[str, DoubleDummy], shared: Row, keys: list[tuple[str, int]], position: int,
-                 bounds: tuple[int, int]) -> None:
+def _board_files(pages: Pages, board_record: tuple[BoardRecord, str | None] | None, key: tuple[str, int],
+                 rows: list[Row], analyses: Mapping[str, DoubleDummy], shared: Row, keys: list[tuple[str, int]],
+                 position: int, bounds: tuple[int, int]) -> None:
     section, board = key
     words = shared["words"]
+    record, canonical = board_record if board_record is not None else (None, None)
     dealer = (record.dealer if record and record.dealer else law2_dealer(board)).value
     vulnerability = (record.vulnerability if record and record.vulnerability else law2_vulnerability(board)).value
-    deal = record.deal.to_pbn() if record and record.deal else None
-    canonical = canonical_deal(deal)
     page = board_page(section, board)
     scores = [r["score_raw"] for r in rows if r["score_raw"] is not None]
     if scores:
@@ -143,7 +147,7 @@ def _board_files(pages: Pages, record: BoardRecord | None, key: tuple[str, int],
     view = {
         "section": section, "board": board, "dealer": dealer, "vulnerability": vulnerability,
         "vulnerable": words[_VULNERABLE_WORDS[vulnerability]],
-        "hands": hand_diagram(deal), "dd": dd_view(analysis, dealer, vulnerability),
+        "hands": hand_diagram(canonical), "dd": dd_view(analysis, dealer, vulnerability),
         "prev": board_page(*prev_key) if prev_key else "", "next": board_page(*next_key) if next_key else "",
         "prev_label": f"{words['board']} {prev_key[1]}" if prev_key else "",
         "next_label": f"{words['board']} {next_key[1]}" if next_key else "",
@@ -158,7 +162,14 @@ def _board_files(pages: Pages, record: BoardRecord | None, key: tuple[str, int],
                "strip": board_strip(keys, position, bounds), "legend": {
                    "corrected": "corrected" in classes, "adjusted": bool(classes & {"adjusted", "weighted"}),
                    "fouled": "fouled" in classes}}
-    pages.add(page, ("board.html", context), lambda: render("board.html", **context))
+    pages.add(page, ("board.html", _without_words(context)), lambda: render("board.html", **context))
+
+
+def _without_words(context: Row) -> Row:
+    """A page's context as its digest takes it (`Pages.add`): without the page's words (`t`), which
+    are `labels(lang)` (the language is in the context, the code in every digest). Writing out the
+    two hundred words took a quarter of the time of a page per board of a session of 100,000."""
+    return {name: value for name, value in context.items() if name != "t"}
 
 
 def by_ns_score(rows: list[Row]) -> list[Row]:
@@ -222,7 +233,7 @@ def _card_files(pages: Pages, card: Row, shared: Row) -> None:
             pages.add(plot, ("running_plot", boards, values, percent, ylabel, xlabel),
                       lambda: running_plot(boards, values, percent=percent, ylabel=ylabel, xlabel=xlabel))
     context = {**_base(shared, title, title), "card": card, "plot": plot}
-    pages.add(card["page"], ("card.html", context), lambda: render("card.html", **context))
+    pages.add(card["page"], ("card.html", _without_words(context)), lambda: render("card.html", **context))
 
 
 def _downloads(data: SessionData) -> dict[str, bytes]:

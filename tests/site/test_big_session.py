@@ -20,7 +20,7 @@ from pipelines.store import EventStore
 from tests.site.conftest import REPO
 
 sys.path.insert(0, str(REPO / "scripts"))
-from big_handrecord import write as write_handrecord  # noqa: E402  (a script, not a package)
+from big_handrecord import write as write_handrecord
 
 RECORDED = datetime(2026, 11, 22, 9, 0, tzinfo=UTC)
 BOARDS = 150
