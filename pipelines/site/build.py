@@ -44,6 +44,11 @@ MANIFEST = "site-manifest.json"
 """Per session folder: the digest of what its pages were built from, and the files they are."""
 
 
+CHECKPOINT_BOARDS = 1000
+"""Before the first event of more boards than this, a full build saves its manifest and front page
+(`_checkpoint`)."""
+
+
 @dataclass
 class SiteReport:
     """What a build wrote."""
@@ -105,7 +110,12 @@ def _build(store: EventStore, outdir: str | Path, event_id: str | None, edition:
     written: dict[str, dict[str, Any]] = {}
     # Fewest boards first: a weekend's pages do not wait behind the first render of an event of
     # 100,000 boards in the same build (the index lists them in their own order all the same).
+    saved = False
     for eid in sorted(chosen, key=lambda e: (boards.get(e, 0), chosen.index(e))):
+        if boards.get(eid, 0) > CHECKPOINT_BOARDS and not saved and event_id is None:
+            _checkpoint(report, manifest, [row for e in chosen for row in [written.get(e) or _kept_row(manifest, e)]
+                                           if row is not None])
+            saved = True
         row = write_event(report, store, source, eid, manifest, release, solve_limit=solve_limit)
         if row is not None:
             written[eid] = row
@@ -119,8 +129,7 @@ def _build(store: EventStore, outdir: str | Path, event_id: str | None, edition:
             if isinstance(kept, dict) and kept.get("event_id") not in rows \
                     and (report.outdir / folder / "index.html").is_file():
                 rows[str(kept["event_id"])] = kept
-    languages = {str(r["language"]) for r in rows.values()}
-    language = languages.pop() if len(languages) == 1 else "en"
+    language = _language(list(rows.values()))
     ranked = write_ranking(report, store, editions, language, manifest)
     _write(report, {MANIFEST: orjson.dumps(manifest, option=orjson.OPT_SORT_KEYS | orjson.OPT_INDENT_2)})
     ranking_href = f"{RANKING_DIR}/index.html" if ranked else ""
@@ -128,6 +137,30 @@ def _build(store: EventStore, outdir: str | Path, event_id: str | None, edition:
     log.info("site: %d file(s) written, %d unchanged, %d session(s), %d rendered", len(report.written),
              report.unchanged, report.sessions, report.rendered)
     return report
+
+
+def _language(rows: list[dict[str, Any]]) -> str:
+    """The front page's language: the events' own when they share one, else English."""
+    languages = {str(r["language"]) for r in rows}
+    return languages.pop() if len(languages) == 1 else "en"
+
+
+def _kept_row(manifest: Mapping[str, Mapping[str, object]], event_id: str) -> dict[str, Any] | None:
+    """An event's index row as the folder's last build wrote it (None: none yet)."""
+    kept = manifest.get(event_dir(event_id), {}).get("row")
+    return kept if isinstance(kept, dict) else None
+
+
+def _checkpoint(report: SiteReport, manifest: dict[str, dict[str, object]], rows: list[dict[str, Any]]) -> None:
+    """Save the manifest and the front page as they stand, before an event of many boards is
+    rendered: the front page shows the smaller events' new state meanwhile, and a build stopped
+    during the long render (a task's timeout, a kill) keeps their work for the next one. The end of
+    the build writes both again; the ranking's link stays as the folder has it until then."""
+    ranked = (report.outdir / RANKING_DIR / "index.html").is_file()
+    _write(report, {MANIFEST: orjson.dumps(manifest, option=orjson.OPT_SORT_KEYS | orjson.OPT_INDENT_2)})
+    _write(report, {"index.html": index_page(rows, _language(rows), f"{RANKING_DIR}/index.html" if ranked else ""),
+                    STYLESHEET: stylesheet()})
+    log.info("site: manifest and front page saved before the events of over %d boards", CHECKPOINT_BOARDS)
 
 
 def _board_counts(store: EventStore) -> dict[str, int]:

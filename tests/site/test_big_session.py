@@ -4,6 +4,7 @@ from the log without the `Deal` model's card-by-card validation."""
 
 from __future__ import annotations
 
+import json
 import re
 import sys
 from datetime import UTC, datetime
@@ -14,13 +15,15 @@ import pytest
 from models.cards import Deal
 from pipelines.exports import logged_deal
 from pipelines.ingest import IngestOptions, ingest_file
-from pipelines.site import build_site
+from pipelines.site import build, build_site
 from pipelines.site.session_pages import STRIP_ALL, board_strip, section_bounds
 from pipelines.store import EventStore
-from tests.site.conftest import REPO
+from tests.conftest import SAMPLE_DATA
+from tests.site.club_session import EVENT, PLAYED
+from tests.site.conftest import REPO, SESSION_DIR
 
 sys.path.insert(0, str(REPO / "scripts"))
-from big_handrecord import write as write_handrecord
+from big_handrecord import write as write_handrecord  # type: ignore[import-not-found]
 
 RECORDED = datetime(2026, 11, 22, 9, 0, tzinfo=UTC)
 BOARDS = 150
@@ -100,3 +103,26 @@ def test_a_big_sessions_build_reads_no_deal_through_the_model(marathon: EventSto
     assert "analysis pending" in page
     session = (tmp_path / "site" / "e-marathon-2026" / "s-1" / "session.pbn").read_text()
     assert session.count("[Deal ") == BOARDS
+
+
+def test_the_smaller_events_are_saved_before_a_big_one_is_rendered(marathon: EventStore, tmp_path: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in ("club_championship_handrecord.pbn", "club_championship_traveller.csv"):
+        ingest_file(marathon, SAMPLE_DATA / name, recorded_at=RECORDED, options=IngestOptions(occurred_at=PLAYED))
+    monkeypatch.setattr(build, "CHECKPOINT_BOARDS", BOARDS - 1)
+    site = tmp_path / "site"
+    seen: dict[str, object] = {}
+    write_event = build.write_event
+
+    def watched(report: build.SiteReport, store: EventStore, source: object, event_id: str,
+                *args: object, **kwargs: object) -> object:
+        if event_id == "marathon-2026":  # what a build stopped now would leave
+            manifest = json.loads((site / build.MANIFEST).read_text())
+            seen["manifest"] = sorted(folder for folder in manifest if folder.startswith(f"e-{EVENT}"))
+            seen["index"] = f"e-{EVENT}/index.html" in (site / "index.html").read_text()
+        return write_event(report, store, source, event_id, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(build, "write_event", watched)
+    build.build_site(marathon, site, solve_limit=0)
+    assert seen == {"manifest": [f"e-{EVENT}", SESSION_DIR], "index": True}
+    assert "e-marathon-2026/index.html" in (site / "index.html").read_text()
