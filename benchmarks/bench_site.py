@@ -11,6 +11,9 @@ it: wall time, CPU time (user + system) and peak RSS of that process, and the lo
 - endplay's solver on 200 deals, deals/s (our `solve`, which calls endplay's `calc_all_tables`,
   against `calc_dd_table` one deal at a time), and the same 200 deals read back from the cache.
 - after one correction on the sample store: which files a rebuild rewrites.
+- one session of 100,000 boards (`--big BOARDS`; `--only-big` for it alone): the Airflow smoke's
+  hand record (issue #36), ingested and scored through the CLI, then the DAGs' site task in a
+  fresh process into an empty folder and over its own output. Target: <= 2 minutes.
 - the 10M-result store (`--history`, default the history benchmark's cache, copied: the cached file
   is never written): setup builds the projections (`score --full`) and the site of event 000123
   (`site --event 000123`: a first build of all 4,000 events renders 8,000 sessions, hours of work;
@@ -20,7 +23,7 @@ it: wall time, CPU time (user + system) and peak RSS of that process, and the lo
   peer: the same event's site `--as-of` the log's clock, which replays and scores the event's
   sessions for the build; the two folders' pages must be byte-identical.
 
-    .venv/bin/python -m benchmarks.bench_site [--history PATH] [--skip-history]
+    .venv/bin/python -m benchmarks.bench_site [--history PATH] [--skip-history] [--big BOARDS] [--only-big]
 """
 
 from __future__ import annotations
@@ -61,6 +64,11 @@ class Run:
 
 def _cli(*args: str) -> Run:
     """One `bridgeledger` command in a fresh process, timed from spawn to exit."""
+    return _timed("-m", "pipelines.cli", *args)
+
+
+def _timed(*args: str) -> Run:
+    """`python ARGS` in a fresh process, timed from spawn to exit."""
     env = {**os.environ, "PYTHONPATH": str(REPO)}
     env.pop("POLARS_MAX_THREADS", None)  # as a user runs it
     # An installed command runs from compiled bytecode; with PYTHONDONTWRITEBYTECODE set (as in some
@@ -74,7 +82,7 @@ def _cli(*args: str) -> Run:
     os.close(handle)
     wrapper = [GNU_TIME, "-f", "%M", "-o", peak_name] if GNU_TIME else []
     started = time.perf_counter()
-    child = subprocess.Popen([*wrapper, sys.executable, "-m", "pipelines.cli", *args], env=env,
+    child = subprocess.Popen([*wrapper, sys.executable, *args], env=env,
                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     _, status, usage = os.wait4(child.pid, 0)
     wall = time.perf_counter() - started
@@ -198,6 +206,35 @@ def correction_figures(workdir: Path) -> None:
           f"{report.unchanged} unchanged, {report.rendered} of {report.sessions} session(s) rendered")
 
 
+BIG_EVENT = "marathon-2026"
+_SITE_TASK = ("import sys; from pipelines.store import EventStore; from pipelines.tasks import publish_site; "
+              "publish_site(sys.argv[1], EventStore(sys.argv[1]).head(), sys.argv[2])")
+"""What the DAGs' site task runs (`write_site`): the site at the log's head, no deal solved."""
+
+
+def big_session_figures(workdir: Path, boards: int) -> None:
+    """The site of one session of `boards` distinct deals (issue #36: the Airflow smoke's hand record
+    of 100,000, `scripts/big_handrecord.py`), ingested and scored through the CLI, then written by
+    the DAGs' site task in a fresh process into an empty folder (its deals not analysed yet: every
+    board page says "analysis pending"), and again over its own output."""
+    record, store = workdir / "marathon.pbn", str(workdir / "big.duckdb")
+    subprocess.run([sys.executable, str(REPO / "scripts" / "big_handrecord.py"), str(boards), str(record)], check=True)
+    conditions = REPO / "sample_data" / "weekend" / "conditions" / "national-pairs-2026.toml"
+    _cli("register", "--store", store, "--event", BIG_EVENT, "--name", "Marathon 2026", "--conditions",
+         str(conditions), "--at", "2026-11-20T18:00+01:00")
+    ingest = _cli("ingest", "--store", store, "--event", BIG_EVENT, "--session", "1", str(record))
+    score = _cli("score", "--store", store, "--out", str(workdir / "big-csv"))
+    site = workdir / "big-site"
+    first = _timed("-c", _SITE_TASK, store, str(site))
+    files = sum(1 for p in site.rglob("*") if p.is_file())
+    again = _timed("-c", _SITE_TASK, store, str(site))
+    print(f"\none session of {boards:,} boards (distinct deals, none analysed yet), fresh processes; {_load()}:")
+    print(f"  setup: ingest {ingest}; score {score}")
+    print(f"  site task (publish_site) into an empty folder, {files:,} files: {first}   (target <= 120 s: "
+          f"{'met' if first.wall <= 120 else 'met on CPU time' if first.cpu <= 120 else 'NOT met'})")
+    print(f"  again over its own output (nothing new): {again}")
+
+
 HISTORY = Path("/work/bench-cache/history-200000x50.duckdb")
 EVENT = "000123"
 
@@ -264,11 +301,18 @@ def main() -> None:
     parser.add_argument("--skip-history", action="store_true", help="leave out the 10M-result store")
     parser.add_argument("--skip-solver", action="store_true", help="leave out the solver's 200 deals (minutes)")
     parser.add_argument("--workdir", type=Path, default=None, help="scratch folder (the store's copy: 2 GB)")
+    parser.add_argument("--big", type=int, default=100_000, metavar="BOARDS",
+                        help="boards of the one-session site (0: leave it out; 100,000: minutes)")
+    parser.add_argument("--only-big", action="store_true", help="measure the one-session site alone")
     args = parser.parse_args()
     if args.workdir is not None:
         args.workdir.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="bench_site_", dir=args.workdir) as scratch:
         workdir = Path(scratch)
+        if args.big:
+            big_session_figures(workdir, args.big)
+        if args.only_big:
+            return
         site_figures(workdir)
         if not args.skip_solver:
             solver_figures(workdir)

@@ -20,6 +20,7 @@ from airflow.sdk import dag, task
 from dags.common import (
     DEFAULT_ARGS,
     RUNS_PAST_A_SITE_BUILD,
+    SITE_FIRST,
     SITE_POOL,
     SITE_TIMEOUT,
     START,
@@ -43,7 +44,8 @@ def close_correction_periods() -> None:
 
         return call(lambda: close_due(settings(), at=run_time(dag_run)))
 
-    @task(pool=SITE_POOL, execution_timeout=SITE_TIMEOUT)
+    @task(pool=SITE_POOL, execution_timeout=SITE_TIMEOUT, priority_weight=SITE_FIRST["close_correction_periods"],
+          weight_rule="absolute")
     def site(closed: list[str]) -> str:
         from airflow.sdk.exceptions import AirflowSkipException
 

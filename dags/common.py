@@ -23,6 +23,12 @@ manifest). Not the store's pool: rendering a session of 100,000 boards takes man
 no store connection, so publishing, ingesting and closing periods must not queue behind it; the
 site's short reads of the store wait for the store's lock like any reader."""
 
+SITE_FIRST = {"close_correction_periods": 10, "score_and_publish": 5}
+"""priority_weight of the site tasks (weight_rule absolute): when the site pool's one slot frees
+(after a long render, the first of a session of 100,000 boards), the task showing closed periods
+goes first, then the one showing new publications, then the analysis's; the DAGs not named here
+keep Airflow's default of 1."""
+
 RUNS_PAST_A_SITE_BUILD = 3
 """max_active_runs of the DAGs that end with a site task: the next run's work (closing a period,
 publishing a session, the next analysis slice) must not wait for the last run's site task, queued

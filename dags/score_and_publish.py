@@ -22,6 +22,7 @@ from dags.common import (
     DEFAULT_ARGS,
     RUNS_PAST_A_SITE_BUILD,
     SESSIONS,
+    SITE_FIRST,
     SITE_POOL,
     SITE_TIMEOUT,
     START,
@@ -52,7 +53,8 @@ def score_and_publish() -> None:
 
         return call(lambda: score_head(settings()))
 
-    @task(pool=SITE_POOL, execution_timeout=SITE_TIMEOUT)
+    @task(pool=SITE_POOL, execution_timeout=SITE_TIMEOUT, priority_weight=SITE_FIRST["score_and_publish"],
+          weight_rule="absolute")
     def site(outputs: dict[str, str]) -> str:
         from pipelines.operations import write_site
 

@@ -304,8 +304,10 @@ def dumps(parsed: ParsedFile, *, newline: str = CRLF) -> str:
     competition = "Teams" if "team" in kinds else "Individuals" if "individual" in kinds else None
     standings = _standings_by_section(parsed.contestants)
     written: set[tuple[int, str]] = set()
+    tables = _by_board(parsed)
     games: list[tuple[tuple[int, str], BoardRecord | None]] = [((b.board, b.section), b) for b in parsed.boards]
-    games += [(key, None) for key in _board_keys(parsed) if key not in {k for k, _ in games}]
+    listed = {k for k, _ in games}  # once: a hand record of 100,000 boards made this loop quadratic
+    games += [(key, None) for key in _board_keys(parsed) if key not in listed]
     for n, (key, board) in enumerate(games):
         dealer = board.dealer if board is not None else None
         tags = [*head, ("Board", str(key[0])), ("West", ""), ("North", ""), ("East", ""), ("South", ""),
@@ -325,7 +327,7 @@ def dumps(parsed: ParsedFile, *, newline: str = CRLF) -> str:
         lines.extend(f'[{name} "{escape(value)}"]' for name, value in tags)
         if key not in written:  # a board number given twice (another deal) gets its travellers once
             written.add(key)
-            lines.extend(_score_table(parsed, key))
+            lines.extend(_score_table(*tables.get(key, ([], []))))
         if key[1] in standings:
             lines.extend(_total_score_table(standings.pop(key[1]), meta.scoring or "", meta.tie_breaks))
     for section, contestants in standings.items():
@@ -362,9 +364,17 @@ def _number(value: float | str | None) -> str:
     return str(int(value)) if float(value).is_integer() else repr(float(value))
 
 
-def _score_table(parsed: ParsedFile, key: tuple[int, str]) -> list[str]:
-    results = [r for r in parsed.results if (r.board, r.section) == key]
-    artificial = [a for a in parsed.artificial if (a.board, a.section) == key]
+def _by_board(parsed: ParsedFile) -> dict[tuple[int, str], tuple[list[ResultRecord], list[ArtificialRecord]]]:
+    """(board, section) -> its results and artificial scores, in file order: read once, not once a board."""
+    found: dict[tuple[int, str], tuple[list[ResultRecord], list[ArtificialRecord]]] = {}
+    for result in parsed.results:
+        found.setdefault((result.board, result.section), ([], []))[0].append(result)
+    for award in parsed.artificial:
+        found.setdefault((award.board, award.section), ([], []))[1].append(award)
+    return found
+
+
+def _score_table(results: list[ResultRecord], artificial: list[ArtificialRecord]) -> list[str]:
     if not results and not artificial:
         return []
     rows_published: list[dict[str, float | str]] = [r.published for r in results] + [a.published for a in artificial]

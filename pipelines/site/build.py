@@ -49,6 +49,11 @@ MANIFEST = "site-manifest.json"
 """Per session folder: the digest of what its pages were built from, and the files they are."""
 
 
+CHECKPOINT_BOARDS = 1000
+"""Before the first event of more boards than this, a full build saves its manifest and front page
+(`_checkpoint`)."""
+
+
 @dataclass
 class SiteReport:
     """What a build wrote."""
@@ -111,7 +116,12 @@ def _build(store: EventStore, outdir: str | Path, event_id: str | None, edition:
     written: dict[str, dict[str, Any]] = {}
     # Fewest boards first: a weekend's pages do not wait behind the first render of an event of
     # 100,000 boards in the same build (the index lists them in their own order all the same).
+    saved = False
     for eid in sorted(chosen, key=lambda e: (boards.get(e, 0), chosen.index(e))):
+        if boards.get(eid, 0) > CHECKPOINT_BOARDS and not saved and event_id is None:
+            _checkpoint(report, manifest, [row for e in chosen for row in [written.get(e) or _kept_row(manifest, e)]
+                                           if row is not None])
+            saved = True
         row = write_event(report, store, source, eid, manifest, release, solve_limit=solve_limit, shown=shown)
         if row is not None:
             written[eid] = row
@@ -125,8 +135,7 @@ def _build(store: EventStore, outdir: str | Path, event_id: str | None, edition:
             if isinstance(kept, dict) and kept.get("event_id") not in rows \
                     and (report.outdir / folder / "index.html").is_file():
                 rows[str(kept["event_id"])] = kept
-    languages = {str(r["language"]) for r in rows.values()}
-    language = languages.pop() if len(languages) == 1 else "en"
+    language = _language(list(rows.values()))
     ranked = write_ranking(report, store, editions, language, manifest)
     _write(report, {MANIFEST: orjson.dumps(manifest, option=orjson.OPT_SORT_KEYS | orjson.OPT_INDENT_2)})
     ranking_href = f"{RANKING_DIR}/index.html" if ranked else ""
@@ -134,6 +143,30 @@ def _build(store: EventStore, outdir: str | Path, event_id: str | None, edition:
     log.info("site: %d file(s) written, %d unchanged, %d session(s), %d rendered", len(report.written),
              report.unchanged, report.sessions, report.rendered)
     return report
+
+
+def _language(rows: list[dict[str, Any]]) -> str:
+    """The front page's language: the events' own when they share one, else English."""
+    languages = {str(r["language"]) for r in rows}
+    return languages.pop() if len(languages) == 1 else "en"
+
+
+def _kept_row(manifest: Mapping[str, Mapping[str, object]], event_id: str) -> dict[str, Any] | None:
+    """An event's index row as the folder's last build wrote it (None: none yet)."""
+    kept = manifest.get(event_dir(event_id), {}).get("row")
+    return kept if isinstance(kept, dict) else None
+
+
+def _checkpoint(report: SiteReport, manifest: dict[str, dict[str, object]], rows: list[dict[str, Any]]) -> None:
+    """Save the manifest and the front page as they stand, before an event of many boards is
+    rendered: the front page shows the smaller events' new state meanwhile, and a build stopped
+    during the long render (a task's timeout, a kill) keeps their work for the next one. The end of
+    the build writes both again; the ranking's link stays as the folder has it until then."""
+    ranked = (report.outdir / RANKING_DIR / "index.html").is_file()
+    _write(report, {MANIFEST: orjson.dumps(manifest, option=orjson.OPT_SORT_KEYS | orjson.OPT_INDENT_2)})
+    _write(report, {"index.html": index_page(rows, _language(rows), f"{RANKING_DIR}/index.html" if ranked else ""),
+                    STYLESHEET: stylesheet()})
+    log.info("site: manifest and front page saved before the events of over %d boards", CHECKPOINT_BOARDS)
 
 
 def _board_counts(store: EventStore) -> dict[str, int]:
@@ -183,20 +216,21 @@ def write_event(report: SiteReport, store: EventStore, source: Source, event_id:
                                  store, (shown.key, parts[info.session_id]))]
         sessions = [with_ranking(session_data(store, edition, event, info), ranking) for info in changed]
         audits = [session_audit(edition, data, store) for data in sessions]
-        deals = [b.deal.to_pbn() for s in sessions for b in s.records.boards if b.deal]
-        found = cached(store, [d for d in map(canonical_deal, deals) if d is not None])
+        sessions_deals = [board_deals(data) for data in sessions]  # once a board: read again by every step below
+        deals = [d for deals_of in sessions_deals for d in deals_of if d is not None]
+        found = cached(store, deals)
     release()
     # Solving new deals (slow) holds no connection, and only as many as allowed: the rest wait for
     # the analysis task, so that publishing never waits behind the solver.
     analysis = ensure_analysis(store, deals, found=found, limit=solve_limit)
     report.analysis = _merged(report.analysis, analysis)
-    for data, audit in zip(sessions, audits, strict=True):
+    for data, audit, deals_of in zip(sessions, audits, sessions_deals, strict=True):
         # Without the solver, a session is looked at again by every build; one whose deals wait for
         # the analysis task keeps them in the manifest and is looked at again once they are all
         # solved (`_pending_solved`): a session of 100,000 deals is not re-read at every build.
         solver = not analysis.unavailable
         write_session(report, data, audit, analysis, manifest, stamps.get(data.info.session_id) if solver else None,
-                      quick.get(data.info.session_id) if solver else None)
+                      quick.get(data.info.session_id) if solver else None, deals_of)
         manifest[session_dir(event_id, data.info.session_id)].update(
             edition=shown.key, ranking=parts[data.info.session_id])
     names: dict[str, str] = {}
@@ -297,12 +331,15 @@ def _merged(before: AnalysisReport | None, new: AnalysisReport) -> AnalysisRepor
 
 
 def write_session(report: SiteReport, data: SessionData, audit: pl.DataFrame, analysis: AnalysisReport,
-                  manifest: dict[str, dict[str, object]], stamp: str | None = None, quick: str | None = None) -> None:
+                  manifest: dict[str, dict[str, object]], stamp: str | None = None, quick: str | None = None,
+                  deals: list[str | None] | None = None) -> None:
     """Render one session's folder from its own data and write the files that changed; skip the
     rendering when the manifest says the folder was built from the same inputs. `stamp` (the
-    source's) and `quick` (`_quick_digest`; None for none) are kept for the next build's look."""
+    source's) and `quick` (`_quick_digest`; None for none) are kept for the next build's look;
+    `deals`: `board_deals(data)` when the caller has it."""
     folder = session_dir(data.info.event_id, data.info.session_id)
-    shown = {canonical_deal(b.deal.to_pbn()) for b in data.records.boards if b.deal}  # once: not per analysis
+    deals = board_deals(data) if deals is None else deals
+    shown = set(deals)  # once: not per analysis
     analyses = {d: a for d, a in analysis.analyses.items() if d in shown}
     pending = {"pending": sorted(d for d in shown if d is not None and d not in analyses)} \
         if analysis.pending else {}
@@ -320,7 +357,7 @@ def write_session(report: SiteReport, data: SessionData, audit: pl.DataFrame, an
     last = known.get("pages") if isinstance(files, list) else None
     pages = Pages(_code_version(), last if isinstance(last, dict) else {},
                   lambda name: (report.outdir / folder / name).is_file())
-    rendered = session_files(data, analyses, audit, pages)
+    rendered = session_files(data, analyses, audit, pages, deals)
     _write(report, {f"{folder}/{name}": content for name, content in rendered.items()})
     report.unchanged += len(pages.kept)
     manifest[folder] = {"digest": digest, "files": pages.names, "pages": pages.digests, "stamp": stamp,
@@ -373,6 +410,12 @@ def _code_version() -> bytes:
     return digest.digest()
 
 
+def board_deals(data: SessionData) -> list[str | None]:
+    """Each of the session's boards' deal as the analyses key it (None: no complete deal), in the
+    records' order: written out once a board (a session may hold 100,000)."""
+    return [canonical_deal(b.deal.to_pbn()) if b.deal else None for b in data.records.boards]
+
+
 def session_digest(data: SessionData, analyses: Mapping[str, DoubleDummy], audit: pl.DataFrame) -> str:
     """SHA-256 of everything a session's files are made from (not the event's other sessions)."""
     digest = hashlib.sha256(_code_version())
@@ -399,11 +442,14 @@ def _read_manifest(outdir: Path) -> dict[str, dict[str, object]]:
 
 
 def _write(report: SiteReport, files: Mapping[str, bytes]) -> None:
+    made: set[Path] = set()  # a session's 100,000 board pages share one folder: made once, not once a file
     for name, content in sorted(files.items()):
         path = report.outdir / name
         if path.is_file() and path.read_bytes() == content:
             report.unchanged += 1
             continue
-        path.parent.mkdir(parents=True, exist_ok=True)
+        if path.parent not in made:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            made.add(path.parent)
         path.write_bytes(content)
         report.written.append(name)

@@ -30,8 +30,8 @@ so they are left out of the text; the log keeps the file's bytes."""
 def shown(value: Any) -> Any:
     """A value as a page prints it: a string without control characters; markup (already made of
     shown values) and anything else as it is. jinja's `finalize` for every `{{ }}`."""
-    if isinstance(value, str) and not isinstance(value, Markup):
-        return _CONTROLS.sub("", value)
+    if isinstance(value, str) and not isinstance(value, Markup) and not value.isprintable():
+        return _CONTROLS.sub("", value)  # (printable text has no control character: most values)
     return value
 
 
@@ -78,3 +78,25 @@ def names_markup(segments: Sequence[Sequence[str]], root: str) -> Markup:
     player id is linked to that player's page in the ranking, from a page `root` away from the site's root."""
     return Markup("".join(f'<a href="{_text(root + RANKING_DIR + "/" + player_page(player))}">{_text(text)}</a>'
                           if player else _text(text) for text, player in segments))
+
+
+def strip_items(strip: list[Mapping[str, Any]]) -> Markup:
+    """A board page's strip of board links (`session_pages.board_strip`), one `<li>` a line: a gap,
+    the board shown (marked as the current page) or a link. A page per board of a session of
+    100,000: as a loop in the template its twenty-odd links were a fifth of the page's rendering."""
+    items = []
+    for item in strip:
+        text = _text(item["text"])
+        if item["gap"]:
+            items.append(f'<li><span class="gap">{text}</span></li>\n')
+        elif item["current"]:
+            items.append(f'<li><a href="{_text(item["href"])}" aria-current="page">{text}</a></li>\n')
+        else:
+            items.append(f'<li><a href="{_text(item["href"])}">{text}</a></li>\n')
+    return Markup("".join(items))
+
+
+def hand_lines(lines: list[Mapping[str, Any]], words: Mapping[str, str]) -> Markup:
+    """A hand of a deal diagram (`views.hand_diagram`), a suit a line."""
+    return Markup("".join(f'<div class="line">{suit(line["suit"], words)} {_text(line["ranks"])}</div>'
+                          for line in lines))

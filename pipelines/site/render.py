@@ -52,8 +52,10 @@ def environment() -> Environment:
     env = _Environment(loader=PackageLoader("pipelines.site", "templates"),
                        autoescape=select_autoescape(default=True, default_for_string=True),
                        undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True,
+                       auto_reload=False,  # no stat of the template files at every page: a build never edits them
                        bytecode_cache=FileSystemBytecodeCache(pattern=_CACHE_PATTERN), finalize=fragments.shown)
-    env.globals.update(suit=fragments.suit, contract=fragments.contract, who=fragments.who)
+    env.globals.update(suit=fragments.suit, contract=fragments.contract, who=fragments.who,
+                       strip_items=fragments.strip_items, hand_lines=fragments.hand_lines)
     return env
 
 

@@ -47,8 +47,11 @@ Row = dict[str, Any]
 
 
 def session_files(data: SessionData, analyses: Mapping[str, DoubleDummy], audit: pl.DataFrame,
-                  pages: Pages | None = None) -> dict[str, bytes]:
+                  pages: Pages | None = None, deals: list[str | None] | None = None) -> dict[str, bytes]:
     """Relative path -> bytes for every page, plot and download of the session.
+
+    `deals`: each board record's deal as the analyses key it (`build.board_deals`), when the
+    caller has them; else they are read here.
 
     With `pages` (the digests of the folder's last build), a traveller, score card or plot made
     from the same inputs as the file the folder holds is not rendered: it is left out of the
@@ -61,12 +64,15 @@ def session_files(data: SessionData, analyses: Mapping[str, DoubleDummy], audit:
     shared = _shared(data, words)
     keys = sorted(set(tables) | {(b.section, b.board) for b in data.records.boards},
                   key=lambda k: (natural_key(k[0]), k[1]))
-    records: dict[tuple[str, int], BoardRecord] = {}
-    for record in data.records.boards:
-        records.setdefault((record.section, record.board), record)  # the first, as the hand record lists it
+    if deals is None:
+        deals = [canonical_deal(b.deal.to_pbn()) if b.deal else None for b in data.records.boards]
+    records: dict[tuple[str, int], tuple[BoardRecord, str | None]] = {}
+    for record, deal in zip(data.records.boards, deals, strict=True):
+        records.setdefault((record.section, record.board), (record, deal))  # the first, as the hand record lists it
+    bounds = section_bounds(keys)
     for position, key in enumerate(keys):
         _board_files(pages, records.get(key), key, tables.get(key, []), analyses, shared, keys, position,
-                     data.fouled_deals.get(key, {}))
+                     bounds[key[0]], data.fouled_deals.get(key, {}))
     matches = match_rows(data, names)
     cards = score_cards(data, names, tables, matches)
     for card in cards:
@@ -122,15 +128,14 @@ _VULNERABLE_WORDS = {"None": "none", "NS": "ns", "EW": "ew", "All": "both"}
 """The label that names each vulnerability (`models.board.Vulnerability`) on a page."""
 
 
-def _board_files(pages: Pages, record: BoardRecord | None, key: tuple[str, int], rows: list[Row],
-                 analyses: Mapping[str, DoubleDummy], shared: Row, keys: list[tuple[str, int]], position: int,
-                 fouled: Mapping[str, str]) -> None:
+def _board_files(pages: Pages, board_record: tuple[BoardRecord, str | None] | None, key: tuple[str, int],
+                 rows: list[Row], analyses: Mapping[str, DoubleDummy], shared: Row, keys: list[tuple[str, int]],
+                 position: int, bounds: tuple[int, int], fouled: Mapping[str, str]) -> None:
     section, board = key
     words = shared["words"]
+    record, canonical = board_record if board_record is not None else (None, None)
     dealer = (record.dealer if record and record.dealer else law2_dealer(board)).value
     vulnerability = (record.vulnerability if record and record.vulnerability else law2_vulnerability(board)).value
-    deal = record.deal.to_pbn() if record and record.deal else None
-    canonical = canonical_deal(deal)
     page = board_page(section, board)
     scores = [r["score_raw"] for r in rows if r["score_raw"] is not None]
     if scores:
@@ -139,11 +144,11 @@ def _board_files(pages: Pages, record: BoardRecord | None, key: tuple[str, int],
     prev_key = keys[position - 1] if position else None
     next_key = keys[position + 1] if position + 1 < len(keys) else None
     analysis = analyses.get(canonical) if canonical else None
-    versions = deal_versions(deal, fouled, rows, words)
+    versions = deal_versions(canonical, fouled, rows, words)
     view = {
         "section": section, "board": board, "dealer": dealer, "vulnerability": vulnerability,
         "vulnerable": words[_VULNERABLE_WORDS[vulnerability]],
-        "hands": hand_diagram(deal), "dd": dd_view(analysis, dealer, vulnerability),
+        "hands": hand_diagram(canonical), "dd": dd_view(analysis, dealer, vulnerability),
         "prev": board_page(*prev_key) if prev_key else "", "next": board_page(*next_key) if next_key else "",
         "prev_label": f"{words['board']} {prev_key[1]}" if prev_key else "",
         "next_label": f"{words['board']} {next_key[1]}" if next_key else "",
@@ -157,17 +162,24 @@ def _board_files(pages: Pages, record: BoardRecord | None, key: tuple[str, int],
     classes = {c for r in rows for c in r["classes"].split()}
     context = {**_base(shared, title, title), "board": view, "rows": by_ns_score(rows), "show_datum": show_datum,
                "note_span": span, "plot": plot_name(page) if scores else "",
-               "strip": board_strip(keys, position), "legend": {
+               "strip": board_strip(keys, position, bounds), "legend": {
                    "corrected": "corrected" in classes, "adjusted": bool(classes & {"adjusted", "weighted"}),
                    "fouled": "fouled" in classes}}
-    pages.add(page, ("board.html", context), lambda: render("board.html", **context))
+    pages.add(page, ("board.html", _without_words(context)), lambda: render("board.html", **context))
 
 
-def deal_versions(record_deal: str | None, fouled: Mapping[str, str], rows: list[Row],
+def _without_words(context: Row) -> Row:
+    """A page's context as its digest takes it (`Pages.add`): without the page's words (`t`), which
+    are `labels(lang)` (the language is in the context, the code in every digest). Writing out the
+    two hundred words took a quarter of the time of a page per board of a session of 100,000."""
+    return {name: value for name, value in context.items() if name != "t"}
+
+
+def deal_versions(shown: str | None, fouled: Mapping[str, str], rows: list[Row],
                   words: Mapping[str, str]) -> list[Row]:
-    """A fouled board's deals (Law 87) other than the hand record's, as the director recorded them,
-    each with its caption (the group and its tables) and its hands; the original group first."""
-    shown = canonical_deal(record_deal)
+    """A fouled board's deals (Law 87) other than the hand record's (`shown`, canonical), as the
+    director recorded them, each with its caption (the group and its tables) and its hands; the
+    original group first."""
     versions = []
     for label in sorted(fouled, key=lambda g: (g != "original", g)):
         hands = hand_diagram(fouled[label])
@@ -208,11 +220,41 @@ def by_ns_score(rows: list[Row]) -> list[Row]:
                                        natural_key(r["table"])))
 
 
-def board_strip(keys: list[tuple[str, int]], position: int) -> list[Row]:
-    """Every board of the section as a strip of links (JFR's), the one shown marked."""
-    section = keys[position][0]
-    return [{"text": str(b), "href": board_page(s, b), "current": i == position}
-            for i, (s, b) in enumerate(keys) if s == section]
+STRIP_ALL = 100
+"""A section of at most this many boards lists every one on each board's strip (JFR's)."""
+STRIP_NEAR = 10
+"""Boards listed either side of the one shown on the strip of a longer section (a hand record of
+100,000 boards), between its first and its last: every page still links its neighbours, and a
+page's size (and the build's time) does not grow with the section's length."""
+
+
+def section_bounds(keys: list[tuple[str, int]]) -> dict[str, tuple[int, int]]:
+    """Section -> the range of its boards' positions in `keys` (sorted by section: each is one run)."""
+    bounds: dict[str, tuple[int, int]] = {}
+    for position, (section, _) in enumerate(keys):
+        start, _end = bounds.get(section, (position, position))
+        bounds[section] = (start, position + 1)
+    return bounds
+
+
+def board_strip(keys: list[tuple[str, int]], position: int,
+                bounds: tuple[int, int] | None = None) -> list[Row]:
+    """The section's boards as a strip of links (JFR's), the one shown marked: every board of a
+    section of up to `STRIP_ALL`, else the first, `STRIP_NEAR` either side of this one and the
+    last, a gap (`…`) where boards are left out. `bounds`: the section's range in `keys`
+    (`section_bounds`; found here when not given)."""
+    start, end = bounds if bounds is not None else section_bounds(keys)[keys[position][0]]
+    if end - start <= STRIP_ALL:
+        shown = list(range(start, end))
+    else:
+        near = range(max(start + 1, position - STRIP_NEAR), min(end - 1, position + STRIP_NEAR + 1))
+        shown = [start, *near, end - 1]
+    strip: list[Row] = []
+    for before, i in zip([None, *shown], shown, strict=False):
+        if before is not None and i > before + 1:
+            strip.append({"text": "…", "href": "", "current": False, "gap": True})
+        strip.append({"text": str(keys[i][1]), "href": board_page(*keys[i]), "current": i == position, "gap": False})
+    return strip
 
 
 def _card_files(pages: Pages, card: Row, shared: Row) -> None:
@@ -231,7 +273,7 @@ def _card_files(pages: Pages, card: Row, shared: Row) -> None:
             pages.add(plot, ("running_plot", boards, values, percent, ylabel, xlabel),
                       lambda: running_plot(boards, values, percent=percent, ylabel=ylabel, xlabel=xlabel))
     context = {**_base(shared, title, title), "card": card, "plot": plot}
-    pages.add(card["page"], ("card.html", context), lambda: render("card.html", **context))
+    pages.add(card["page"], ("card.html", _without_words(context)), lambda: render("card.html", **context))
 
 
 def _downloads(data: SessionData) -> dict[str, bytes]:

@@ -312,19 +312,14 @@ def _card_link(names: Names, section: str, contestant: str | None, side: str) ->
 
 def hand_diagram(deal_pbn: str | None) -> Row | None:
     """The four hands, suit by suit, with tens written `10`; None when the board has no full deal."""
-    from models.cards import Deal, Seat, Suit
-
     canonical = canonical_deal(deal_pbn)
     if canonical is None:
         return None
-    deal = Deal.from_pbn(canonical)
-    hands: Row = {}
-    for seat in Seat:
-        hand = deal.hand(seat)
-        assert hand is not None
-        hands[seat.value] = [{"suit": suit.value, "ranks": hand.ranks(suit).replace("T", "10") or "—"}
-                             for suit in (Suit.S, Suit.H, Suit.D, Suit.C)]
-    return hands
+    # The canonical deal is `N:` and four complete hands N, E, S, W, each S.H.D.C, ranks in order:
+    # read as text, not through the Deal model again (a page per board of 100,000).
+    return {seat: [{"suit": suit, "ranks": ranks.replace("T", "10") or "—"}
+                   for suit, ranks in zip("SHDC", hand.split("."), strict=True)]
+            for seat, hand in zip("NESW", canonical[2:].split(" "), strict=True)}
 
 
 def dd_view(analysis: DoubleDummy | None, dealer: str, vulnerability: str) -> Row | None:

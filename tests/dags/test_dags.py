@@ -96,7 +96,7 @@ def test_dagbag_has_no_import_errors_and_every_dag_is_operable(airflow_home: Pat
             print("RUNS", dag.dag_id, dag.max_active_runs)
             for t in dag.tasks:
                 print("TASK", dag.dag_id, t.task_id, t.pool, int(t.execution_timeout.total_seconds())
-                      if t.execution_timeout else None)
+                      if t.execution_timeout else None, t.priority_weight, t.weight_rule)
     """, _airflow_env(airflow_home))
     assert result.returncode == 0, result.stderr[-3000:]
     assert "ERRORS {}" in result.stdout
@@ -119,6 +119,12 @@ def test_dagbag_has_no_import_errors_and_every_dag_is_operable(airflow_home: Pat
     assert {tasks[(d, "site")][0] for d in ("score_and_publish", "close_correction_periods", "analyse_deals",
                                             "publish_ranking", "score_session")} == {"bridgeledger_site"}
     assert tasks[("score_and_publish", "site")] == ("bridgeledger_site", "7200")
+    # The site pool's slot goes to the task showing closed periods first, then to the publication's.
+    weights = {(t[1], t[2]): (int(t[5]), t[6]) for t in (line.split() for line in result.stdout.splitlines())
+               if t[0] == "TASK"}
+    assert weights[("close_correction_periods", "site")] == (10, "absolute")
+    assert weights[("score_and_publish", "site")] == (5, "absolute")
+    assert weights[("analyse_deals", "site")][0] == 1
 
 
 def test_a_dropped_file_is_ingested_moved_and_announced(airflow_home: Path, tmp_path: Path) -> None:
