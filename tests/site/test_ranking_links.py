@@ -5,7 +5,6 @@ renders again the pages whose part of it moved, though no event of theirs was ap
 from __future__ import annotations
 
 import re
-import shutil
 from collections import defaultdict
 from datetime import UTC, datetime
 from pathlib import Path
@@ -18,6 +17,7 @@ from pipelines.site.paths import session_dir
 from pipelines.store import EventStore
 from tests.site.conftest import SampleSite
 from tests.site.tables import table_rows
+from tests.store_files import copy_store
 
 WEEKEND_RULES = Path(__file__).resolve().parents[2] / "sample_data" / "weekend" / "ranking_rules.toml"
 LINK = re.compile(r'<a href="((?:\.\./)+)ranking/player-([^".]+)\.html">([^<]+)</a>')
@@ -115,8 +115,7 @@ def _publish(store: EventStore, label: str, at: datetime, *, club_base: float | 
 
 def test_a_new_edition_renders_again_only_the_pages_whose_part_of_it_moved(weekend_site: SampleSite,
                                                                           tmp_path: Path) -> None:
-    shutil.copy(weekend_site.store.path, tmp_path / "events.duckdb")
-    store, site = EventStore(tmp_path / "events.duckdb"), tmp_path / "site"
+    store, site = copy_store(weekend_site.store.path, tmp_path / "events.duckdb"), tmp_path / "site"
     assert build_site(store, site).rendered == 5
     assert build_site(store, site).rendered == 0
     riverside = site / session_dir("riverside-pairs-2026-11-20", "1") / "index.html"
@@ -148,8 +147,7 @@ def test_a_store_without_the_editions_rows_rebuilds_the_edition_for_them(weekend
                                                                         tmp_path: Path) -> None:
     """The ranking's tables are derived data: a store that lacks the shown edition's rows (written
     elsewhere, or cleared) gets the same links and points from the edition rebuilt from the log."""
-    shutil.copy(weekend_site.store.path, tmp_path / "events.duckdb")
-    store, site = EventStore(tmp_path / "events.duckdb"), tmp_path / "site"
+    store, site = copy_store(weekend_site.store.path, tmp_path / "events.duckdb"), tmp_path / "site"
     with store.writer() as con:  # derived rows only; the log is untouched
         con.execute("DELETE FROM projection_ranking_awards")
         con.execute("DELETE FROM projection_ranking")
