@@ -22,12 +22,11 @@ from dags.common import (
     ANALYSIS_TIMEOUT,
     DEFAULT_ARGS,
     RUNS_PAST_A_SITE_BUILD,
-    SITE_POOL,
-    SITE_TIMEOUT,
     START,
     call,
     notify_run_failure,
     settings,
+    site_tasks,
 )
 
 
@@ -45,17 +44,10 @@ def analyse_deals() -> None:
         budget = ANALYSIS_SLICE.total_seconds()
         return call(lambda: analyse_pending_deals(str(settings().store), max_seconds=budget))
 
-    @task(pool=SITE_POOL, execution_timeout=SITE_TIMEOUT)
-    def site(solved: int) -> str:
-        from airflow.sdk.exceptions import AirflowSkipException
-
-        from pipelines.operations import write_site
-
-        if not solved:
-            raise AirflowSkipException("no deal solved in this run: no page to rewrite")
-        return call(lambda: write_site(settings()))
-
-    site(analyse())
+    site, site_big = site_tasks("analyse_deals", skip_unless="no deal solved in this run: no page to rewrite")
+    solved = analyse()
+    site(solved)
+    site_big(solved)
 
 
 analyse_deals()

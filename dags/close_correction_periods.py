@@ -20,15 +20,13 @@ from airflow.sdk import dag, task
 from dags.common import (
     DEFAULT_ARGS,
     RUNS_PAST_A_SITE_BUILD,
-    SITE_FIRST,
-    SITE_POOL,
-    SITE_TIMEOUT,
     START,
     STORE_POOL,
     call,
     notify_run_failure,
     run_time,
     settings,
+    site_tasks,
 )
 
 
@@ -44,18 +42,10 @@ def close_correction_periods() -> None:
 
         return call(lambda: close_due(settings(), at=run_time(dag_run)))
 
-    @task(pool=SITE_POOL, execution_timeout=SITE_TIMEOUT, priority_weight=SITE_FIRST["close_correction_periods"],
-          weight_rule="absolute")
-    def site(closed: list[str]) -> str:
-        from airflow.sdk.exceptions import AirflowSkipException
-
-        from pipelines.operations import write_site
-
-        if not closed:
-            raise AirflowSkipException("no period closed: no page changed")
-        return call(lambda: write_site(settings()))
-
-    site(close_due())
+    site, site_big = site_tasks("close_correction_periods", skip_unless="no period closed: no page changed")
+    closed = close_due()
+    site(closed)
+    site_big(closed)
 
 
 close_correction_periods()

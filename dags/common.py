@@ -23,6 +23,12 @@ manifest). Not the store's pool: rendering a session of 100,000 boards takes man
 no store connection, so publishing, ingesting and closing periods must not queue behind it; the
 site's short reads of the store wait for the store's lock like any reader."""
 
+SITE_BIG_POOL = "bridgeledger_site_big"
+"""One slot: the tasks that write the site's big events (over `BIG_EVENT_BOARDS` boards: the first
+render of one of 100,000 boards takes minutes), so that the pages of a weekend's closed periods and
+new publications, in `bridgeledger_site`, never queue behind them. The two builds share the site's
+folder: each saves its own events' part of the manifest, under the folder's lock."""
+
 SITE_FIRST = {"close_correction_periods": 10, "score_and_publish": 5}
 """priority_weight of the site tasks (weight_rule absolute): when the site pool's one slot frees
 (after a long render, the first of a session of 100,000 boards), the task showing closed periods
@@ -98,6 +104,35 @@ def call(work: Callable[[], T]) -> T:
         raise
     except Exception as exc:  # a retry would meet the same bad input or setting again
         raise AirflowFailException(f"{type(exc).__name__}: {exc}") from exc
+
+
+def site_tasks(dag_id: str, *, skip_unless: str | None = None, at_position: bool = False) -> tuple[Any, Any]:
+    """The DAG's two site tasks, each taking the upstream task's result: `site` writes the events of
+    at most `BIG_EVENT_BOARDS` boards and the ranking's pages (pool `bridgeledger_site`, weighted by
+    `SITE_FIRST`), `site_big` the others (pool `bridgeledger_site_big`). They show the log's head,
+    or with `at_position` the log position the upstream task returned. `skip_unless`: both are
+    skipped with this reason when the upstream result is empty (nothing on the site changed)."""
+    from airflow.sdk import task
+
+    def writer(scope: str) -> Callable[[Any], str]:
+        def write(upstream: Any) -> str:
+            from airflow.sdk.exceptions import AirflowSkipException
+
+            from pipelines.operations import write_site, write_site_at
+
+            if skip_unless is not None and not upstream:
+                raise AirflowSkipException(skip_unless)
+            if at_position:
+                return call(lambda: write_site_at(settings(), int(upstream), scope=scope))  # type: ignore[arg-type]
+            return call(lambda: write_site(settings(), scope=scope))  # type: ignore[arg-type]
+
+        return write
+
+    small = task(task_id="site", pool=SITE_POOL, execution_timeout=SITE_TIMEOUT,
+                 priority_weight=SITE_FIRST.get(dag_id, 1), weight_rule="absolute")(writer("small"))
+    big = task(task_id="site_big", pool=SITE_BIG_POOL, execution_timeout=SITE_TIMEOUT,
+               priority_weight=SITE_FIRST.get(dag_id, 1), weight_rule="absolute")(writer("big"))
+    return small, big
 
 
 def notify_failure(context: Mapping[str, Any]) -> None:

@@ -22,8 +22,6 @@ from airflow.sdk import dag, task
 
 from dags.common import (
     DEFAULT_ARGS,
-    SITE_POOL,
-    SITE_TIMEOUT,
     START,
     STORE_POOL,
     call,
@@ -31,6 +29,7 @@ from dags.common import (
     ranking_schedule,
     scheduled_time,
     settings,
+    site_tasks,
 )
 
 
@@ -46,13 +45,10 @@ def publish_ranking() -> None:
 
         return call(lambda: publish_ranking_edition(settings(), as_of=scheduled_time(dag_run), with_site=False))
 
-    @task(pool=SITE_POOL, execution_timeout=SITE_TIMEOUT)
-    def site(position: int) -> str:
-        from pipelines.operations import write_site
-
-        return call(lambda: write_site(settings()))
-
-    site(publish())
+    site, site_big = site_tasks("publish_ranking")
+    position = publish()
+    site(position)
+    site_big(position)
 
 
 publish_ranking()

@@ -22,15 +22,13 @@ from dags.common import (
     DEFAULT_ARGS,
     RUNS_PAST_A_SITE_BUILD,
     SESSIONS,
-    SITE_FIRST,
-    SITE_POOL,
-    SITE_TIMEOUT,
     START,
     STORE_POOL,
     call,
     notify_run_failure,
     run_time,
     settings,
+    site_tasks,
 )
 
 
@@ -53,14 +51,10 @@ def score_and_publish() -> None:
 
         return call(lambda: score_head(settings()))
 
-    @task(pool=SITE_POOL, execution_timeout=SITE_TIMEOUT, priority_weight=SITE_FIRST["score_and_publish"],
-          weight_rule="absolute")
-    def site(outputs: dict[str, str]) -> str:
-        from pipelines.operations import write_site
-
-        return call(lambda: write_site(settings()))
-
-    site(score(publish()))
+    site, site_big = site_tasks("score_and_publish")
+    outputs = score(publish())
+    site(outputs)
+    site_big(outputs)
 
 
 score_and_publish()

@@ -17,13 +17,12 @@ from dags.common import (
     ANALYSIS_SLICE,
     ANALYSIS_TIMEOUT,
     DEFAULT_ARGS,
-    SITE_POOL,
-    SITE_TIMEOUT,
     START,
     STORE_POOL,
     call,
     notify_run_failure,
     settings,
+    site_tasks,
 )
 
 
@@ -65,17 +64,14 @@ def score_session() -> None:
         budget = ANALYSIS_SLICE.total_seconds()
         return call(lambda: analyse_new_deals(str(settings().store), position, max_seconds=budget))
 
-    @task(pool=SITE_POOL, execution_timeout=SITE_TIMEOUT)
-    def site(position: int) -> str:
-        from pipelines.tasks import publish_site
-
-        return call(lambda: publish_site(str(settings().store), position, str(settings().site)))
+    site, site_big = site_tasks("score_session", at_position=True)
 
     # The analysis holds no store pool and nothing waits for it: the site shows its deals as
     # "analysis pending" until the analyse_deals DAG (or this task) has solved them.
     position = ingest()
     verify(score(position))
     site(position)
+    site_big(position)
     analyse(position)
 
 

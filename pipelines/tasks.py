@@ -9,10 +9,14 @@ from __future__ import annotations
 import logging
 from contextlib import closing
 from datetime import UTC, datetime
+from typing import TYPE_CHECKING
 
 from pipelines.ingest import IngestOptions, ingest_files
 from pipelines.live import export_tables, refresh
 from pipelines.store import EventStore, StoreError
+
+if TYPE_CHECKING:
+    from pipelines.site.build import Scope
 
 log = logging.getLogger(__name__)
 
@@ -66,15 +70,16 @@ def analyse_pending_deals(store_path: str, *, max_deals: int | None = None, max_
     return report.solved
 
 
-def publish_site(store_path: str, position: int, outdir: str) -> str:
+def publish_site(store_path: str, position: int, outdir: str, scope: Scope = "all") -> str:
     """Write the results site as the log stood at `position` (from the live projections, brought up
     to it; only the sessions rescored since the last build are rendered); return its index page's path.
 
     It solves no deal: a deal not analysed yet shows "analysis pending" until the analysis task has
-    solved it, so that publishing never waits behind the solver."""
+    solved it, so that publishing never waits behind the solver. `scope`: the events written (the
+    DAGs write the small and the big ones in separate tasks and pools: `pipelines.site.build.Scope`)."""
     from pipelines.site import build_site
 
-    report = build_site(EventStore(store_path), outdir, up_to=position, solve_limit=0)
+    report = build_site(EventStore(store_path), outdir, up_to=position, solve_limit=0, scope=scope)
     log.info("site: %d file(s) written, %d unchanged", len(report.written), report.unchanged)
     if report.analysis is not None and report.analysis.pending:
         log.info("site: %d deal(s) show 'analysis pending' (the analyse_deals DAG solves them)",

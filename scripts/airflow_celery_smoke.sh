@@ -80,6 +80,8 @@ export AIRFLOW_VAR_BRIDGELEDGER="{\"store\": \"$BRIDGELEDGER_STORE\", \"inbox\":
 
 airflow db migrate >"$WORK/migrate.log" 2>&1
 airflow pools set bridgeledger_store 4 "PostgreSQL takes many writers" >/dev/null
+airflow pools set bridgeledger_site 1 "one site build at a time" >/dev/null
+airflow pools set bridgeledger_site_big 1 "one big events' site build at a time" >/dev/null
 for conditions in "$WEEKEND"/conditions/*.toml; do
     event=$(basename "$conditions" .toml)
     bridgeledger register --event "$event" --name "$event" --conditions "$conditions" --at 2026-11-20T18:00+01:00 >/dev/null

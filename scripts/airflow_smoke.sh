@@ -56,6 +56,7 @@ say "AIRFLOW_HOME=$AIRFLOW_HOME"
 airflow db migrate >"$WORK/migrate.log" 2>&1
 airflow pools set bridgeledger_store 1 "DuckDB has one writer" >/dev/null
 airflow pools set bridgeledger_site 1 "one site build at a time" >/dev/null
+airflow pools set bridgeledger_site_big 1 "one big events' site build at a time" >/dev/null
 mkdir -p "$WORK/conditions"
 for conditions in "$WEEKEND"/conditions/*.toml; do
     event=$(basename "$conditions" .toml)
@@ -120,7 +121,10 @@ for _ in $(seq 300); do
     [[ "${published:-0}" -ge 5 && -f "$FED/outputs/standings.csv" && "$weekend_pages" -ge 5 ]] && break
     sleep 4
 done
-sleep 5  # let the site task of the last run finish writing
+for _ in $(seq 24); do  # the last publication's site task writes its pages
+    grep -q 'provisional until' "$FED/site/e-national-pairs-2026/s-2/index.html" 2>/dev/null && break
+    sleep 5
+done
 say "the weekend is published; the analysis has $(q "SELECT count(*) FROM derived_double_dummy") deal(s) solved so far"
 
 fail=0
@@ -150,8 +154,6 @@ check "its latest Monday's edition published ($edition)" "[[ '$edition' == nbf-2
 # --- issue #36: the big file's analysis never holds up the weekend, and resumes ---
 if [[ "$BIG_BOARDS" -gt 0 ]]; then
     total=$(q "SELECT count(DISTINCT payload->>'\$.deal') FROM events WHERE type = 'BoardDealt'")
-    check "the big file's session page written ($BIG_BOARDS boards)" "[[ -f '$FED/site/e-$BIG_EVENT/s-1/index.html' ]]"
-    check "its board pages say analysis pending" "grep -q 'analysis pending' '$FED/site/e-$BIG_EVENT/s-1/board-$BIG_BOARDS.html'"
     deadline=$(q "SELECT CAST(epoch(max(occurred_at)) AS BIGINT) + 240 FROM events WHERE type = 'ScoresPublished' AND $WEEKEND_ONLY")
     wait_s=$((deadline - $(date +%s) + 5))
     say "waiting ${wait_s}s for the weekend's correction periods to end ($(date -u -d "@$deadline" +%H:%M:%S))"
@@ -175,6 +177,16 @@ if [[ "$BIG_BOARDS" -gt 0 ]]; then
     done
     check "the closed session's page no longer says provisional" \
         "! grep -q 'provisional until' '$FED/site/e-national-pairs-2026/s-2/index.html'"
+    # The big event's pages come from site_big, in a pool of its own, whenever its render ends.
+    for _ in $(seq 240); do
+        [[ -f "$FED/site/e-$BIG_EVENT/s-1/index.html" ]] && grep -q "e-$BIG_EVENT/index.html" "$FED/site/index.html" && break
+        sleep 5
+    done
+    check "the big file's session page written ($BIG_BOARDS boards) and on the front page" \
+        "[[ -f '$FED/site/e-$BIG_EVENT/s-1/index.html' ]] && grep -q 'e-$BIG_EVENT/index.html' '$FED/site/index.html'"
+    check "the weekend's events still on the front page beside it" \
+        "grep -q 'e-national-pairs-2026/index.html' '$FED/site/index.html'"
+    check "its board pages say analysis pending" "grep -q 'analysis pending' '$FED/site/e-$BIG_EVENT/s-1/board-$BIG_BOARDS.html'"
     # Two analysis runs: the second starts from what the first saved (each run solves for
     # BRIDGELEDGER_ANALYSIS_SLICE_SECONDS; the DAG's schedule would start them every five minutes).
     to_solve() { grep -rhoE '[0-9]+ deal\(s\) to solve' "$AIRFLOW_HOME/logs/dag_id=analyse_deals" 2>/dev/null \

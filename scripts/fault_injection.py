@@ -400,6 +400,7 @@ def main() -> int:
     run("airflow", "db", "migrate")
     run("airflow", "pools", "set", "bridgeledger_store", "1", "DuckDB has one writer")
     run("airflow", "pools", "set", "bridgeledger_site", "1", "one site build at a time")
+    run("airflow", "pools", "set", "bridgeledger_site_big", "1", "one big events' site build at a time")
     for conditions in sorted((WEEKEND / "conditions").glob("*.toml")):
         run("bridgeledger", "register", "--store", str(STORE), "--event", conditions.stem, "--name", conditions.stem,
             "--conditions", str(conditions), "--at", "2026-11-20T18:00+01:00")

@@ -14,14 +14,16 @@ digest of what it shows of it, so a new edition renders again the pages whose pa
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import logging
-from collections.abc import Callable, Mapping
-from contextlib import AbstractContextManager, ExitStack, nullcontext
+import os
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import AbstractContextManager, ExitStack, contextmanager, nullcontext
 from dataclasses import dataclass, field
 from functools import cache, partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 import orjson
 import polars as pl
@@ -53,6 +55,14 @@ CHECKPOINT_BOARDS = 1000
 """Before the first event of more boards than this, a full build saves its manifest and front page
 (`_checkpoint`)."""
 
+BIG_EVENT_BOARDS = 2000
+"""An event of more boards than this is "big": the DAGs render it in a task and pool of its own
+(`scope="big"`), so that the site showing a weekend's closed periods and new publications
+(`scope="small"`) never waits behind the first render of an event of 100,000 boards (issue #36)."""
+
+Scope = Literal["all", "small", "big"]
+"""Which events a build renders: every one, those of at most `BIG_EVENT_BOARDS` boards, or the others."""
+
 
 @dataclass
 class SiteReport:
@@ -77,8 +87,8 @@ class SiteReport:
 
 def build_site(store: EventStore, outdir: str | Path, *, event_id: str | None = None,
                as_of_us: int | None = None, edition: ScoredEdition | None = None,
-               up_to: int | None = None, solve_limit: int | None = None) -> SiteReport:
-    """Write the site of every event, or only `event_id`'s.
+               up_to: int | None = None, solve_limit: int | None = None, scope: Scope = "all") -> SiteReport:
+    """Write the site of every event, or only `event_id`'s, or only the small or the big ones (`scope`).
 
     By default the site shows the log up to `up_to` (default: its head), read from the live
     projections, which are brought up to it first; only the events whose sessions were rescored
@@ -89,17 +99,22 @@ def build_site(store: EventStore, outdir: str | Path, *, event_id: str | None = 
     `solve_limit`: new deals each event's build may solve itself (None: all; the DAGs pass 0, the
     `analyse_deals` DAG solves them); a deal not analysed yet shows "analysis pending", and its
     session is looked at again by the next build.
+
+    `scope`: "small" renders the events of at most `BIG_EVENT_BOARDS` boards and the ranking's
+    pages, "big" the others; the two may run at once on one folder (each saves only its own
+    events' part of the manifest, under a lock, and the front page lists every event the folder
+    has pages for).
     """
     with ExitStack() as held:
         if event_id is not None:  # one event: its reads share the refresh's connection too (opening one costs ~30 ms)
             held.enter_context(_held(store))
         return _build(store, outdir, event_id, edition, as_of_us, up_to, release=held.close,
-                      solve_limit=solve_limit)
+                      solve_limit=solve_limit, scope=scope)
 
 
 def _build(store: EventStore, outdir: str | Path, event_id: str | None, edition: ScoredEdition | None,
            as_of_us: int | None, up_to: int | None, release: Callable[[], None],
-           solve_limit: int | None = None) -> SiteReport:
+           solve_limit: int | None = None, scope: Scope = "all") -> SiteReport:
     with _held(store):  # one connection for the refresh, the catalog and the ranking's editions: each costs one
         source = open_source(store, code=_code_version().hex(), edition=edition, as_of_us=as_of_us, up_to=up_to,
                              event_id=event_id)
@@ -110,7 +125,7 @@ def _build(store: EventStore, outdir: str | Path, event_id: str | None, edition:
     report = SiteReport(Path(outdir))
     manifest = _read_manifest(report.outdir)
     every_event = source.event_ids()
-    chosen = [e for e in every_event if event_id is None or e == event_id]
+    chosen = [e for e in every_event if (event_id is None or e == event_id) and _in_scope(scope, boards.get(e, 0))]
     source.plan([eid for eid in chosen if not _unchanged(report, source.stamps(eid), manifest.get(event_dir(eid), {}),
                                                          eid, manifest, store, shown)])
     written: dict[str, dict[str, Any]] = {}
@@ -119,27 +134,18 @@ def _build(store: EventStore, outdir: str | Path, event_id: str | None, edition:
     saved = False
     for eid in sorted(chosen, key=lambda e: (boards.get(e, 0), chosen.index(e))):
         if boards.get(eid, 0) > CHECKPOINT_BOARDS and not saved and event_id is None:
-            _checkpoint(report, manifest, [row for e in chosen for row in [written.get(e) or _kept_row(manifest, e)]
-                                           if row is not None])
+            _checkpoint(report, manifest, _Part(chosen, ranking=False, whole=scope == "all"), written)
             saved = True
         row = write_event(report, store, source, eid, manifest, release, solve_limit=solve_limit, shown=shown)
         if row is not None:
             written[eid] = row
-    rows = {eid: written[eid] for eid in chosen if eid in written}
     release()  # the ranking's pages are rendered holding no connection either
-    if event_id is not None and not rows:
+    if event_id is not None and not written:
         raise ValueError(f"there is no scored event {event_id!r} in the log")
-    if event_id is not None:  # the index also lists the events the folder already has pages for
-        for folder, entry in sorted(manifest.items()):
-            kept = entry.get("row")
-            if isinstance(kept, dict) and kept.get("event_id") not in rows \
-                    and (report.outdir / folder / "index.html").is_file():
-                rows[str(kept["event_id"])] = kept
-    language = _language(list(rows.values()))
-    ranked = write_ranking(report, store, editions, language, manifest)
-    _write(report, {MANIFEST: orjson.dumps(manifest, option=orjson.OPT_SORT_KEYS | orjson.OPT_INDENT_2)})
-    ranking_href = f"{RANKING_DIR}/index.html" if ranked else ""
-    _write(report, {"index.html": index_page(list(rows.values()), language, ranking_href), STYLESHEET: stylesheet()})
+    part = _Part(chosen, ranking=scope != "big", whole=scope == "all" and event_id is None)
+    ranked = write_ranking(report, store, editions, _language(_front_rows(report, manifest, part, written)),
+                           manifest) if part.ranking else None
+    _save(report, manifest, part, written, ranked)
     log.info("site: %d file(s) written, %d unchanged, %d session(s), %d rendered", len(report.written),
              report.unchanged, report.sessions, report.rendered)
     return report
@@ -151,22 +157,90 @@ def _language(rows: list[dict[str, Any]]) -> str:
     return languages.pop() if len(languages) == 1 else "en"
 
 
+def _in_scope(scope: Scope, boards: int) -> bool:
+    return scope == "all" or (scope == "big") == (boards > BIG_EVENT_BOARDS)
+
+
+@dataclass(frozen=True)
+class _Part:
+    """What of the folder's manifest a build owns: its events' folders, and the ranking's when it
+    writes the ranking pages. `whole`: the build shows every event there is (the front page lists
+    only the events it wrote, not those the folder kept from an earlier build)."""
+
+    events: list[str]
+    ranking: bool
+    whole: bool
+
+    def owns(self, key: str) -> bool:
+        """Whether the manifest's entry `key` (a folder) is this build's to write."""
+        if self.ranking and key == RANKING_DIR:
+            return True
+        folders = {event_dir(e) for e in self.events}
+        return key in folders or key.split("/", 1)[0] in folders
+
+
+@contextmanager
+def _locked(outdir: Path) -> Iterator[None]:
+    """Hold the site folder's lock: the manifest and the front page are read and written by one build
+    at a time (a small events' build and a big one's may run at once). The folder itself is locked,
+    so that no lock file lands among the published pages."""
+    outdir.mkdir(parents=True, exist_ok=True)
+    handle = os.open(outdir, os.O_RDONLY)
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(handle)  # closing lets go of the lock
+
+
+def _front_rows(report: SiteReport, manifest: Mapping[str, Mapping[str, object]], part: _Part,
+                written: Mapping[str, dict[str, Any]]) -> list[dict[str, Any]]:
+    """The front page's rows: every event this build wrote, and (unless the build shows every event)
+    every other event whose pages the folder holds, as `manifest` keeps its row."""
+    rows = [written[e] for e in part.events if e in written]
+    if not part.whole:
+        ours = {event_dir(e) for e in part.events}
+        rows += [kept for folder, entry in sorted(manifest.items()) if folder not in ours
+                 for kept in [entry.get("row")]
+                 if isinstance(kept, dict) and (report.outdir / folder / "index.html").is_file()]
+    return rows
+
+
+def _save(report: SiteReport, manifest: dict[str, dict[str, object]], part: _Part,
+          written: Mapping[str, dict[str, Any]], ranked: bool | None = None) -> None:
+    """Save this build's part of the manifest into the folder's (re-read under the lock: another
+    build's part is kept as it saved it), then write the front page (`_front_rows`) from the merged
+    manifest. `ranked`: whether the front page links to the ranking (None: when the folder has its
+    pages, as the manifest says)."""
+    with _locked(report.outdir):
+        merged = {k: v for k, v in _read_manifest(report.outdir).items() if not part.owns(k)}
+        merged.update({k: v for k, v in manifest.items() if part.owns(k)})
+        rows = _front_rows(report, merged, part, written)
+        if ranked is None:
+            ranked = isinstance(merged.get(RANKING_DIR, {}).get("files"), list) \
+                and (report.outdir / RANKING_DIR / "index.html").is_file()
+        _write(report, {MANIFEST: orjson.dumps(merged, option=orjson.OPT_SORT_KEYS | orjson.OPT_INDENT_2)})
+        _write(report, {"index.html": index_page(rows, _language(rows), f"{RANKING_DIR}/index.html" if ranked else ""),
+                        STYLESHEET: stylesheet()})
+
+
+def _checkpoint(report: SiteReport, manifest: dict[str, dict[str, object]], part: _Part,
+                written: Mapping[str, dict[str, Any]]) -> None:
+    """Save the manifest and the front page as they stand, before an event of many boards is
+    rendered: the front page shows the smaller events' new state meanwhile, and a build stopped
+    during the long render (a task's timeout, a kill) keeps their work for the next one. The end of
+    the build saves both again; the ranking's part stays as the folder has it until then."""
+    done = [e for e in part.events if e in written]
+    kept = [e for e in part.events if e not in written and _kept_row(manifest, e) is not None]
+    rows = {**{e: _kept_row(manifest, e) or {} for e in kept}, **written}
+    _save(report, manifest, _Part(done + kept, ranking=False, whole=part.whole), rows)
+    log.info("site: manifest and front page saved before the events of over %d boards", CHECKPOINT_BOARDS)
+
+
 def _kept_row(manifest: Mapping[str, Mapping[str, object]], event_id: str) -> dict[str, Any] | None:
     """An event's index row as the folder's last build wrote it (None: none yet)."""
     kept = manifest.get(event_dir(event_id), {}).get("row")
     return kept if isinstance(kept, dict) else None
-
-
-def _checkpoint(report: SiteReport, manifest: dict[str, dict[str, object]], rows: list[dict[str, Any]]) -> None:
-    """Save the manifest and the front page as they stand, before an event of many boards is
-    rendered: the front page shows the smaller events' new state meanwhile, and a build stopped
-    during the long render (a task's timeout, a kill) keeps their work for the next one. The end of
-    the build writes both again; the ranking's link stays as the folder has it until then."""
-    ranked = (report.outdir / RANKING_DIR / "index.html").is_file()
-    _write(report, {MANIFEST: orjson.dumps(manifest, option=orjson.OPT_SORT_KEYS | orjson.OPT_INDENT_2)})
-    _write(report, {"index.html": index_page(rows, _language(rows), f"{RANKING_DIR}/index.html" if ranked else ""),
-                    STYLESHEET: stylesheet()})
-    log.info("site: manifest and front page saved before the events of over %d boards", CHECKPOINT_BOARDS)
 
 
 def _board_counts(store: EventStore) -> dict[str, int]:

@@ -74,6 +74,8 @@ def airflow_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
                    env=env, check=True, capture_output=True, timeout=120)
     subprocess.run([str(airflow), "pools", "set", "bridgeledger_site", "1", "one site build at a time"],
                    env=env, check=True, capture_output=True, timeout=120)
+    subprocess.run([str(airflow), "pools", "set", "bridgeledger_site_big", "1", "one big events' site build"],
+                   env=env, check=True, capture_output=True, timeout=120)
     return home
 
 
@@ -119,12 +121,17 @@ def test_dagbag_has_no_import_errors_and_every_dag_is_operable(airflow_home: Pat
     assert {tasks[(d, "site")][0] for d in ("score_and_publish", "close_correction_periods", "analyse_deals",
                                             "publish_ranking", "score_session")} == {"bridgeledger_site"}
     assert tasks[("score_and_publish", "site")] == ("bridgeledger_site", "7200")
+    # ...and the big events' pages are written in a pool of their own, beside the small ones'.
+    assert {tasks[(d, "site_big")] for d in ("score_and_publish", "close_correction_periods", "analyse_deals",
+                                             "publish_ranking", "score_session")} \
+        == {("bridgeledger_site_big", "7200")}
     # The site pool's slot goes to the task showing closed periods first, then to the publication's.
     weights = {(t[1], t[2]): (int(t[5]), t[6]) for t in (line.split() for line in result.stdout.splitlines())
                if t[0] == "TASK"}
     assert weights[("close_correction_periods", "site")] == (10, "absolute")
     assert weights[("score_and_publish", "site")] == (5, "absolute")
     assert weights[("analyse_deals", "site")][0] == 1
+    assert weights[("close_correction_periods", "site_big")] == (10, "absolute")
 
 
 def test_a_dropped_file_is_ingested_moved_and_announced(airflow_home: Path, tmp_path: Path) -> None:

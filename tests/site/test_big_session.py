@@ -126,3 +126,55 @@ def test_the_smaller_events_are_saved_before_a_big_one_is_rendered(marathon: Eve
     build.build_site(marathon, site, solve_limit=0)
     assert seen == {"manifest": [f"e-{EVENT}", SESSION_DIR], "index": True}
     assert "e-marathon-2026/index.html" in (site / "index.html").read_text()
+
+
+def _site_files(site: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(site)): p.read_bytes() for p in sorted(site.rglob("*")) if p.is_file()}
+
+
+def test_a_small_and_a_big_build_at_once_leave_the_folder_a_full_build_writes(
+        marathon: EventStore, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The DAGs' two site tasks (issue #36 item 1): the small events' build saves while the big
+    event's is rendering; neither's part of the manifest or the front page is lost."""
+    for name in ("club_championship_handrecord.pbn", "club_championship_traveller.csv"):
+        ingest_file(marathon, SAMPLE_DATA / name, recorded_at=RECORDED, options=IngestOptions(occurred_at=PLAYED))
+    monkeypatch.setattr(build, "BIG_EVENT_BOARDS", BOARDS - 1)
+    site = tmp_path / "site"
+    small_during_big: list[build.SiteReport] = []
+    write_event = build.write_event
+
+    def with_a_small_build_meanwhile(report: build.SiteReport, store: EventStore, source: object, event_id: str,
+                                     *args: object, **kwargs: object) -> object:
+        if event_id == "marathon-2026" and not small_during_big:
+            small_during_big.append(build.build_site(marathon, site, solve_limit=0, scope="small"))
+        return write_event(report, store, source, event_id, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(build, "write_event", with_a_small_build_meanwhile)
+    big = build.build_site(marathon, site, solve_limit=0, scope="big")
+    monkeypatch.setattr(build, "write_event", write_event)
+    small = small_during_big[0]
+    assert any(n.startswith(f"e-{EVENT}/") for n in small.written)
+    assert not any(n.startswith("e-marathon-2026") for n in small.written)
+    assert any(n.startswith("e-marathon-2026/") for n in big.written)
+    assert not any(n.startswith(f"e-{EVENT}") for n in big.written)
+    manifest = json.loads((site / build.MANIFEST).read_text())
+    assert {f"e-{EVENT}", SESSION_DIR, "e-marathon-2026", "e-marathon-2026/s-1"} <= manifest.keys()
+    full = build.build_site(marathon, tmp_path / "full", solve_limit=0)
+    assert _site_files(site) == _site_files(tmp_path / "full")
+    # Built again, neither renders anything: each found its pages as the other left the manifest.
+    assert build.build_site(marathon, site, solve_limit=0, scope="small").rendered == 0
+    assert build.build_site(marathon, site, solve_limit=0, scope="big").rendered == 0
+    assert full.rendered == 2
+
+
+def test_a_small_build_alone_lists_only_what_the_folder_holds(marathon: EventStore, tmp_path: Path,
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """Before the big event's first render, the front page does not link to pages that are not there."""
+    for name in ("club_championship_handrecord.pbn", "club_championship_traveller.csv"):
+        ingest_file(marathon, SAMPLE_DATA / name, recorded_at=RECORDED, options=IngestOptions(occurred_at=PLAYED))
+    monkeypatch.setattr(build, "BIG_EVENT_BOARDS", BOARDS - 1)
+    site = tmp_path / "site"
+    build.build_site(marathon, site, solve_limit=0, scope="small")
+    index = (site / "index.html").read_text()
+    assert f"e-{EVENT}/index.html" in index and "e-marathon-2026" not in index
+    assert not (site / "e-marathon-2026").exists()
