@@ -11,7 +11,7 @@ declaration applies both ways a payload is read:
 
 When a step is needed (models/events.py): an optional field added with a default is *not* a new
 version: a payload without it reads as the default (pydantic fills it, and replay fills it in
-`pipelines.payload_frames`). Renaming, removing, retyping a field, or adding a required one, is a
+`pipelines.log.payload_frames`). Renaming, removing, retyping a field, or adding a required one, is a
 new `schema_version`, and its upcaster is registered beside the event's model in
 `models.events` (`UPCASTERS.add(Upcaster("Type", from_version, (...)))`), with a frozen old payload
 in the tests.

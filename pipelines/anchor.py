@@ -26,6 +26,7 @@ import duckdb
 import polars as pl
 
 from pipelines.log.fields import PayloadField, payload_fields
+from pipelines.log.reads import hashes_at
 
 log = logging.getLogger(__name__)
 
@@ -93,8 +94,7 @@ def missing_heads(con: duckdb.DuckDBPyConnection, anchor: Head | None) -> list[t
     seen = ([(anchor, "the anchor file")] if anchor is not None else []) + published_heads(con)
     if not seen:
         return []
-    held = dict(con.execute("SELECT position, hash FROM events WHERE position IN (SELECT unnest(?))",
-                            [[head.position for head, _ in seen]]).fetchall())
+    held = hashes_at(con, [head.position for head, _ in seen])
     return unheld_heads(seen, held)
 
 

@@ -17,9 +17,9 @@ import polars as pl
 from jinja2 import Environment, select_autoescape
 
 from pipelines.audit_before import before_key
+from pipelines.log.reads import recorded_times_of_types
 from pipelines.neutralise import safe_file_name, spreadsheet_safe
 from pipelines.projections import ScoredEdition, score_results
-from pipelines.query_frames import frame_of
 from pipelines.store import EventStore
 
 _TABLE = ["event_id", "session_id", "section", "board", "table_id"]
@@ -82,11 +82,7 @@ def recorded_times(store: EventStore) -> pl.DataFrame:
     if not store.exists():
         return pl.DataFrame(schema=_RECORDED_SCHEMA)
     with store.reader() as con:
-        frame: pl.DataFrame = frame_of(con.sql(
-            "SELECT position, epoch_us(recorded_at) AS recorded_us FROM events WHERE type IN"
-            " ('ScoreCorrectionRequested', 'ArtificialScoreAwarded', 'WeightedScoreAwarded', 'BoardFouled',"
-            " 'PenaltyAwarded')"))
-    return frame.cast(_RECORDED_SCHEMA)  # type: ignore[arg-type]
+        return recorded_times_of_types(con, _RECORDED_TYPES)
 
 
 Remember = Callable[[str, Callable[[], pl.DataFrame]], pl.DataFrame]
@@ -138,6 +134,9 @@ def audit_rows(edition: ScoredEdition, event_id: str, session_id: str,
 
 
 _RECORDED_SCHEMA = {"position": pl.Int64, "recorded_us": pl.Int64}
+_RECORDED_TYPES = ("ScoreCorrectionRequested", "ArtificialScoreAwarded", "WeightedScoreAwarded", "BoardFouled",
+                   "PenaltyAwarded")
+"""The facts the audit shows with the time the log received them."""
 
 
 def _with_recorded(rows: pl.DataFrame, recorded: pl.DataFrame | None) -> pl.DataFrame:

@@ -36,6 +36,7 @@ from models.events import (
     event_payload,
     session_stream,
 )
+from pipelines.log.reads import event_at
 from pipelines.replay import recorded_results, replay
 from pipelines.store import ConcurrencyError, EventStore, NewEvent, to_epoch_us
 
@@ -225,16 +226,15 @@ def find_fact(store: EventStore, position: int) -> FactRef:
     """The adjusted or weighted score, fouled board or penalty at log `position`; refused for
     another event, or none."""
     with store.reader() as con:
-        rows = con.execute("SELECT type, stream_id, stream_version FROM events WHERE position = ?",
-                           [position]).fetchall()
-    if not rows:
+        found = event_at(con, position)
+    if found is None:
         raise DirectorError(f"there is no event at log position {position}")
-    kind, stream, version = rows[0]
+    kind, stream, version = found
     if kind not in LATE_FACT_TYPES:
         raise DirectorError(f"position {position} is a {kind}, not an adjusted or weighted score, fouled board or "
                             "penalty (a correction request is acknowledged by its --id)")
     [event] = [e for e in store.read(types=[kind], stream_id=stream) if e.position == position]
-    return FactRef(position, kind, event.payload["event_id"], event.payload["session_id"], int(version))
+    return FactRef(position, kind, event.payload["event_id"], event.payload["session_id"], version)
 
 
 def fact_decision(store: EventStore, position: int, *, now: datetime) -> dict[str, Any]:

@@ -9,6 +9,7 @@ from datetime import datetime
 import polars as pl
 
 from models.events import check_moment, session_stream
+from pipelines.log.reads import events_between
 from pipelines.projections import ScoredEdition, score_store
 from pipelines.replay import SessionKey
 from pipelines.store import EventStore, from_epoch_us, to_epoch_us
@@ -110,14 +111,8 @@ def _events_between(store: EventStore, before: ScoredEdition, after: ScoredEditi
     """Events in the later edition but not the earlier (of `streams` only, when given); the log
     filters them, so a diff of two editions a few events apart reads a few events."""
     low, high = sorted([before, after], key=lambda e: (e.position, e.as_of_us))
-    where = "position <= ? AND epoch_us(occurred_at) <= ? AND (position > ? OR epoch_us(occurred_at) > ?)"
-    params: list[object] = [high.position, high.as_of_us, low.position, low.as_of_us]
-    if streams is not None:
-        where += " AND stream_id IN (SELECT unnest(?))"
-        params.append(streams)
     with store.reader() as con:
-        rows = con.execute(f"SELECT position, type, stream_id, epoch_us(occurred_at) FROM events WHERE {where}"
-                           " ORDER BY position", params).fetchall()
+        rows = events_between(con, (low.position, low.as_of_us), (high.position, high.as_of_us), streams)
     return pl.DataFrame([(p, t, s, from_epoch_us(o).isoformat()) for p, t, s, o in rows], orient="row",
                         schema={"position": pl.Int64, "type": pl.String, "stream_id": pl.String,
                                 "occurred_at": pl.String})

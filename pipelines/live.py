@@ -34,7 +34,8 @@ import duckdb
 import polars as pl
 
 from models.events import session_stream
-from pipelines.log.fields import first_events
+from pipelines.log.reads import head_position, latest_occurred_us_after
+from pipelines.log.streams import session_and_tournament_streams, session_streams
 from pipelines.neutralise import spreadsheet_safe
 from pipelines.projections import (
     VIEWS_SQL,
@@ -104,7 +105,7 @@ def refresh(store: EventStore, *, up_to: int | None = None, full: bool = False,
     """
     with store.session(), store.writer() as con:
         ensure_tables(con)
-        position = _head(con) if up_to is None else up_to
+        position = head_position(con) if up_to is None else up_to
         state = _state(con)
         clock = _clock_at(con, position, state)
         if full or state is None or not _live(con, state) or not _tables_current(con):
@@ -164,44 +165,10 @@ def session_catalog(con: duckdb.DuckDBPyConnection, position: int,
     number of its events, sorted. A session is known by its stream; its first event names it."""
     if events is not None and not events:
         return pl.DataFrame(schema={"event_id": pl.String, "session_id": pl.String, "events": pl.Int64})
-    params: list[object] = []
-    if events is None or len(events) > _PREFIX_QUERIES:
-        where = "starts_with(stream_id, 'session:')"
-    else:  # a key range per tournament: DuckDB reads those streams, not the log's (see `stream_ranges`)
-        where, params = stream_ranges(events, kinds=("session:",))
-    firsts = (f"SELECT stream_id, min(position) AS first, count(*) AS events FROM events"
-              f" WHERE position <= ? AND ({where}) GROUP BY stream_id")
-    counts = frame_of(con.sql(firsts, params=[position, *params])).cast({"stream_id": pl.String, "events": pl.Int64})
-    frame = first_events(con, firsts, [position, *params]).join(counts, on="stream_id").select(
-        "event_id", "session_id", "events")
+    frame = session_streams(con, position, events)
     if events is not None:  # a stream id can hold another event's id ("a/b" under "a"): its payload decides
         frame = frame.filter(pl.col("event_id").is_in(list(events)))
     return frame.sort("event_id", "session_id")
-
-
-_PREFIX_QUERIES = 64
-"""Up to this many tournaments, the catalog reads each one's streams; beyond, it reads them all."""
-
-
-def stream_ranges(events: Sequence[str], *,
-                  kinds: Sequence[str] = ("session:", "tournament:", "players:")) -> tuple[str, list[object]]:
-    """An SQL condition (with its parameters) true for the streams of `events`: their sessions'
-    (`session:<event>/...`, a key range) and their own (`tournament:<event>`, `players:<event>`).
-
-    Every row group holds many streams, so a prefix test reads the whole `stream_id` column; a key
-    range or an equality on `stream_id` is answered from the (stream_id, stream_version) index.
-    """
-    terms: list[str] = []
-    params: list[object] = []
-    for event_id in events:
-        for kind in kinds:
-            if kind == "session:":  # every id starting 'session:<event>/' and nothing else ('0' follows '/')
-                terms.append("(stream_id >= ? AND stream_id < ?)")
-                params += [f"session:{event_id}/", f"session:{event_id}0"]
-            else:
-                terms.append("stream_id = ?")
-                params.append(f"{kind}{event_id}")
-    return " OR ".join(terms) or "false", params
 
 
 # -- what changed --------------------------------------------------------------------------------
@@ -224,10 +191,7 @@ class _Touched:
 
 def _touched(con: duckdb.DuckDBPyConnection, since: int, position: int) -> _Touched:
     """The tournaments and session streams with an event in (since, position]."""
-    named = first_events(con, "SELECT stream_id, min(position) AS first FROM events"
-                         " WHERE position > ? AND position <= ?"
-                         " AND (starts_with(stream_id, 'session:') OR starts_with(stream_id, 'tournament:'))"
-                         " GROUP BY stream_id", [since, position]).select("stream_id", "event_id").rows()
+    named = session_and_tournament_streams(con, since, position).select("stream_id", "event_id").rows()
     return _Touched(events=sorted({event_id for _, event_id in named if event_id is not None}),
                     registered=frozenset(event_id for stream, event_id in named
                                          if event_id is not None and stream.startswith("tournament:")),
@@ -442,18 +406,13 @@ def _clock_at(con: duckdb.DuckDBPyConnection, position: int, state: _State | Non
     whole log's times took tens of milliseconds to scan at ten million events)."""
     if state is None or state.log_clock_us is None or position < state.position:
         return log_clock(con, position)
-    later = con.execute("SELECT max(epoch_us(occurred_at)) FROM events WHERE position > ? AND position <= ?",
-                        [state.position, position]).fetchall()[0][0]
-    return state.log_clock_us if later is None else max(state.log_clock_us, int(later))
+    later = latest_occurred_us_after(con, state.position, position)
+    return state.log_clock_us if later is None else max(state.log_clock_us, later)
 
 
 def _write_state(con: duckdb.DuckDBPyConnection, position: int, clock: int, log_clock_us: int) -> None:
     con.execute("CREATE OR REPLACE TABLE projection_state AS SELECT ?::BIGINT AS position, ?::BIGINT AS clock_us,"
                 " ?::BIGINT AS log_clock_us", [position, clock, log_clock_us])
-
-
-def _head(con: duckdb.DuckDBPyConnection) -> int:
-    return int(con.execute("SELECT coalesce(max(position), 0) FROM events").fetchall()[0][0])
 
 
 @contextmanager

@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING, Any
 import polars as pl
 
 from pipelines.log.fields import PayloadField, payload_fields
-from pipelines.query_frames import frame_of
+from pipelines.log.reads import last_positions_by_stream
 from pipelines.ranking.rules import RULES_ENV, configured_rules
 from pipelines.store import EventStore, StoreMissing
 
@@ -298,11 +298,10 @@ def sessions_awaiting_scores(store: EventStore) -> list[str]:
         state = projection_state(con)
         scored = state[0] if state is not None else 0
         named = payload_fields(con, ["SessionScheduled", "ScoresPublished"], _SESSION_FIELDS)
-        last = frame_of(con.sql("SELECT stream_id, max(position) AS last FROM events"
-                                " WHERE type IN ('ResultRecorded', 'ArtificialScoreAwarded') GROUP BY stream_id"))
+        last = last_positions_by_stream(con, ["ResultRecorded", "ArtificialScoreAwarded"])
     sessions = named.filter(pl.col("type") == "SessionScheduled").select("stream_id", "event_id", "session_id")
     published = named.filter(pl.col("type") == "ScoresPublished").select("event_id", "session_id").unique()
-    with_results = sessions.join(last.cast({"stream_id": pl.String, "last": pl.Int64}), on="stream_id")
+    with_results = sessions.join(last, on="stream_id")
     rescored = with_results.filter(pl.col("last") > scored).select("event_id", "session_id")
     unpublished = with_results.select("event_id", "session_id").join(published, on=["event_id", "session_id"],
                                                                      how="anti")

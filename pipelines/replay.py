@@ -1,7 +1,7 @@
 """Replay: the events up to a position become the frames that scoring reads.
 
 The hot path is columnar: DuckDB extracts the payload fields the event models name straight into
-Arrow/polars (`pipelines.payload_frames`). Rows written under an older schema version are upcast
+Arrow/polars (`pipelines.log.payload_frames`). Rows written under an older schema version are upcast
 there as one batch and appended to the same frame, so replay sees one schema whatever the log holds.
 Nothing here reads the wall clock: the output is a pure function of (events up to P).
 """
@@ -30,8 +30,9 @@ from pipelines.corrections import (
     session_windows,
 )
 from pipelines.keyed import keep_last_per_key, matching_rows
-from pipelines.payload_frames import PayloadReader, Scope
-from pipelines.query_frames import frame_of, one_chunk
+from pipelines.log.payload_frames import PayloadReader, Scope
+from pipelines.log.reads import head_position, latest_occurred_us, recorded_times_at
+from pipelines.query_frames import one_chunk
 from pipelines.scoring.frames import (
     PENALTIES_SCHEMA,
     RESULTS_SCHEMA,
@@ -153,8 +154,7 @@ def recorded_results(store: EventStore, sessions: Collection[SessionKey], *, up_
     """The sessions' table results as recorded (no correction or ruling), scored by Law 77:
     `Projection.original_results` of a replay of those sessions, reading only results and boards."""
     with store.reader() as con:
-        position = up_to if up_to is not None else int(
-            con.execute("SELECT coalesce(max(position), 0) FROM events").fetchall()[0][0])
+        position = up_to if up_to is not None else head_position(con)
         clock = log_clock(con, position)
     return _original_results(store, position, clock, upcasters, Scope.of(sessions))
 
@@ -254,12 +254,8 @@ def with_recorded_times(con: duckdb.DuckDBPyConnection, requests: pl.DataFrame, 
     if positions.is_empty():
         return requests.with_columns(pl.lit(None, dtype).alias(name) for name, dtype in wanted.items()
                                      if name != "position")
-    times = frame_of(con.sql(
-        f"SELECT position, epoch_us(recorded_at) AS recorded_us{', stream_version' if versions else ''} FROM events"
-        " WHERE position BETWEEN ? AND ? AND list_contains(?, position)",
-        params=[positions.min(), positions.max(), positions.to_list()]))
-    return requests.join(times.cast(wanted), on="position", how="left",  # type: ignore[arg-type]
-                         maintain_order="left")
+    times = recorded_times_at(con, positions.to_list(), with_versions=versions)
+    return requests.join(times, on="position", how="left", maintain_order="left")
 
 
 def _director_rulings(con: duckdb.DuckDBPyConnection, rulings: pl.DataFrame) -> pl.DataFrame:
@@ -350,9 +346,7 @@ def _reader(con: duckdb.DuckDBPyConnection, position: int, upcasters: Upcasters,
 
 def log_clock(con: duckdb.DuckDBPyConnection, position: int) -> int:
     """The log's own clock at `position`: the latest `occurred_at` of the events up to it (0 if none)."""
-    rows = con.execute("SELECT coalesce(max(epoch_us(occurred_at)), 0) FROM events WHERE position <= ?",
-                       [position]).fetchall()
-    return int(rows[0][0])
+    return latest_occurred_us(con, position)
 
 
 def _periods(conditions: Mapping[str, Mapping[str, Any]]) -> dict[str, tuple[float, float]]:

@@ -56,6 +56,7 @@ from pipelines.log.chain import (
     with_hashes,
 )
 from pipelines.log.errors import ConcurrencyError, MirrorMismatch, StoreBusy, StoreError, StoreMissing
+from pipelines.log.reads import hashes_at
 from pipelines.log.records import (
     AppendResult,
     NewEvent,
@@ -590,7 +591,7 @@ class EventStore:
             if not chain_report.ok:
                 return chain_report
             missing = missing_heads(con, anchor)
-            held = _held_hashes(con, [head.position for head, _ in missing])
+            held = hashes_at(con, [head.position for head, _ in missing])
             published = published_heads(con)
         return _with_notes(_with_missing_heads(chain_report, missing, held), anchor, self.path, published)
 
@@ -709,14 +710,6 @@ def _with_notes(report: VerifyReport, anchor: Head | None, store_path: Path,
         return report
     latest = max((head for head, _ in published), key=lambda head: head.position, default=None)
     return replace(report, notes=(*report.notes, missing_anchor_note(str(anchor_path(store_path)), latest)))
-
-
-def _held_hashes(con: duckdb.DuckDBPyConnection, positions: Sequence[int]) -> dict[int, str]:
-    if not positions:
-        return {}
-    rows = con.execute("SELECT position, hash FROM events WHERE position IN (SELECT unnest(?))",
-                       [list(positions)]).fetchall()
-    return {int(position): str(hash_) for position, hash_ in rows}
 
 
 def _command(con: duckdb.DuckDBPyConnection, key: str) -> AppendResult | None:

@@ -1,6 +1,6 @@
 """A few payload fields of many events, read in SQL, every row at its event's current schema version.
 
-Replay reads whole event models through `pipelines.payload_frames`; some readers want two or three
+Replay reads whole event models through `pipelines.log.payload_frames`; some readers want two or three
 fields of millions of rows (a result's table, what a file published with it, the tournament a
 stream belongs to) and read them with DuckDB's JSON operators. Read straight from the stored JSON,
 a row written under an older `schema_version` would give its old field (or none, for a renamed

@@ -17,7 +17,7 @@ import polars as pl
 
 from pipelines.audit import iso
 from pipelines.log.fields import PayloadField, payload_fields
-from pipelines.query_frames import frame_of
+from pipelines.log.reads import claimed_and_recorded_times
 from pipelines.ranking.edition import RankingEdition
 from pipelines.store import EventStore
 
@@ -77,9 +77,8 @@ def back_dated_corrections(store: EventStore, edition: RankingEdition) -> dict[s
     with store.reader() as con:
         requests = payload_fields(con, ["ScoreCorrectionRequested"],
                                   [PayloadField(name, name) for name in ("correction_id", "event_id", "session_id")])
-        times = frame_of(con.sql("SELECT position, epoch_us(occurred_at) AS claimed_us, epoch_us(recorded_at) AS "
-                                 "recorded_us FROM events WHERE type = 'ScoreCorrectionRequested'"))
-    received = requests.join(times.cast({"position": pl.Int64}), on="position")
+        times = claimed_and_recorded_times(con, ["ScoreCorrectionRequested"])
+    received = requests.join(times, on="position")
     late = (received.filter(pl.col("correction_id").is_in(ids))
             .join(edition.deadlines, on=["event_id", "session_id"])
             .filter((pl.col("claimed_us") < pl.col("deadline_us")) & (pl.col("recorded_us") >= pl.col("deadline_us"))))

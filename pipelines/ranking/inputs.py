@@ -1,10 +1,10 @@
 """What the ranking reads from the log besides standings: members, links, merges, tournaments,
 sessions and contestants, as of a log position and a time.
 
-Payload fields are extracted in bulk (DuckDB -> JSON text -> polars `json_decode`), one query per
-event type; nothing is validated row by row. These event types have one schema version so far, and
-rows are read whatever their `schema_version`; when one of them gets a second version, read it
-through `pipelines.payload_frames.PayloadReader`, which upcasts older rows in bulk.
+Payload fields are extracted in bulk by the log's owner (`pipelines.log.payload_frames.payload_frame`),
+one query per event type; nothing is validated row by row. These event types have one schema
+version so far, and rows are read whatever their `schema_version`; when one of them gets a second
+version, read it through `pipelines.log.payload_frames.PayloadReader`, which upcasts older rows in bulk.
 """
 
 from __future__ import annotations
@@ -13,7 +13,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import duckdb
-import orjson
 import polars as pl
 
 from models.events import (
@@ -26,9 +25,8 @@ from models.events import (
     TournamentRegistered,
 )
 from models.shape import polars_columns
-from pipelines.live import stream_ranges
-from pipelines.query_frames import frame_of
-from pipelines.store import EventStore, table_columns
+from pipelines.log.payload_frames import TournamentScope, payload_frame, tournament_scope
+from pipelines.store import EventStore
 
 # Names are chosen here; their types are the event models' (`models.shape`).
 MEMBER_FIELDS: dict[str, pl.DataType] = polars_columns(
@@ -67,38 +65,6 @@ class RankingInputs:
     contestants: pl.DataFrame
     lineups: pl.DataFrame = field(default_factory=_no_lineups)
     """Who sat for a team on which boards (`LineupRecorded`): `LINEUP_FIELDS`."""
-
-
-@dataclass(frozen=True)
-class TournamentScope:
-    """Some tournaments' events: those on their streams (`session:<event>/...`, `tournament:<event>`,
-    `players:<event>`) at positions from `first` on, then only rows whose payload names one of them."""
-
-    events: tuple[str, ...]
-    first: int
-
-    def where(self) -> tuple[str, list[object]]:
-        """An SQL filter (with its parameters) that narrows a scan to the scope's streams: a position
-        bound skips the row groups before them, the streams' key ranges the rows in between."""
-        if len(self.events) > _SCOPE_STREAMS:
-            return " AND position >= ?", [self.first]
-        ranges, params = stream_ranges(self.events)
-        return f" AND position >= ? AND ({ranges})", [self.first, *params]
-
-
-_SCOPE_STREAMS = 64
-"""Up to this many tournaments a scoped read names their streams; beyond, it bounds positions only."""
-
-
-def tournament_scope(con: duckdb.DuckDBPyConnection, events: Sequence[str], up_to: int) -> TournamentScope:
-    """The scope of `events`: its first position is the first of their streams' events."""
-    scope = TournamentScope(tuple(sorted(set(events))), 0)
-    if not _has_events(con) or not scope.events or len(scope.events) > _SCOPE_STREAMS:
-        return scope
-    ranges, params = stream_ranges(scope.events)
-    rows = con.execute(f"SELECT coalesce(min(position), ?) FROM events WHERE position <= ? AND ({ranges})",
-                       [up_to + 1, up_to, *params]).fetchall()
-    return TournamentScope(scope.events, int(rows[0][0]))
 
 
 def read_inputs(store: EventStore, *, up_to: int, as_of_us: int, events: Sequence[str] | None = None,
@@ -143,56 +109,9 @@ def _read_all(con: duckdb.DuckDBPyConnection, up_to: int, as_of_us: int,
     )
 
 
-def payload_frame(con: duckdb.DuckDBPyConnection, event_type: str, fields: dict[str, pl.DataType], *,
-                  up_to: int, as_of_us: int, scope: TournamentScope | None = None) -> pl.DataFrame:
-    """`position`, `occurred_us` and the payload `fields` of every `event_type` event in range.
-
-    DuckDB parses each payload once (`json_transform` into a struct of the fields, as replay reads
-    its events) and hands polars typed columns: at a decade's scale (700,000 registrations with
-    their players) that is several times faster than one JSON path per field, and faster still
-    than handing JSON text to polars to decode. A value of another type reads as null, as a
-    `TRY_CAST` would.
-    """
-    schema = pl.Schema({"position": pl.Int64(), "occurred_us": pl.Int64(), **fields})
-    if not _has_events(con) or (scope is not None and not scope.events):
-        return pl.DataFrame(schema=schema)
-    narrow, narrowing = scope.where() if scope is not None else ("", [])
-    structure = orjson.dumps({name: _json_structure(dtype) for name, dtype in fields.items()}).decode()
-    columns = ", ".join(f"p.{name} AS {name}" for name in fields)  # names are ours, never user input
-    frame: pl.DataFrame = frame_of(con.sql(
-        f"SELECT position, occurred_us, {columns} FROM (SELECT position, epoch_us(occurred_at) AS occurred_us,"
-        f" json_transform(payload, '{structure}') AS p FROM events"
-        f" WHERE type = ? AND position <= ? AND epoch_us(occurred_at) <= ?{narrow})",
-        params=[event_type, up_to, as_of_us, *narrowing],
-    ))
-    if scope is not None and frame.height:  # a prefix may match another tournament ("a" under "ab")
-        frame = frame.filter(pl.col("event_id").is_in(list(scope.events)))
-    if not frame.height:
-        return pl.DataFrame(schema=schema)
-    # DuckDB scans in insertion order, which is log order; sorting in SQL would cost more than this check.
-    return (frame if frame["position"].is_sorted() else frame.sort("position")).cast(schema)
-
-
-def _json_structure(dtype: pl.DataType) -> object:
-    """DuckDB's `from_json` structure for a polars type."""
-    if isinstance(dtype, pl.Struct):
-        return {field.name: _json_structure(field.dtype) for field in dtype.fields}  # type: ignore[arg-type]
-    if isinstance(dtype, pl.List):
-        return [_json_structure(dtype.inner)]  # type: ignore[arg-type]
-    return _SQL_TYPES[type(dtype)]
-
-
-_SQL_TYPES: dict[type[pl.DataType], str] = {pl.String: "VARCHAR", pl.Int64: "BIGINT", pl.Float64: "DOUBLE",
-                                            pl.Boolean: "BOOLEAN"}
-
-
 def latest(frame: pl.DataFrame, keys: list[str]) -> pl.DataFrame:
     """The last event (in log order) for each key."""
     return frame.unique(keys, keep="last", maintain_order=True)
-
-
-def _has_events(con: duckdb.DuckDBPyConnection) -> bool:
-    return bool(table_columns(con, ["events"]))
 
 
 def log_head(store: EventStore) -> int:

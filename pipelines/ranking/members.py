@@ -31,7 +31,8 @@ import polars as pl
 from models.events import MemberRegistered, SourceFileIngested, SourceRef, event_payload
 from pipelines.ingest import sha256_of, source_stream
 from pipelines.log.fields import PayloadField, payload_fields
-from pipelines.ranking.inputs import MEMBER_FIELDS, latest, log_head, payload_frame
+from pipelines.log.payload_frames import payload_frame
+from pipelines.ranking.inputs import MEMBER_FIELDS, latest, log_head
 from pipelines.store import EventStore, NewEvent, to_epoch_us
 
 MEMBER_COLUMNS = ("federation_id", "name", "club", "gender", "birth_year", "region")

@@ -16,6 +16,7 @@ import polars as pl
 
 from models.events import RankingPublished, event_payload
 from models.ranking_rules import RuleSet
+from pipelines.log.views import RANKING_LOG_VIEWS_SQL
 from pipelines.ranking.edition import RankingEdition, compute_edition
 from pipelines.store import EventStore, NewEvent
 
@@ -124,36 +125,11 @@ CREATE TABLE IF NOT EXISTS projection_ranking_awards (
 ALTER TABLE projection_ranking_awards ADD COLUMN IF NOT EXISTS team_match VARCHAR;
 """
 
-VIEWS_SQL = """
-CREATE OR REPLACE VIEW members AS
-SELECT federation_id, name, club, gender, birth_year, region, federation, registered_at, position FROM (
-    SELECT payload->>'$.federation_id' AS federation_id, payload->>'$.name' AS name,
-           payload->>'$.club' AS club, payload->>'$.gender' AS gender,
-           TRY_CAST(payload->>'$.birth_year' AS INTEGER) AS birth_year, payload->>'$.region' AS region,
-           payload->>'$.federation' AS federation, occurred_at AS registered_at, position,
-           row_number() OVER (PARTITION BY payload->>'$.federation', payload->>'$.federation_id'
-                              ORDER BY position DESC) AS latest
-    FROM events WHERE type = 'MemberRegistered')
-WHERE latest = 1;
-CREATE OR REPLACE VIEW ranking_editions AS
-SELECT payload->>'$.edition' AS edition, payload->>'$.rule_set' AS rule_set,
-       payload->>'$.rule_version' AS rule_version, payload->>'$.rule_hash' AS rule_hash,
-       payload->>'$.as_of' AS as_of, CAST(payload->>'$.position' AS BIGINT) AS log_position,
-       payload->>'$.output_sha256' AS output_sha256, occurred_at AS published_at, position AS event_position
-FROM events WHERE type = 'RankingPublished';
+VIEWS_SQL = RANKING_LOG_VIEWS_SQL + """
 CREATE OR REPLACE VIEW ranking AS SELECT * FROM projection_ranking;
-CREATE OR REPLACE VIEW ranking_titles AS
-WITH titles AS (
-    SELECT edition, t.label AS title, t.min_points AS min_points FROM (
-        SELECT payload->>'$.edition' AS edition,
-               unnest(from_json(coalesce(payload->'$.rules.titles', '[]'),
-                                '[{"label": "VARCHAR", "min_points": "DOUBLE"}]')) AS t
-        FROM events WHERE type = 'RankingPublished'))
-SELECT r.edition, r.place, r.player_id, r.name, r.points, arg_max(t.title, t.min_points) AS title
-FROM projection_ranking r LEFT JOIN titles t ON t.edition = r.edition AND t.min_points <= r.points
-GROUP BY r.edition, r.place, r.player_id, r.name, r.points;
 CREATE OR REPLACE VIEW awards AS SELECT * FROM projection_ranking_awards;
 """
+"""The ranking's analyst views: those over the log (`pipelines.log.views`), then its own tables'."""
 
 
 def write_views(store: EventStore) -> None:

@@ -44,7 +44,7 @@ import duckdb
 import polars as pl
 
 from pipelines.live import projection_state, session_catalog
-from pipelines.log.fields import first_events
+from pipelines.log.streams import LogRange, streams_in_ranges
 from pipelines.projections import score_store
 from pipelines.query_frames import frame_of
 from pipelines.replay import SessionKey, correction_decisions
@@ -158,30 +158,16 @@ def differing_streams(con: duckdb.DuckDBPyConnection, state: tuple[int, int], *,
     stored_position, clock = state
     low = min(up_to, stored_position)
     ranges = [
-        (up_to, stored_position, None, clock),    # after P, by Ps: only the tables count it
-        (stored_position, up_to, None, as_of_us),  # after Ps, by P: only the edition counts it
-        (None, low, as_of_us, clock),              # happened after T, by Cs: only the tables
-        (None, low, clock, as_of_us),              # happened after Cs, by T: only the edition
+        LogRange(until=stored_position, by=clock, after=up_to),     # after P, by Ps: only the tables count it
+        LogRange(until=up_to, by=as_of_us, after=stored_position),  # after Ps, by P: only the edition counts it
+        LogRange(until=low, by=clock, since=as_of_us),              # happened after T, by Cs: only the tables
+        LogRange(until=low, by=as_of_us, since=clock),              # happened after Cs, by T: only the edition
     ]
-    selects, params = [], []
-    for after, until, since, by in ranges:
-        if (after is not None and after >= until) or (since is not None and since >= by):
-            continue  # an empty range
-        where = ["position <= ?", "epoch_us(occurred_at) <= ?"]
-        params += [until, by]
-        if after is not None:
-            where.append("position > ?")
-            params.append(after)
-        if since is not None:
-            where.append("epoch_us(occurred_at) > ?")
-            params.append(since)
-        selects.append(f"SELECT stream_id, position FROM events WHERE {' AND '.join(where)}")
-    if not selects:
+    counted = [log_range for log_range in ranges if not log_range.empty]
+    if not counted:
         return []
     # A stream names its tournament in its events' payloads (as `live.refresh` finds it).
-    wanted = " OR ".join("starts_with(stream_id, ?)" for _ in prefixes)
-    named = first_events(con, f"SELECT stream_id, min(position) AS first FROM ({' UNION ALL '.join(selects)})"
-                              f" WHERE {wanted} GROUP BY stream_id", [*params, *prefixes])
+    named = streams_in_ranges(con, counted, prefixes)
     return named.select("stream_id", "event_id").unique(maintain_order=True).rows()
 
 

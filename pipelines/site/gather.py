@@ -20,6 +20,7 @@ from models.conditions import ConditionsOfContest, UnsupportedScoringError, cond
 from models.events import session_stream
 from parsers.records import ParsedFile
 from pipelines.exports import session_records
+from pipelines.log.reads import last_stream_position
 from pipelines.projections import ScoredEdition
 from pipelines.site.ranked import no_rows, session_rows
 from pipelines.store import EventStore, StoredEvent
@@ -251,9 +252,7 @@ def fouled_deals(store: EventStore, event_id: str, session_id: str,
 def last_position(store: EventStore, event_id: str, session_id: str, up_to: int) -> int:
     """The position of the session's latest event up to `up_to` (0: none)."""
     with store.reader() as con:
-        found = con.execute("SELECT coalesce(max(position), 0) FROM events WHERE stream_id = ? AND position <= ?",
-                            [session_stream(event_id, session_id), up_to]).fetchall()
-    return int(found[0][0])
+        return last_stream_position(con, session_stream(event_id, session_id), up_to)
 
 
 def natural_key(text: str | None) -> tuple[tuple[tuple[int, int, str], ...], str]:

@@ -27,6 +27,7 @@ from functools import cached_property
 
 import polars as pl
 
+from pipelines.log.reads import head_position
 from pipelines.projections import ScoredEdition, canonical_order, score_store
 from pipelines.query_frames import frame_of
 from pipelines.replay import Projection, SessionKey, replay
@@ -209,7 +210,6 @@ def _sessions_of(store: EventStore, event_id: str | None, up_to: int | None) -> 
     from pipelines.live import session_catalog
 
     with store.reader() as con:
-        position = up_to if up_to is not None else int(
-            con.execute("SELECT coalesce(max(position), 0) FROM events").fetchall()[0][0])
+        position = up_to if up_to is not None else head_position(con)
         catalog = session_catalog(con, position, [event_id])
     return list(catalog.select("event_id", "session_id").iter_rows())

@@ -13,7 +13,7 @@ from models.events import CURRENT_VERSIONS, UPCASTERS
 from models.upcasting import Renamed, Upcaster, Upcasters
 from pipelines.log import fields
 from pipelines.log.fields import PayloadField, payload_fields
-from pipelines.ranking.publish import VIEWS_SQL
+from pipelines.log.views import RANKING_LOG_VIEWS_SQL
 from pipelines.store import EventStore, NewEvent
 from tests.conftest import RECORDED_AT
 
@@ -60,10 +60,11 @@ def test_the_filter_and_the_types_choose_the_rows(log_store: EventStore) -> None
 
 
 def test_the_analysts_views_read_only_payloads_no_upcaster_has_changed() -> None:
-    """The ranking's SQL views (`members`, `ranking_editions`, `ranking_titles`) read payload JSON as
-    stored: right only while their events are at their first schema version. The day one is
-    bumped, this fails: the view must then read rows kept upcast (a derived table), not raw JSON."""
-    read_raw = set(re.findall(r"type = '(\w+)'", VIEWS_SQL))
+    """The ranking's SQL views over the log (`members`, `ranking_editions`, `ranking_titles`) read
+    payload JSON as stored: right only while their events are at their first schema version. The
+    day one is bumped, this fails: the view must then read rows kept upcast (a derived table), not
+    raw JSON."""
+    read_raw = set(re.findall(r"type = '(\w+)'", RANKING_LOG_VIEWS_SQL))
     assert read_raw == {"MemberRegistered", "RankingPublished"}
     assert {event_type: CURRENT_VERSIONS.get(event_type, 1) for event_type in read_raw} == dict.fromkeys(read_raw, 1)
     assert not [key for key in UPCASTERS.steps if key[0] in read_raw]
@@ -74,4 +75,4 @@ def test_no_module_outside_the_logs_owner_reads_payload_json_in_sql() -> None:
     views above are the one exception, and they are guarded."""
     readers = {path.relative_to(REPO).as_posix() for path in (REPO / "pipelines").rglob("*.py")
                if re.search(r"payload->|json_extract", path.read_text(encoding="utf-8"))}
-    assert readers == {"pipelines/log/fields.py", "pipelines/ranking/publish.py"}
+    assert readers == {"pipelines/log/fields.py", "pipelines/log/views.py"}

@@ -18,7 +18,7 @@ from models.shape import json_transform_type, model_fields, payload_fields, pola
 from models.upcasting import Upcasters
 from parsers.columnar import BOARD_SCHEMA, FILE_CONTEXT, RESULT_SCHEMA, columnar_from_parsed
 from pipelines.ingest import FileContext, ingest_file, parse_bytes, read_columnar, results_frame
-from pipelines.payload_frames import PayloadReader
+from pipelines.log.payload_frames import PayloadReader
 from pipelines.replay import replay
 from pipelines.scoring.frames import RESULTS_SCHEMA
 from pipelines.store import EventStore

@@ -10,12 +10,12 @@ import polars as pl
 import pytest
 from polars.testing import assert_frame_equal
 
-import pipelines.payload_frames as payload_frames
+import pipelines.log.payload_frames as payload_frames
 from models.events import CURRENT_VERSIONS, EVENT_TYPES, UPCASTERS
 from models.shape import Shape, replayed_fields
 from pipelines.director import publish_scores
 from pipelines.ingest import ingest_file
-from pipelines.payload_frames import PayloadReader, Scope, empty_frame, frame_sql
+from pipelines.log.payload_frames import PayloadReader, Scope, empty_frame, frame_sql
 from pipelines.query_frames import frame_of
 from pipelines.store import EventStore
 from tests.conftest import RECORDED_AT, SAMPLE_DATA
