@@ -10,8 +10,9 @@ costs a few expressions over the old rows, not a Python loop over them.
 Times (`Moment`) come out as microseconds since the epoch; JSON objects as JSON text.
 
 The ranking reads a few event types' fields as the polars types it names (`payload_frame`), of
-some tournaments' streams (`TournamentScope`), in one pass of the JSON parser too; those types
-have one schema version so far, and it reads rows whatever their version.
+some tournaments' streams (`TournamentScope`), in one pass of the JSON parser too; rows stored
+under an older version of their type (none yet: a schema bump's history) are upcast one by one
+before their fields are read.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ import orjson
 import polars as pl
 from pydantic import BaseModel
 
-from models.events import CURRENT_VERSIONS, EVENT_TYPES, session_stream
+from models.events import CURRENT_VERSIONS, EVENT_TYPES, UPCASTERS, session_stream
 from models.shape import Shape, json_transform_type, polars_dtype, replayed_fields
 from models.upcasting import Upcasters
 from pipelines.log.streams import stream_ranges
@@ -289,33 +290,56 @@ def tournament_scope(con: duckdb.DuckDBPyConnection, events: Sequence[str], up_t
 
 
 def payload_frame(con: duckdb.DuckDBPyConnection, event_type: str, fields: dict[str, pl.DataType], *,
-                  up_to: int, as_of_us: int, scope: TournamentScope | None = None) -> pl.DataFrame:
-    """`position`, `occurred_us` and the payload `fields` of every `event_type` event in range.
+                  up_to: int, as_of_us: int, scope: TournamentScope | None = None,
+                  upcasters: Upcasters = UPCASTERS) -> pl.DataFrame:
+    """`position`, `occurred_us` and the payload `fields` of every `event_type` event in range, each
+    as the type's current version has it.
 
     DuckDB parses each payload once (`json_transform` into a struct of the fields, as replay reads
     its events) and hands polars typed columns: at a decade's scale (700,000 registrations with
     their players) that is several times faster than one JSON path per field, and faster still
     than handing JSON text to polars to decode. A value of another type reads as null, as a
-    `TRY_CAST` would.
+    `TRY_CAST` would. Rows of an older version are upcast first (`_older_rows`).
     """
     schema = pl.Schema({"position": pl.Int64(), "occurred_us": pl.Int64(), **fields})
     if not _has_events(con) or (scope is not None and not scope.events):
         return pl.DataFrame(schema=schema)
     narrow, narrowing = scope.where() if scope is not None else ("", [])
+    current = CURRENT_VERSIONS.get(event_type, 1)
     structure = orjson.dumps({name: _json_structure(dtype) for name, dtype in fields.items()}).decode()
     columns = ", ".join(f"p.{name} AS {name}" for name in fields)  # names are ours, never user input
     frame: pl.DataFrame = frame_of(con.sql(
         f"SELECT position, occurred_us, {columns} FROM (SELECT position, epoch_us(occurred_at) AS occurred_us,"
         f" json_transform(payload, '{structure}') AS p FROM events"
-        f" WHERE type = ? AND position <= ? AND epoch_us(occurred_at) <= ?{narrow})",
-        params=[event_type, up_to, as_of_us, *narrowing],
+        f" WHERE type = ? AND schema_version >= ? AND position <= ? AND epoch_us(occurred_at) <= ?{narrow})",
+        params=[event_type, current, up_to, as_of_us, *narrowing],
     ))
+    if current > 1:
+        older = _older_rows(con, event_type, current, schema, upcasters,
+                            where=f"position <= ? AND epoch_us(occurred_at) <= ?{narrow}",
+                            params=[up_to, as_of_us, *narrowing])
+        frame = pl.concat([frame.cast(schema), older]) if older.height else frame
     if scope is not None and frame.height:  # a prefix may match another tournament ("a" under "ab")
         frame = frame.filter(pl.col("event_id").is_in(list(scope.events)))
     if not frame.height:
         return pl.DataFrame(schema=schema)
     # DuckDB scans in insertion order, which is log order; sorting in SQL would cost more than this check.
     return (frame if frame["position"].is_sorted() else frame.sort("position")).cast(schema)
+
+
+def _older_rows(con: duckdb.DuckDBPyConnection, event_type: str, current: int, schema: pl.Schema,
+                upcasters: Upcasters, *, where: str, params: Sequence[Any]) -> pl.DataFrame:
+    """The rows of `event_type` stored under a version before `current`, upcast one by one (few in
+    any log: a schema bump's history), their fields as `schema` types them (another type: null)."""
+    rows = con.execute(f"SELECT position, epoch_us(occurred_at), schema_version, payload::VARCHAR FROM events"
+                       f" WHERE type = ? AND schema_version < ? AND {where} ORDER BY position",
+                       [event_type, current, *params]).fetchall()
+    upcast = []
+    for position, occurred_us, version, text in rows:
+        payload = upcasters.upcast(event_type, int(version), orjson.loads(text), current)
+        upcast.append({"position": position, "occurred_us": occurred_us,
+                       **{name: payload.get(name) for name in schema if name not in ("position", "occurred_us")}})
+    return pl.DataFrame(upcast, schema=schema, strict=False)
 
 
 def _json_structure(dtype: pl.DataType) -> object:

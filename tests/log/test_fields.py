@@ -10,7 +10,7 @@ import polars as pl
 import pytest
 
 from models.events import CURRENT_VERSIONS, UPCASTERS
-from models.upcasting import Renamed, Upcaster, Upcasters
+from models.upcasting import MissingUpcaster, Renamed, Upcaster, Upcasters
 from pipelines.log import fields
 from pipelines.log.fields import PayloadField, payload_fields
 from pipelines.log.views import RANKING_LOG_VIEWS_SQL
@@ -76,3 +76,25 @@ def test_no_module_outside_the_logs_owner_reads_payload_json_in_sql() -> None:
     readers = {path.relative_to(REPO).as_posix() for path in (REPO / "pipelines").rglob("*.py")
                if re.search(r"payload->|json_extract", path.read_text(encoding="utf-8"))}
     assert readers == {"pipelines/log/fields.py", "pipelines/log/views.py"}
+
+
+def test_the_rankings_typed_frames_upcast_older_rows_too(log_store: EventStore,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """`payload_frame` reads the ranking's fields in one pass of DuckDB's JSON parser; a row stored
+    under an older version is upcast before its fields are read, as `payload_fields` does."""
+    from pipelines.log import payload_frames
+
+    monkeypatch.setitem(payload_frames.CURRENT_VERSIONS, "Claimed", 2)
+    upcasters = Upcasters()
+    upcasters.add(Upcaster("Claimed", 1, (Renamed("tbl", "table_id"),)))
+    log_store.append([_result("7", version=1, old_name=True), _result("8", version=2),
+                      _result("9", version=1, old_name=True, mp="n/a")], recorded_at=RECORDED_AT)
+    with log_store.reader() as con:
+        read = payload_frames.payload_frame(con, "Claimed", {"table_id": pl.String(), "board": pl.Int64()},
+                                            up_to=3, as_of_us=2**62, upcasters=upcasters)
+        # Without its upcaster an old row is never read as if it were current.
+        with pytest.raises(MissingUpcaster, match="Claimed v1 -> v2"):
+            payload_frames.payload_frame(con, "Claimed", {"table_id": pl.String()}, up_to=2, as_of_us=2**62,
+                                         upcasters=Upcasters())
+    assert read.select("position", "table_id", "board").rows() == [(1, "7", 3), (2, "8", 3), (3, "9", 3)]
+    assert read.schema["board"] == pl.Int64
