@@ -139,7 +139,8 @@ def _show_movement(store: EventStore, old: str, new: str, summary: DemoSummary) 
 
 def _write_outputs(store: EventStore, workdir: Path, weekend: Path, summary: DemoSummary) -> None:
     from pipelines.audit import recorded_times, write_audit
-    from pipelines.projections import export_csv, score_store, write_views
+    from pipelines.live import write_views
+    from pipelines.projections import export_csv, score_store
     from pipelines.site import build_site
     from pipelines.site.analysis import seed_from_file
 

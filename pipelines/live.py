@@ -159,6 +159,13 @@ def write_edition(store: EventStore, edition: ScoredEdition) -> None:
         _write_state(con, edition.position, edition.as_of_us, log_clock(con, edition.position))
 
 
+def write_views(store: EventStore, edition: ScoredEdition) -> None:
+    """Replace the projection tables with `edition` (a whole-log edition) and (re)create the views;
+    `refresh` keeps the same tables up to date incrementally."""
+    write_edition(store, edition)
+    log.info("views board_scores and standings now show log position %d", edition.position)
+
+
 def session_catalog(con: duckdb.DuckDBPyConnection, position: int,
                     events: Sequence[str] | None = None) -> pl.DataFrame:
     """Every session up to `position` (of `events` only, when given): event_id, session_id and the

@@ -112,17 +112,6 @@ def score_store(store: EventStore, *, up_to: int | None = None, as_of_us: int | 
     return score_projection(replay(store, up_to=up_to, as_of_us=as_of_us, sessions=sessions))
 
 
-def write_views(store: EventStore, edition: ScoredEdition) -> None:
-    """Replace the projection tables with `edition` (a whole-log edition) and (re)create the views.
-
-    `pipelines.live.refresh` keeps the same tables up to date incrementally.
-    """
-    from pipelines.live import write_edition
-
-    write_edition(store, edition)
-    log.info("views board_scores and standings now show log position %d", edition.position)
-
-
 def export_csv(edition: ScoredEdition, outdir: str | Path) -> dict[str, Path]:
     """Write board_scores.csv and standings.csv; same edition, same bytes."""
     out = Path(outdir)
@@ -165,4 +154,4 @@ def session_method(projection: Projection, event_id: str, session_id: str) -> st
 
 
 __all__ = ["ScoredEdition", "canonical_order", "export_csv", "leaders", "score_projection",
-           "score_store", "session_method", "top_standings", "write_views"]
+           "score_store", "session_method", "top_standings"]

@@ -8,16 +8,31 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from itertools import accumulate
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import polars as pl
 
 from pipelines.anchor import Head
 
-if TYPE_CHECKING:
-    from pipelines.log.records import VerifyReport
+
+@dataclass(frozen=True, slots=True)
+class VerifyReport:
+    """Result of recomputing the hash chain."""
+
+    events: int
+    first_bad_position: int | None
+    reason: str | None
+    notes: tuple[str, ...] = ()
+    """What the check could not cover (a missing head file), said even when the chain holds."""
+
+    @property
+    def ok(self) -> bool:
+        """True when every row is where the chain says it should be, unedited."""
+        return self.first_bad_position is None
+
 
 GENESIS_HASH = "0" * 64
 """The `prev_hash` of the first event."""
@@ -98,8 +113,6 @@ class ChainCheck:
 
     def feed(self, rows: Iterable[Sequence[Any]]) -> bool:
         """Check rows in `ROW_COLUMNS` order; False (and `broken` set) at the first bad one."""
-        from pipelines.log.records import VerifyReport
-
         for row in rows:
             position, stream, version, typ, schema, payload, occ, rec, sha, prev_hash, stored = row
             self.events += 1
@@ -118,8 +131,6 @@ class ChainCheck:
 
     def report(self) -> VerifyReport:
         """The verdict so far."""
-        from pipelines.log.records import VerifyReport
-
         return self.broken or VerifyReport(self.events, None, None)
 
 

@@ -58,22 +58,6 @@ class StoredEvent:
     source_sha256: str | None
 
 
-@dataclass(frozen=True, slots=True)
-class VerifyReport:
-    """Result of recomputing the hash chain."""
-
-    events: int
-    first_bad_position: int | None
-    reason: str | None
-    notes: tuple[str, ...] = ()
-    """What the check could not cover (a missing head file), said even when the chain holds."""
-
-    @property
-    def ok(self) -> bool:
-        """True when every row is where the chain says it should be, unedited."""
-        return self.first_bad_position is None
-
-
 RawRow = tuple[int, str, int, str, int, str, int, int, str | None]
 """position, stream, version, type, schema version, payload JSON, occurred and recorded (µs), sha."""
 

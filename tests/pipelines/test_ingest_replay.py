@@ -9,7 +9,8 @@ import pytest
 
 from models.diagnostics import Severity
 from pipelines.ingest import IngestOptions, IngestRejected, ingest_bytes, ingest_file
-from pipelines.projections import export_csv, score_store, write_views
+from pipelines.live import write_views
+from pipelines.projections import export_csv, score_store
 from pipelines.replay import replay
 from pipelines.store import EventStore
 from tests.conftest import RECORDED_AT, SAMPLE_DATA

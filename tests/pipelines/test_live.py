@@ -237,7 +237,7 @@ def test_tables_with_other_columns_are_rebuilt_not_continued(two_sessions: Event
 
 
 def test_an_as_of_edition_written_to_the_views_is_rebuilt_not_continued(two_sessions: EventStore) -> None:
-    from pipelines.projections import write_views
+    from pipelines.live import write_views
 
     write_views(two_sessions, score_store(two_sessions, as_of_us=to_epoch_us(PLAYED)))
     assert refresh(two_sessions).full

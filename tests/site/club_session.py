@@ -14,7 +14,8 @@ from models.conditions import ConditionsOfContest
 from pipelines.audit import write_audit
 from pipelines.director import TableRef, publish_scores, register_tournament, request_correction
 from pipelines.ingest import IngestOptions, ingest_file
-from pipelines.projections import export_csv, score_store, write_views
+from pipelines.live import write_views
+from pipelines.projections import export_csv, score_store
 from pipelines.site import build_site
 from pipelines.store import EventStore
 from tests.conftest import SAMPLE_DATA
