@@ -37,7 +37,7 @@ from pipelines.director import (
 from pipelines.ingest import IngestOptions, ingest_bytes
 from pipelines.live import export_tables, refresh
 from pipelines.projections import export_csv, score_store
-from pipelines.store import EventStore, NewEvent
+from pipelines.store import EventStore
 from tests.conftest import RECORDED_AT
 
 T0 = datetime(2026, 11, 21, 19, 0, tzinfo=UTC)
@@ -189,11 +189,14 @@ steps = st.lists(st.one_of(ingest_step(), publish_step(), correct_step(), approv
 
 
 def _fresh_copy(store: EventStore, path: Path) -> EventStore:
-    """A new store holding the same events (appended anew: no projection table comes along)."""
-    fresh = EventStore(path)
-    fresh.append([NewEvent(e.stream_id, e.type, e.payload, e.occurred_at, e.schema_version) for e in store.read()],
-                 recorded_at=RECORDED_AT)
-    return fresh
+    """A new store holding the same events, row for row: the log's file alone, without the
+    analytics file beside it, so that no projection table comes along. Each event keeps the time
+    the log received it, which the Law 79C policy reads (a fact recorded after its session became
+    final waits for an acknowledgement): appended anew at one time, a fouled board typed after a
+    back-dated publication's period would apply in the copy and not in the original."""
+    assert store.log_file is not None  # an embedded store
+    shutil.copyfile(store.log_file, path)
+    return EventStore(path)
 
 
 def _read(paths: dict[str, Path]) -> dict[str, bytes]:
