@@ -4,7 +4,7 @@ Setup (not timed): the 10M-result store of `bench_scoring.build_log` (200,000 bo
 results), built once and cached outside the repository (`--store`, default under
 /work/bench-cache/), and copied for each side so that both start from the same log. The peer is
 today's full-replay path: the code before live projections (the parent of the commit that added
-`pipelines/live.py`, or `--baseline-rev`), extracted with `git archive` and run on its own copy.
+`pipelines/replay/live.py`, or `--baseline-rev`), extracted with `git archive` and run on its own copy.
 
 Timed, each command a fresh `python -m pipelines.cli` process (cold, as a user runs it), with the
 peak RSS of that process:
@@ -95,7 +95,7 @@ def cached_store(path: Path, boards: int, per_board: int) -> Path:
 def baseline_source(rev: str | None, into: Path) -> tuple[str, Path]:
     """Today's code (before live projections) extracted into `into`."""
     if rev is None:
-        added = subprocess.run(["git", "log", "--diff-filter=A", "--format=%H", "--", "pipelines/live.py"],
+        added = subprocess.run(["git", "log", "--diff-filter=A", "--format=%H", "--", "pipelines/replay/live.py"],
                                cwd=REPO, check=True, capture_output=True, text=True).stdout.split()
         rev = f"{added[-1]}^" if added else "HEAD"
     archive = subprocess.run(["git", "archive", "--format=tar", rev], cwd=REPO, check=True, capture_output=True).stdout

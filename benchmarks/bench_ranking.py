@@ -62,7 +62,7 @@ FEDERATION = "PZBS"
 
 def members_frame(count: int) -> pl.DataFrame:
     """`MemberRegistered` event rows for `count` members."""
-    from pipelines.payloads import canonical_json
+    from pipelines.log.payloads import canonical_json
 
     ids = pl.int_range(1, count + 1, eager=True).alias("i").to_frame()
     payload = canonical_json({
@@ -79,7 +79,7 @@ def members_frame(count: int) -> pl.DataFrame:
 
 def contestants_frame(results: pl.DataFrame, members: int, occurred: datetime) -> pl.DataFrame:
     """`ContestantRegistered` rows for every pair/team the results name, each with its players."""
-    from pipelines.payloads import canonical_json, sorted_struct
+    from pipelines.log.payloads import canonical_json, sorted_struct
 
     sides = pl.concat([
         results.select("event_id", "session_id", "section", contestant_id=col, team=pl.col("room").is_not_null(),
@@ -109,7 +109,7 @@ def contestants_frame(results: pl.DataFrame, members: int, occurred: datetime) -
 
 def tournaments_frame(sessions: pl.DataFrame, occurred: datetime) -> pl.DataFrame:
     """A registration per event: a category and an end date spread over five years."""
-    from pipelines.payloads import Raw, canonical_json
+    from pipelines.log.payloads import Raw, canonical_json
 
     events = sessions.select("event_id").unique(maintain_order=True).with_row_index("n")
     category = pl.lit(pl.Series(CATEGORIES)).gather(pl.col("n") % len(CATEGORIES))
@@ -126,7 +126,7 @@ def tournaments_frame(sessions: pl.DataFrame, occurred: datetime) -> pl.DataFram
 
 def publications_frame(sessions: pl.DataFrame, occurred: datetime) -> pl.DataFrame:
     """`ScoresPublished` for every session."""
-    from pipelines.payloads import canonical_json
+    from pipelines.log.payloads import canonical_json
 
     payload = canonical_json({"event_id": pl.col("event_id"), "session_id": pl.col("session_id"),
                               "correction_period_minutes": pl.lit(None, dtype=pl.Float64)})
@@ -136,14 +136,14 @@ def publications_frame(sessions: pl.DataFrame, occurred: datetime) -> pl.DataFra
 
 
 def _us(moment: datetime) -> int:
-    from pipelines.store import to_epoch_us
+    from pipelines.log.store import to_epoch_us
 
     return to_epoch_us(moment)
 
 
 def build(path: Path, boards: int, per_board: int, members: int) -> None:
     """The history store with members, players, registrations and publications (setup)."""
-    from pipelines.store import EventStore
+    from pipelines.log.store import EventStore
 
     started = time.perf_counter()
     results, sessions = generate(boards, per_board)
@@ -160,7 +160,7 @@ def build(path: Path, boards: int, per_board: int, members: int) -> None:
 
 def add_weekend(path: Path, per_board: int, members: int) -> None:
     """40 more sessions (20 events), their players and publications, played the next weekend."""
-    from pipelines.store import EventStore
+    from pipelines.log.store import EventStore
 
     results, sessions = generate(40 * 25, per_board, seed=7)
     results = results.with_columns(event_id=pl.format("W{}", pl.col("event_id")))
@@ -223,7 +223,7 @@ def cached_store(boards: int, per_board: int, members: int) -> Path:
     first = run(["-m", "pipelines.cli", "score", "--full", "--store", str(building)])
     print(f"setup: projections built by `score --full` in {first}", flush=True)
     building.rename(path)
-    anchor = building.with_name(building.name + ".head")  # the store's sidecar (pipelines.anchor) goes with it
+    anchor = building.with_name(building.name + ".head")  # the store's sidecar (pipelines.log.anchor) goes with it
     if anchor.exists():
         anchor.rename(path.with_name(path.name + ".head"))
     return path
@@ -233,10 +233,10 @@ def time_edition(path: Path, as_of: datetime, out: Path | None, *, what: str) ->
     """Child process: one edition (`split`: from scratch with stored standings; `peer`: with standings
     from a replay of the whole log; `kept`: from the awards the last `rank` kept), its split, and its
     output written to `out`."""
+    from pipelines.log.store import EventStore
     from pipelines.ranking import standings_source
     from pipelines.ranking.edition import compute_edition
     from pipelines.ranking.rules import load_rules
-    from pipelines.store import EventStore
 
     if what == "kept":
         started = time.perf_counter()

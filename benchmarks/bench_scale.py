@@ -74,8 +74,8 @@ def prepare(boards: int, per_board: int, writers: int, folder: Path) -> tuple[li
     """Each writer's sessions as event rows in a Parquet file; the number of events; the sessions."""
     from benchmarks.bench_scoring import CONTRACTS, generate, log_events
     from models.events import session_stream
-    from pipelines.payloads import canonical_json
-    from pipelines.store import to_epoch_us
+    from pipelines.log.payloads import canonical_json
+    from pipelines.log.store import to_epoch_us
 
     results, sessions = generate(boards, per_board)
     at_us = to_epoch_us(__import__("datetime").datetime.fromisoformat(AT))
@@ -110,7 +110,7 @@ def write(share: Path, store: str, analytics: str) -> None:
     """A writer process: one append per session of its share, each with its idempotency key."""
     from datetime import datetime
 
-    from pipelines.store import EventStore
+    from pipelines.log.store import EventStore
 
     event_store = EventStore(store, analytics=analytics, busy_timeout=3600.0)
     frame = pl.read_parquet(share)
@@ -121,7 +121,7 @@ def write(share: Path, store: str, analytics: str) -> None:
 
 def counted(store: str, analytics: str, expected: int) -> tuple[int, int, int]:
     """(in the log, lost, duplicated): by the events' own identity (stream and payload bytes)."""
-    from pipelines.store import EventStore
+    from pipelines.log.store import EventStore
 
     event_store = EventStore(store, analytics=analytics)
     total, distinct, position = 0, set(), 0

@@ -171,7 +171,7 @@ def build_log(results: pl.DataFrame, sessions: pl.DataFrame, path: Path) -> None
     from datetime import UTC, datetime
 
     from models.events import session_stream
-    from pipelines.store import EventStore, NewEvent, to_epoch_us
+    from pipelines.log.store import EventStore, NewEvent, to_epoch_us
 
     at = datetime(2026, 11, 21, tzinfo=UTC)
     store = EventStore(path)
@@ -190,7 +190,7 @@ def build_log(results: pl.DataFrame, sessions: pl.DataFrame, path: Path) -> None
 
 def log_events(rows: pl.DataFrame, occurred_us: int) -> pl.DataFrame:
     """`rows` (results with a contract picked) as event rows for `append_frame`."""
-    from pipelines.payloads import canonical_json, sorted_struct
+    from pipelines.log.payloads import canonical_json, sorted_struct
 
     common = {name: pl.col(name) for name in ("event_id", "session_id", "section", "board", "table_id",
                                               "ns_id", "ew_id")}
@@ -216,9 +216,9 @@ def log_events(rows: pl.DataFrame, occurred_us: int) -> pl.DataFrame:
 
 def replay_and_score(path: Path) -> None:
     """The timed part, run in a fresh process: replay the whole log, then score every session."""
-    from pipelines.projections import score_projection
-    from pipelines.replay import replay
-    from pipelines.store import EventStore
+    from pipelines.log.store import EventStore
+    from pipelines.replay.frames import replay
+    from pipelines.replay.projections import score_projection
 
     started, cpu_started = time.perf_counter(), time.process_time()
     projection = replay(EventStore(path))

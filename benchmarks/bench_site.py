@@ -130,7 +130,7 @@ def _random_deals(count: int, seed: int = 14) -> list[str]:
 
 def site_figures(workdir: Path) -> None:
     """The sample site written cold, against scoring alone, best of three fresh processes each."""
-    from pipelines.demo import run_demo
+    from pipelines.edges.demo import run_demo
 
     run_demo(workdir / "demo", now=datetime(2026, 11, 22, tzinfo=UTC))  # setup: store, analyses cached
     store = str(workdir / "demo" / "bridgeledger.duckdb")
@@ -158,8 +158,8 @@ def solver_figures(workdir: Path, count: int = 200) -> None:
     from endplay.dds import calc_dd_table
     from endplay.types import Deal
 
+    from pipelines.log.store import EventStore
     from pipelines.site.analysis import cached, save, solve, solver_version
-    from pipelines.store import EventStore
 
     deals = _random_deals(count)
     started = time.perf_counter()
@@ -186,9 +186,9 @@ def solver_figures(workdir: Path, count: int = 200) -> None:
 def correction_figures(workdir: Path) -> None:
     """What a rebuild after one correction rewrites, on the sample store (in process): the first
     table result of the log gets one more trick, requested at the log's clock."""
-    from pipelines.director import TableRef, request_correction
+    from pipelines.commands.director import TableRef, request_correction
+    from pipelines.log.store import EventStore, from_epoch_us
     from pipelines.site import build_site
-    from pipelines.store import EventStore, from_epoch_us
 
     store = EventStore(workdir / "demo" / "bridgeledger.duckdb")
     site = workdir / "site-correction"
@@ -207,7 +207,7 @@ def correction_figures(workdir: Path) -> None:
 
 
 BIG_EVENT = "marathon-2026"
-_SITE_TASK = ("import sys; from pipelines.store import EventStore; from pipelines.tasks import publish_site; "
+_SITE_TASK = ("import sys; from pipelines.log.store import EventStore; from pipelines.edges.tasks import publish_site; "
               "publish_site(sys.argv[1], EventStore(sys.argv[1]).head(), sys.argv[2])")
 """What the DAGs' site task runs (`write_site`): the site at the log's head, no deal solved."""
 

@@ -1,7 +1,7 @@
 """Event store benchmark: bulk append of 1M events, replay, and hash-chain verification.
 
 Prints figures; it is not a test. Two ways in are measured:
-- bulk: the events as columns, payloads built column-wise (`pipelines.payloads`), appended with
+- bulk: the events as columns, payloads built column-wise (`pipelines.log.payloads`), appended with
   `append_frame`, which is how ingest writes a large file. Target: >= 300k events/s.
 - one by one: the same events as `NewEvent` objects whose payload dicts the store encodes itself
   (`append`), as the director's commands write their few events.
@@ -25,9 +25,9 @@ from pathlib import Path
 import duckdb
 import polars as pl
 
-from pipelines.payloads import canonical_json, encode_payload
-from pipelines.replay import replay
-from pipelines.store import EventStore, NewEvent, to_epoch_us
+from pipelines.log.payloads import canonical_json, encode_payload
+from pipelines.log.store import EventStore, NewEvent, to_epoch_us
+from pipelines.replay.frames import replay
 
 START = datetime(2026, 11, 21, 19, 0, tzinfo=UTC)
 CONTRACTS = ["4S", "3NT", "2H", "4HX", "PASS", "6NT", "1NT", "3D"]
@@ -77,7 +77,7 @@ def new_events(columns: pl.DataFrame) -> list[NewEvent]:
 def timed_encodings(columns: pl.DataFrame, events: list[NewEvent]) -> tuple[float, float, bool]:
     """Seconds to encode every payload column-wise (the polars expression ingest uses) and one by one
     (`encode_payload`, orjson, over dicts read out of the same columns), and whether the bytes agree:
-    the measurement behind keeping the column form beside the row form (`pipelines.payloads`)."""
+    the measurement behind keeping the column form beside the row form (`pipelines.log.payloads`)."""
     started = time.perf_counter()
     column = bulk_events(columns)["payload"]
     column_s = time.perf_counter() - started

@@ -15,7 +15,7 @@ import random
 import time
 from collections.abc import Callable
 
-from pipelines.ingest import read_columnar
+from pipelines.files.ingest import read_columnar
 
 TARGET_SECONDS_PER_MB = 1.0
 MB = 1 << 20

@@ -16,8 +16,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TextIO, TypeVar
 
-from pipelines.ingest import ingest_file, parse_bytes, reader_for
-from pipelines.store import EventStore
+from pipelines.files.ingest import ingest_file, parse_bytes, reader_for
+from pipelines.log.store import EventStore
 
 T = TypeVar("T")
 RECORDED_AT = datetime(2026, 11, 21, tzinfo=UTC)

@@ -16,7 +16,7 @@ The command is also run split (one file only): in a fresh process of its own, th
 its reader (`read_columnar`) timed from inside. What is left (start-up, imports, the events built,
 the append with its hash chain) is paid whatever the reader does, so it is set beside the time the
 target leaves the whole command (endplay's time / the target ratio). Its floor is measured too: a
-fresh process that imports `pipelines.store` and appends the same events, already built (read
+fresh process that imports `pipelines.log.store` and appends the same events, already built (read
 from a Parquet copy of them, not timed), to an empty store: what storing them costs the command.
 
 With `--files N` the boards are N files given to one `bridgeledger ingest` (a BBO tournament comes
@@ -45,7 +45,7 @@ _PEER = "import sys\nfrom endplay.parsers import {fmt}\nboards = 0\nfor name in 
 
 _SPLIT = (
     "import sys, time\n"
-    "import pipelines.ingest as ingest\n"
+    "import pipelines.files.ingest as ingest\n"
     "read = ingest.read_columnar\n"
     "def timed(*args, **kwargs):\n"
     "    started = time.perf_counter()\n"
@@ -54,7 +54,7 @@ _SPLIT = (
     "    finally:\n"
     "        print(f'reader-seconds {time.perf_counter() - started:.6f}', flush=True)\n"
     "ingest.read_columnar = timed\n"
-    "from pipelines.cli import main\n"
+    "from pipelines.cli.app import main\n"
     "sys.argv = ['bridgeledger', *sys.argv[1:]]\n"
     "main()\n"
 )
@@ -65,7 +65,7 @@ _STORE_ONLY = (
     "from datetime import UTC, datetime\n"
     "started = time.perf_counter()\n"
     "import polars as pl\n"
-    "from pipelines.store import EventStore\n"
+    "from pipelines.log.store import EventStore\n"
     "imported = time.perf_counter()\n"
     "events = pl.read_parquet(sys.argv[1])\n"
     "loaded = time.perf_counter()\n"
@@ -232,7 +232,7 @@ def _report_store_only(folder: Path, store: Path, env: dict[str, str], runs: int
 
 def _in_process(fmt: str, path: Path, runs: int) -> None:
     """Our reader (what ingest parses with) and endplay's parse, in this process, warm, best of `runs`."""
-    from pipelines.ingest import read_columnar
+    from pipelines.files.ingest import read_columnar
 
     data = path.read_bytes()
     ours = best_seconds(runs, lambda: read_columnar(data, path.name))

@@ -2,7 +2,7 @@
 
 For PBN and LIN files of 1 to 1,024 boards from the second generators (`benchmarks.wild_pbn`,
 `benchmarks.wild_lin`), prints the careful reader's time with its records turned into frames, the
-fast path's time, and which of the two `pipelines.ingest.read_columnar` now uses. In process and
+fast path's time, and which of the two `pipelines.files.ingest.read_columnar` now uses. In process and
 warm, best of five after one untimed run: the figure compared is the reading alone, which is all the choice changes (a
 command's start-up is the same either way).
 

@@ -39,7 +39,7 @@ def analyse_deals() -> None:
 
     @task(max_active_tis_per_dag=1, execution_timeout=ANALYSIS_TIMEOUT)
     def analyse() -> int:
-        from pipelines.tasks import analyse_pending_deals
+        from pipelines.edges.tasks import analyse_pending_deals
 
         budget = ANALYSIS_SLICE.total_seconds()
         return call(lambda: analyse_pending_deals(str(settings().store), max_seconds=budget))

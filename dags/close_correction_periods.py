@@ -38,7 +38,7 @@ def close_correction_periods() -> None:
 
     @task(pool=STORE_POOL)
     def close_due(dag_run: Any = None) -> list[str]:
-        from pipelines.operations import close_due
+        from pipelines.edges.operations import close_due
 
         return call(lambda: close_due(settings(), at=run_time(dag_run)))
 

@@ -1,7 +1,7 @@
 """Wiring every bridgeledger DAG shares: settings, retries, the failure notice, the store pool.
 
 No bridgeledger logic lives here: settings are read from Airflow (the `bridgeledger` Variable,
-JSON) and handed to `pipelines.operations`; everything else is Airflow's own vocabulary.
+JSON) and handed to `pipelines.edges.operations`; everything else is Airflow's own vocabulary.
 """
 
 from __future__ import annotations
@@ -75,8 +75,8 @@ def configured() -> Any:
 
 
 def settings() -> Any:
-    """The federation's store and folders (pipelines.operations.Settings)."""
-    from pipelines.operations import resolve_settings
+    """The federation's store and folders (pipelines.edges.operations.Settings)."""
+    from pipelines.edges.operations import resolve_settings
 
     return resolve_settings(configured())
 
@@ -94,8 +94,8 @@ def call(work: Callable[[], T]) -> T:
     else fails at once."""
     from airflow.sdk.exceptions import AirflowFailException
 
-    from pipelines.collector import pace_for_a_job
-    from pipelines.store import StoreBusy
+    from pipelines.edges.collector import pace_for_a_job
+    from pipelines.log.store import StoreBusy
 
     pace_for_a_job()  # the task's process runs this one job
     try:
@@ -118,7 +118,7 @@ def site_tasks(dag_id: str, *, skip_unless: str | None = None, at_position: bool
         def write(upstream: Any) -> str:
             from airflow.sdk.exceptions import AirflowSkipException
 
-            from pipelines.operations import write_site, write_site_at
+            from pipelines.edges.operations import write_site, write_site_at
 
             if skip_unless is not None and not upstream:
                 raise AirflowSkipException(skip_unless)
@@ -137,7 +137,7 @@ def site_tasks(dag_id: str, *, skip_unless: str | None = None, at_position: bool
 
 def notify_failure(context: Mapping[str, Any]) -> None:
     """on_failure_callback: a JSON line in the notifications file, for the federation's mail."""
-    from pipelines.operations import SettingsError, write_failure_notice
+    from pipelines.edges.operations import SettingsError, write_failure_notice
 
     try:
         configured = settings()
@@ -153,8 +153,8 @@ def notify_failure(context: Mapping[str, Any]) -> None:
 def notify_run_failure(context: Mapping[str, Any]) -> None:
     """The DAG's on_failure_callback: a notice for the task that failed the run, unless that task
     wrote its own (a task marked failed through the UI or the API runs no callback of its own)."""
-    from pipelines.notices import notice_run_failure
-    from pipelines.operations import SettingsError
+    from pipelines.edges.notices import notice_run_failure
+    from pipelines.edges.operations import SettingsError
 
     try:
         configured = settings()

@@ -38,13 +38,13 @@ def ingest_inbox() -> None:
 
     @task
     def waiting() -> list[str]:
-        from pipelines.operations import pending_files
+        from pipelines.edges.operations import pending_files
 
         return call(lambda: pending_files(settings()))
 
     @task(pool=STORE_POOL)
     def ingest(path: str) -> dict[str, Any]:
-        from pipelines.operations import ingest_inbox_file
+        from pipelines.edges.operations import ingest_inbox_file
 
         return call(lambda: ingest_inbox_file(settings(), path, recorded_at=datetime.now(UTC))).as_dict()
 
@@ -52,7 +52,7 @@ def ingest_inbox() -> None:
     def announce(outcomes: list[dict[str, Any]], outlet_events: Any = None) -> list[str]:
         from airflow.sdk.exceptions import AirflowSkipException
 
-        from pipelines.operations import sessions_to_announce
+        from pipelines.edges.operations import sessions_to_announce
 
         sessions = call(lambda: sessions_to_announce(settings(), outcomes))
         if not sessions:
@@ -62,7 +62,7 @@ def ingest_inbox() -> None:
 
     @task(trigger_rule="all_done")
     def report(files: list[str], outcomes: list[dict[str, Any]]) -> int:
-        from pipelines.operations import require_all_ingested
+        from pipelines.edges.operations import require_all_ingested
 
         return call(lambda: require_all_ingested(files, outcomes))
 

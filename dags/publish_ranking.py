@@ -41,7 +41,7 @@ def publish_ranking() -> None:
 
     @task(pool=STORE_POOL)
     def publish(dag_run: Any = None) -> int:
-        from pipelines.operations import publish_ranking_edition
+        from pipelines.edges.operations import publish_ranking_edition
 
         return call(lambda: publish_ranking_edition(settings(), as_of=scheduled_time(dag_run), with_site=False))
 

@@ -41,13 +41,13 @@ def score_and_publish() -> None:
 
     @task(pool=STORE_POOL)
     def publish(dag_run: Any = None) -> list[str]:
-        from pipelines.operations import publish_unpublished
+        from pipelines.edges.operations import publish_unpublished
 
         return call(lambda: publish_unpublished(settings(), at=run_time(dag_run)))
 
     @task(pool=STORE_POOL)
     def score(published: list[str]) -> dict[str, str]:
-        from pipelines.operations import score_head
+        from pipelines.edges.operations import score_head
 
         return call(lambda: score_head(settings()))
 

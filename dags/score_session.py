@@ -39,7 +39,7 @@ def score_session() -> None:
 
     @task(pool=STORE_POOL)
     def ingest(params: dict[str, object] | None = None) -> int:
-        from pipelines.tasks import ingest_paths
+        from pipelines.edges.tasks import ingest_paths
 
         assert params is not None  # Airflow always passes the validated params
         paths = [str(p) for p in params["paths"]]  # type: ignore[attr-defined]
@@ -47,19 +47,19 @@ def score_session() -> None:
 
     @task(pool=STORE_POOL)
     def score(position: int) -> dict[str, str]:
-        from pipelines.tasks import score_at
+        from pipelines.edges.tasks import score_at
 
         return call(lambda: score_at(str(settings().store), position, str(settings().outdir)))
 
     @task
     def verify(outputs: dict[str, str]) -> int:
-        from pipelines.tasks import verify_store
+        from pipelines.edges.tasks import verify_store
 
         return call(lambda: verify_store(str(settings().store)))
 
     @task(max_active_tis_per_dag=1, execution_timeout=ANALYSIS_TIMEOUT)
     def analyse(position: int) -> int:
-        from pipelines.tasks import analyse_new_deals
+        from pipelines.edges.tasks import analyse_new_deals
 
         budget = ANALYSIS_SLICE.total_seconds()
         return call(lambda: analyse_new_deals(str(settings().store), position, max_seconds=budget))

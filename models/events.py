@@ -519,7 +519,7 @@ class LateCorrectionApproved(_Event):
 class BackDatedCorrectionAcknowledged(_Event):
     """A director fact entered after its session became final is let in by name: someone answerable
     says why it is entered late. Without it, such a fact is recorded but not applied
-    (`pipelines.corrections`): a correction request claiming a time before finality (named by
+    (`pipelines.rulings.corrections`): a correction request claiming a time before finality (named by
     `correction_id`), or a ruling, fouled board or penalty recorded after it (named by
     `fact_version`, its version in the session's stream).
 

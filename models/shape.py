@@ -31,7 +31,7 @@ from pydantic.fields import FieldInfo
 def canonical_text(value: Any) -> str:
     """The canonical JSON of a payload (or of a JSON field inside one): keys sorted at every level,
     no whitespace, UTF-8 unescaped, floats in their shortest round-trip form. Hashes cover these
-    bytes, so this is the definition every writer follows: `pipelines.payloads.canonical_json`
+    bytes, so this is the definition every writer follows: `pipelines.log.payloads.canonical_json`
     builds the same text column-wise and is held to this function byte for byte."""
     return orjson.dumps(value, option=orjson.OPT_SORT_KEYS).decode()
 

@@ -1,6 +1,6 @@
 """Format-neutral records: what every reader (CSV, PBN, LIN, USEBIO) returns.
 
-Readers are pure: text in, a `ParsedFile` out. `pipelines.ingest` turns records into events.
+Readers are pure: text in, a `ParsedFile` out. `pipelines.files.ingest` turns records into events.
 A record that a reader cannot trust is quarantined: it is left out of the lists below and an
 error `Diagnostic` with its position says why. Nothing is silently dropped.
 """

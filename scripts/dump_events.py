@@ -33,8 +33,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-import pipelines.ingest as ingest  # noqa: E402
-from pipelines.store import EventStore  # noqa: E402
+import pipelines.files.ingest as ingest  # noqa: E402
+from pipelines.log.store import EventStore  # noqa: E402
 
 RECORDED_AT = datetime(2026, 1, 2, 3, 4, 5, tzinfo=UTC)
 """The fixed time every file is recorded at, so that hashes do not depend on the clock."""

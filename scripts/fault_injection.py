@@ -250,7 +250,7 @@ def kill_when(moment: str, test: Callable[[int], bool], timeout: float = 300) ->
 def log_rows(sql: str) -> list[tuple[object, ...]]:
     """Rows from the event log (a reader; waits while a writer holds the store)."""
     sys.path.insert(0, str(REPO))
-    from pipelines.store import EventStore
+    from pipelines.log.store import EventStore
 
     with EventStore(STORE, busy_timeout=120).reader() as con:
         return con.execute(sql).fetchall()

@@ -39,8 +39,8 @@ sys.path.insert(0, str(ROOT))
 from models.diagnostics import Diagnostic  # noqa: E402
 from parsers.columnar import ColumnarFile, assert_same, columnar_from_parsed  # noqa: E402
 from parsers.records import ParsedFile  # noqa: E402
-from pipelines.ingest import IngestRejected, ingest_bytes, parse_bytes, reader_for  # noqa: E402
-from pipelines.store import EventStore  # noqa: E402
+from pipelines.files.ingest import IngestRejected, ingest_bytes, parse_bytes, reader_for  # noqa: E402
+from pipelines.log.store import EventStore  # noqa: E402
 
 CATCH_ALL_CODES = frozenset({"pbn.internal", "lin.reader.internal-error", "usebio.reader.internal-error"})
 """Diagnostics a reader's last-resort handler gives when it loses a whole file to its own bug."""

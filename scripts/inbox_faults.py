@@ -33,8 +33,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from models.conditions import ConditionsOfContest  # noqa: E402
-from pipelines.director import register_tournament  # noqa: E402
-from pipelines.operations import (  # noqa: E402
+from pipelines.commands.director import register_tournament  # noqa: E402
+from pipelines.edges.operations import (  # noqa: E402
     Settings,
     ingest_inbox_file,
     publish_unpublished,
@@ -42,7 +42,7 @@ from pipelines.operations import (  # noqa: E402
     score_head,
     sessions_to_announce,
 )
-from pipelines.store import EventStore, StoreError  # noqa: E402
+from pipelines.log.store import EventStore, StoreError  # noqa: E402
 
 EVENT = "club-championship-2026"
 TRAVELLER = ROOT / "sample_data" / "club_championship_traveller.csv"
@@ -70,7 +70,7 @@ def drop(settings: Settings, event: str = EVENT) -> Path:
 
 def child(case: str, store: str, path: str) -> None:
     """The ingest task's process, set to die at the case's moment."""
-    import pipelines.store as store_module
+    import pipelines.log.store as store_module
 
     def die() -> None:
         os.kill(os.getpid(), signal.SIGKILL)

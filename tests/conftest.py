@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from pipelines import director
-from pipelines.store import EventStore
+from pipelines.commands import director
+from pipelines.log.store import EventStore
 from tests.postgres import pg_url, postgres_server  # noqa: F401 (fixtures for every test folder)
 
 REPO = Path(__file__).resolve().parents[1]
@@ -17,7 +17,7 @@ SAMPLE_DATA = REPO / "sample_data"
 CORPUS = REPO.parent / "shared" / "corpus"
 RECORDED_AT = datetime(2026, 11, 21, 22, 0, tzinfo=UTC)
 TYPED_AT = datetime(2000, 1, 1, tzinfo=UTC)
-"""When the tests' director commands are typed (`pipelines.director.appended_now`): before any
+"""When the tests' director commands are typed (`pipelines.commands.director.appended_now`): before any
 session of theirs is published, so that each request is entered as its weekend happens, never
 back-dated. A test of back-dating sets the clock itself; `WALL_CLOCK` is the real one."""
 WALL_CLOCK = director.appended_now

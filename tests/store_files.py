@@ -5,8 +5,8 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from pipelines.anchor import anchor_path
-from pipelines.store import EventStore, analytics_file_beside
+from pipelines.log.anchor import anchor_path
+from pipelines.log.store import EventStore, analytics_file_beside
 
 
 def copy_store(source: Path, target: Path) -> EventStore:

@@ -92,7 +92,7 @@ def test_no_parser_module_is_over_the_size_limit() -> None:
 def every_diagnostic_code() -> set[str]:
     """The codes of every diagnostic the four readers give on the corpus and the sample data, careful
     reader, lenient and strict."""
-    from pipelines.ingest import parse_bytes
+    from pipelines.files.ingest import parse_bytes
 
     paths = [p for root in (CORPUS, REPO / "sample_data") for p in sorted(root.rglob("*"))
              if p.suffix.lower() in (".pbn", ".lin", ".xml", ".csv")]

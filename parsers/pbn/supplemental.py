@@ -1,7 +1,7 @@
 """What a game publishes about its deal besides the deal: double-dummy tricks and par.
 
 Kept as the deal's published values (`BoardRecord.published`, `BoardDealt.published`), a reference
-that `pipelines.published_analysis` checks against our own analysis:
+that `pipelines.published.analysis` checks against our own analysis:
 
 - `dd_tricks`: the tricks each declarer takes in each strain, double dummy, as 20 hex digits (lower
   case), declarer N, S, E, W, each in the strains NT, S, H, D, C. That is how `DoubleDummyTricks`

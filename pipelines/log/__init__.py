@@ -1,10 +1,10 @@
 """The event log's owner: the only code that speaks SQL to the log.
 
-`pipelines.store.EventStore` is the one door every other module uses to open the log and append to
+`pipelines.log.store.EventStore` is the one door every other module uses to open the log and append to
 it. Behind it the log of record is either the embedded DuckDB file (the default) or a PostgreSQL
 database (`postgresql://` URL, `pipelines.log.postgres`), whose events are mirrored into a local
 DuckDB analytics file (`pipelines.log.mirror`) for replay, scoring and analysts. Nothing outside
-this package and `pipelines.store` writes an event, or reads the log's tables (`events`,
+this package and `pipelines.log.store` writes an event, or reads the log's tables (`events`,
 `commands`) in SQL: on a connection the store gives, every other module asks this package's
 named functions, each taking that connection and giving plain values or polars frames:
 

@@ -15,7 +15,7 @@ from typing import Any
 
 import polars as pl
 
-from pipelines.anchor import Head
+from pipelines.log.anchor import Head
 
 
 @dataclass(frozen=True, slots=True)

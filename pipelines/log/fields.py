@@ -20,7 +20,7 @@ import polars as pl
 
 from models.events import CURRENT_VERSIONS, UPCASTERS
 from models.upcasting import Upcasters
-from pipelines.query_frames import frame_of
+from pipelines.base.query_frames import frame_of
 
 if TYPE_CHECKING:
     import duckdb

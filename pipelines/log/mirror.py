@@ -16,8 +16,8 @@ from typing import TYPE_CHECKING
 
 import polars as pl
 
+from pipelines.base.query_frames import for_duckdb
 from pipelines.log.errors import MirrorMismatch
-from pipelines.query_frames import for_duckdb
 
 if TYPE_CHECKING:
     import duckdb

@@ -30,10 +30,10 @@ from pydantic import BaseModel
 from models.events import CURRENT_VERSIONS, EVENT_TYPES, UPCASTERS, session_stream
 from models.shape import Shape, json_transform_type, polars_dtype, replayed_fields
 from models.upcasting import Upcasters
+from pipelines.base.query_frames import frame_of
+from pipelines.log.store import table_columns
 from pipelines.log.streams import stream_ranges
-from pipelines.query_frames import frame_of
-from pipelines.store import table_columns
-from pipelines.vetting import unreadable_time_sql, vetted
+from pipelines.log.vetting import unreadable_time_sql, vetted
 
 SessionKey = tuple[str, str]
 """(event_id, session_id)."""
@@ -174,7 +174,7 @@ class PayloadReader:
             # None in scope (most sessions have no fouled board, penalty or weighted score): the
             # frame's columns without a query, each of which costs about 10 ms to bind and run.
             return empty_frame(fields)
-        # Events replay cannot use are reported and left out, never a crash (pipelines.vetting).
+        # Events replay cannot use are reported and left out, never a crash (pipelines.log.vetting).
         frame = vetted(event_type, self._read_frame(event_type, fields))
         return _with_defaults(frame, model or EVENT_TYPES[event_type])
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pipelines.store import EventStore
+from pipelines.log.store import EventStore
 
 
 def describe_store(store: EventStore) -> dict[str, dict[str, Any]]:

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
-from pipelines.anchor import ANCHORING_TYPES, Head
+from pipelines.log.anchor import ANCHORING_TYPES, Head
 from pipelines.log.chain import GENESIS_HASH, ROW_COLUMNS, ROW_SCHEMA, with_hashes
 from pipelines.log.errors import ConcurrencyError, StoreError
 from pipelines.log.records import AppendResult, RawRow, check_expected, event_filter, with_versions

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 import polars as pl
 
-from pipelines.query_frames import frame_of
+from pipelines.base.query_frames import frame_of
 
 if TYPE_CHECKING:
     import duckdb

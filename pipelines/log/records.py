@@ -14,7 +14,7 @@ from models.events import CURRENT_VERSIONS
 from models.upcasting import MissingUpcaster, Upcasters
 from pipelines.log.chain import from_epoch_us, to_epoch_us
 from pipelines.log.errors import ConcurrencyError, StoreError
-from pipelines.payloads import encode_payload
+from pipelines.log.payloads import encode_payload
 
 
 @dataclass(frozen=True, slots=True)

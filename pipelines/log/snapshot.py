@@ -19,7 +19,7 @@ from pathlib import Path
 
 import duckdb
 
-from pipelines.store import EventStore
+from pipelines.log.store import EventStore
 
 log = logging.getLogger(__name__)
 

@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING
 
 import polars as pl
 
+from pipelines.base.query_frames import frame_of
 from pipelines.log.fields import first_events
-from pipelines.query_frames import frame_of
 
 if TYPE_CHECKING:
     import duckdb

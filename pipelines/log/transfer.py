@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import polars as pl
 
 from pipelines.log.errors import StoreError
-from pipelines.store import EventStore
+from pipelines.log.store import EventStore
 
 log = logging.getLogger(__name__)
 

@@ -12,7 +12,7 @@ from datetime import date
 import polars as pl
 
 from models.ranking_rules import BandedCurve, RuleSet
-from pipelines.keyed import key_hash
+from pipelines.base.keyed import key_hash
 from pipelines.ranking.curves import (
     PLACED_SCHEMA,
     decay_by_kind,

@@ -15,11 +15,11 @@ from dataclasses import dataclass
 
 import polars as pl
 
-from pipelines.audit import iso
 from pipelines.log.fields import PayloadField, payload_fields
 from pipelines.log.reads import claimed_and_recorded_times
+from pipelines.log.store import EventStore
 from pipelines.ranking.edition import RankingEdition
-from pipelines.store import EventStore
+from pipelines.replay.audit import iso
 
 AWARD_KEY = ["original_id", "event_id", "session_id", "section", "direction", "contestant_id", "team_match"]
 _KEPT = ["player_id", "player_name", "event_name", "place", "tied", "field", "award", "decay", "points",

@@ -20,7 +20,8 @@ from functools import cached_property
 import polars as pl
 
 from models.ranking_rules import RuleSet
-from pipelines.neutralise import spreadsheet_safe
+from pipelines.base.neutralise import spreadsheet_safe
+from pipelines.log.store import EventStore, to_epoch_us
 from pipelines.ranking.awards import (
     AWARD_COLUMNS,
     award_dates,
@@ -43,7 +44,6 @@ from pipelines.ranking.matches import TEAM_MATCH, read_team_matches, with_match_
 from pipelines.ranking.players import contestant_players, merged_ids, resolve_players, unmatched_players
 from pipelines.ranking.standings_source import StandingsReader, StandingsSnapshot, read_standings
 from pipelines.ranking.units import ranking_units
-from pipelines.store import EventStore, to_epoch_us
 
 log = logging.getLogger(__name__)
 
@@ -97,7 +97,7 @@ class RankingEdition:
 
     def output_bytes(self) -> dict[str, bytes]:
         """The canonical CSV of ranking, sub-rankings and awards (what an edition's hash covers), text
-        cells a spreadsheet would run as a formula prefixed with `'` (`pipelines.neutralise`)."""
+        cells a spreadsheet would run as a formula prefixed with `'` (`pipelines.base.neutralise`)."""
         return dict(self._output_bytes)
 
     @cached_property

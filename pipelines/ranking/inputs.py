@@ -26,7 +26,7 @@ from models.events import (
 )
 from models.shape import polars_columns
 from pipelines.log.payload_frames import TournamentScope, payload_frame, tournament_scope
-from pipelines.store import EventStore
+from pipelines.log.store import EventStore
 
 # Names are chosen here; their types are the event models' (`models.shape`).
 MEMBER_FIELDS: dict[str, pl.DataType] = polars_columns(

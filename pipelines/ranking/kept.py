@@ -36,8 +36,8 @@ import duckdb
 import polars as pl
 
 from models.ranking_rules import RuleSet
+from pipelines.log.store import EventStore, StoreError, table_columns
 from pipelines.ranking.standings_source import differing_streams
-from pipelines.store import EventStore, StoreError, table_columns
 
 log = logging.getLogger(__name__)
 

@@ -26,9 +26,9 @@ import polars as pl
 
 from models.conditions import ConditionsOfContest
 from models.ranking_rules import MatchPoints, RuleSet
+from pipelines.log.store import EventStore
 from pipelines.ranking.units import UNIT_KEYS, Units
 from pipelines.scoring.teams import MATCH_SCHEMA, match_results
-from pipelines.store import EventStore
 
 MATCH_COLUMNS: dict[str, pl.DataType] = {
     "event_id": pl.String(), "session_id": pl.String(), "section": pl.String(), "match_id": pl.String(),
@@ -49,7 +49,7 @@ def read_team_matches(store: EventStore, *, up_to: int, as_of_us: int, sessions:
                       rules: MatchPoints) -> pl.DataFrame:
     """`MATCH_COLUMNS` for every match of the `sessions` (event_id, session_id, scoring) whose scoring
     `rules` counts, as a replay to (`up_to`, `as_of_us`) scores them."""
-    from pipelines.projections import event_conditions, score_store  # heavy: only when match points count
+    from pipelines.replay.projections import event_conditions, score_store  # heavy: only when match points count
 
     counted = sessions.filter(pl.col("scoring").is_in(list(rules.scorings))).select(
         "event_id", "session_id", "scoring").unique().sort("event_id", "session_id")

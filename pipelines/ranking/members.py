@@ -29,11 +29,11 @@ from typing import Literal
 import polars as pl
 
 from models.events import MemberRegistered, SourceFileIngested, SourceRef, event_payload
-from pipelines.ingest import sha256_of, source_stream
+from pipelines.files.ingest import sha256_of, source_stream
 from pipelines.log.fields import PayloadField, payload_fields
 from pipelines.log.payload_frames import payload_frame
+from pipelines.log.store import EventStore, NewEvent, to_epoch_us
 from pipelines.ranking.inputs import MEMBER_FIELDS, latest, log_head
-from pipelines.store import EventStore, NewEvent, to_epoch_us
 
 MEMBER_COLUMNS = ("federation_id", "name", "club", "gender", "birth_year", "region")
 REQUIRED_COLUMNS = ("federation_id", "name")

@@ -16,9 +16,9 @@ import polars as pl
 
 from models.events import RankingPublished, event_payload
 from models.ranking_rules import RuleSet
+from pipelines.log.store import EventStore, NewEvent
 from pipelines.log.views import RANKING_LOG_VIEWS_SQL
 from pipelines.ranking.edition import RankingEdition, compute_edition
-from pipelines.store import EventStore, NewEvent
 
 log = logging.getLogger(__name__)
 
@@ -66,7 +66,7 @@ def refresh_standings(store: EventStore) -> None:
     hold; a publication appends anyway, so it refreshes the tables first (derived rows, never events)
     and the edition reads them. The edition's bytes are the same either way.
     """
-    from pipelines.live import refresh
+    from pipelines.replay.live import refresh
 
     refresh(store)
 

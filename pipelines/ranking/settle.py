@@ -11,9 +11,9 @@ from datetime import datetime
 import polars as pl
 
 from models.events import PlayerIdentitiesMerged, PlayerLinked, event_payload
+from pipelines.log.store import EventStore, NewEvent, to_epoch_us
 from pipelines.ranking.inputs import RankingInputs, log_head, read_inputs
 from pipelines.ranking.players import contestant_players, merged_ids, resolve_players, unmatched_players
-from pipelines.store import EventStore, NewEvent, to_epoch_us
 
 
 class IdentityError(ValueError):

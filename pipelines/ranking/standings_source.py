@@ -3,7 +3,7 @@ the edition's answer, a session-keyed replay wherever they do not.
 
 An edition is as of a log position P and a time T: its standings are what a replay of the events
 at positions <= P that happened by T gives (`replay_standings`, the reference). The projection
-tables (`pipelines.live`) hold what a replay to their own position Ps and clock Cs gave
+tables (`pipelines.replay.live`) hold what a replay to their own position Ps and clock Cs gave
 (`projection_state`). The rule:
 
 1. A tournament's rows depend only on the events of its own streams (`session:<event>/<session>`
@@ -19,7 +19,7 @@ tables (`pipelines.live`) hold what a replay to their own position Ps and clock 
    stands on, the corrections and rulings it applies (decided by when they were raised against the
    publication's deadline, never by the clock) and every score are the same. So a stored row is
    taken with its status recomputed at T from its session's stored deadline: final once T reaches
-   the deadline, else provisional, as `pipelines.corrections.session_windows` decides. (Rescoring
+   the deadline, else provisional, as `pipelines.rulings.corrections.session_windows` decides. (Rescoring
    every session whose status differs would give the same bytes, at the cost of a full rescoring
    whenever an edition's time is after a batch of publications the tables were written beside.)
 
@@ -43,13 +43,13 @@ from typing import Protocol
 import duckdb
 import polars as pl
 
-from pipelines.live import projection_state, session_catalog
+from pipelines.base.query_frames import frame_of
+from pipelines.log.store import EventStore
 from pipelines.log.streams import LogRange, streams_in_ranges
-from pipelines.projections import score_store
-from pipelines.query_frames import frame_of
-from pipelines.replay import SessionKey, correction_decisions
+from pipelines.replay.frames import SessionKey, correction_decisions
+from pipelines.replay.live import projection_state, session_catalog
+from pipelines.replay.projections import score_store
 from pipelines.scoring.frames import STANDINGS_SCHEMA
-from pipelines.store import EventStore
 
 log = logging.getLogger(__name__)
 
@@ -70,7 +70,7 @@ class StandingsSnapshot:
     standings: pl.DataFrame
     """`STANDINGS_COLUMNS`: one row per contestant per session, with `status`, in canonical order."""
     windows: pl.DataFrame
-    """Per published session: publication time, deadline and status (`pipelines.corrections`)."""
+    """Per published session: publication time, deadline and status (`pipelines.rulings.corrections`)."""
     corrections: pl.DataFrame
     """Every correction request with its decision (`applied`)."""
 

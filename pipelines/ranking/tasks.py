@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 from datetime import UTC, datetime
 
+from pipelines.log.store import EventStore
 from pipelines.ranking.edition import compute_edition
 from pipelines.ranking.publish import (
     EditionError,
@@ -14,7 +15,6 @@ from pipelines.ranking.publish import (
     refresh_standings,
 )
 from pipelines.ranking.rules import load_rules
-from pipelines.store import EventStore
 
 log = logging.getLogger(__name__)
 

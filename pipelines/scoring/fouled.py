@@ -10,7 +10,7 @@ from __future__ import annotations
 import orjson
 import polars as pl
 
-from pipelines.keyed import join_small
+from pipelines.base.keyed import join_small
 
 _BOARD_KEYS = ["event_id", "session_id", "section", "board"]
 

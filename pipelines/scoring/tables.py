@@ -16,7 +16,7 @@ from __future__ import annotations
 import polars as pl
 
 from models.board import Vulnerability, law2_vulnerability
-from pipelines.keyed import join_small
+from pipelines.base.keyed import join_small
 from pipelines.scoring.contract import declarer_score_expr
 from pipelines.scoring.fouled import with_fouled_groups
 from pipelines.scoring.frames import RESULTS_SCHEMA, conform

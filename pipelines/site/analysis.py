@@ -32,9 +32,9 @@ import polars as pl
 
 from models.cards import Deal
 from parsers.pbn.values import Holding, parse_deal
+from pipelines.base.query_frames import ArrowStream
 from pipelines.log.fields import PayloadField, payload_fields
-from pipelines.query_frames import ArrowStream
-from pipelines.store import EventStore, StoreBusy, table_columns
+from pipelines.log.store import EventStore, StoreBusy, table_columns
 
 log = logging.getLogger(__name__)
 

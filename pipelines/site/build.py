@@ -29,7 +29,8 @@ import orjson
 import polars as pl
 
 from pipelines.log.fields import PayloadField, payload_fields
-from pipelines.projections import ScoredEdition
+from pipelines.log.store import EventStore, table_columns, to_epoch_us
+from pipelines.replay.projections import ScoredEdition
 from pipelines.site.analysis import AnalysisReport, DoubleDummy, cached, canonical_deal, ensure_analysis, held_deals
 from pipelines.site.event_pages import contestant_names, event_page, index_page, index_row
 from pipelines.site.gather import EventInfo, SessionData, SessionInfo, last_position, session_data, with_ranking
@@ -40,7 +41,6 @@ from pipelines.site.ranking_pages import ranking_digest, ranking_editions, ranki
 from pipelines.site.render import stylesheet
 from pipelines.site.session_pages import session_audit, session_files
 from pipelines.site.sources import LiveSource, Source, open_source
-from pipelines.store import EventStore, table_columns, to_epoch_us
 
 if TYPE_CHECKING:
     from pipelines.ranking.publish import PublishedEdition

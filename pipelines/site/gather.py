@@ -19,11 +19,11 @@ import polars as pl
 from models.conditions import ConditionsOfContest, UnsupportedScoringError, conditions_from_file
 from models.events import session_stream
 from parsers.records import ParsedFile
-from pipelines.exports import session_records
+from pipelines.files.exports import session_records
 from pipelines.log.reads import last_stream_position
-from pipelines.projections import ScoredEdition
+from pipelines.log.store import EventStore, StoredEvent
+from pipelines.replay.projections import ScoredEdition
 from pipelines.site.ranked import no_rows, session_rows
-from pipelines.store import EventStore, StoredEvent
 
 log = logging.getLogger(__name__)
 

@@ -139,7 +139,7 @@ AUDIT_HEADERS: dict[str, dict[str, str]] = {
         "published_at": "Opublikowano", "deadline": "Koniec okresu poprawek",
     },
 }
-"""The audit's columns (`pipelines.audit.AUDIT_COLUMNS`) as its page heads them; audit.csv keeps the names."""
+"""The audit's columns (`pipelines.replay.audit.AUDIT_COLUMNS`) as its page heads them; audit.csv keeps the names."""
 
 AUDIT_VALUES: dict[str, dict[str, str]] = {
     "en": {},
@@ -166,7 +166,7 @@ AUDIT_VALUES: dict[str, dict[str, str]] = {
         "weighted score (Law 12C1)": "wynik ważony (Prawo 12C1)",
     },
 }
-"""The audit's fixed values (kind, decision, window, rule: `pipelines.corrections`, `pipelines.audit`)
+"""The audit's fixed values (kind, decision, window, rule: `pipelines.rulings.corrections`, `pipelines.replay.audit`)
 in each language, where it says them otherwise than English; free text (a reason, a name) stays."""
 
 LANGUAGES: Mapping[str, Mapping[str, str]] = {"en": ENGLISH, "pl": POLISH}

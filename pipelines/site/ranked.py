@@ -23,8 +23,8 @@ from typing import TYPE_CHECKING
 
 import polars as pl
 
-from pipelines.query_frames import frame_of
-from pipelines.store import EventStore, table_columns
+from pipelines.base.query_frames import frame_of
+from pipelines.log.store import EventStore, table_columns
 
 if TYPE_CHECKING:
     from pipelines.ranking.edition import RankingEdition

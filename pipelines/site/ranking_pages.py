@@ -17,13 +17,13 @@ from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
-from pipelines.query_frames import frame_of
+from pipelines.base.query_frames import frame_of
+from pipelines.log.store import EventStore, table_columns
 from pipelines.site.labels import labels, language_code
 from pipelines.site.paths import RANKING_DIR, card_page, event_dir, player_page, session_dir
 from pipelines.site.plots import history_plot
 from pipelines.site.render import render
 from pipelines.site.views import fmt, place_text
-from pipelines.store import EventStore, table_columns
 
 if TYPE_CHECKING:
     from pipelines.ranking.edition import RankingEdition

@@ -16,9 +16,10 @@ import polars as pl
 from models.board import law2_dealer, law2_vulnerability
 from models.events import session_stream
 from parsers.records import BoardRecord
-from pipelines.audit import AUDIT_COLUMNS, audit_rows
-from pipelines.audit_before import remembered
-from pipelines.projections import ScoredEdition
+from pipelines.log.store import EventStore
+from pipelines.replay.audit import AUDIT_COLUMNS, audit_rows
+from pipelines.replay.audit_before import remembered
+from pipelines.replay.projections import ScoredEdition
 from pipelines.site.analysis import DoubleDummy, canonical_deal
 from pipelines.site.cards import score_cards
 from pipelines.site.csvsafe import neutralised
@@ -39,7 +40,6 @@ from pipelines.site.views import (
     standings_groups,
     table_rows,
 )
-from pipelines.store import EventStore
 
 ROOT = "../../"
 """From a session's folder back to the site's root."""
@@ -351,7 +351,7 @@ def _moment(value: object, zone: str, *, iso_form: bool = False) -> str:
 
 
 def session_audit(edition: ScoredEdition, data: SessionData, store: EventStore | None = None) -> pl.DataFrame:
-    """The session's corrections and rulings (pipelines.audit), and with `store` its fouled boards
+    """The session's corrections and rulings (pipelines.replay.audit), and with `store` its fouled boards
     (Law 87, and Law 86B2 between a match's rooms); a session without any correction or ruling
     skips the rescoring, and with `store` the "before" scores are kept in it, so the next rewrite
     only looks them up."""
@@ -395,7 +395,8 @@ def fouled_boards(store: EventStore, edition: ScoredEdition, data: SessionData) 
                            for label, tables in sorted(found["groups"].items(), key=lambda g: g[0] != "original"))
         rows.append({**dict.fromkeys(AUDIT_COLUMNS), "kind": "ruling", "event_id": data.info.event_id,
                      "session_id": data.info.session_id, "section": section, "board": str(board),
-                     "raised_at": f"{event.occurred_at.astimezone(UTC):%Y-%m-%dT%H:%M:%S%z}",  # as pipelines.audit
+                     # as pipelines.replay.audit writes it
+                     "raised_at": f"{event.occurred_at.astimezone(UTC):%Y-%m-%dT%H:%M:%S%z}",
                      "reason": found.get("reason") or "",
                      "decision": "awaiting acknowledgement" if event.position in held else "applied",
                      "asked": groups,

@@ -5,7 +5,7 @@ which changes whenever anything the session's pages show may have changed, and, 
 whose stamps moved, the event's info and a `ScoredEdition` holding (at least) that event's rows.
 
 - `LiveSource` (the site of the log as it stands, what the CLI and the DAGs build): brings the
-  session-keyed projections of `pipelines.live` up to the log (incrementally), takes the stamps
+  session-keyed projections of `pipelines.replay.live` up to the log (incrementally), takes the stamps
   from `projection_sessions` (the log position a session's rows were computed at, its status and
   deadline: a refresh rescores a session whenever its stream or its tournament's gets an event, and
   relabels it when its correction period ends) and, for the events to render, reads their
@@ -27,12 +27,12 @@ from functools import cached_property
 
 import polars as pl
 
+from pipelines.base.query_frames import frame_of
 from pipelines.log.reads import head_position
-from pipelines.projections import ScoredEdition, canonical_order, score_store
-from pipelines.query_frames import frame_of
-from pipelines.replay import Projection, SessionKey, replay
+from pipelines.log.store import EventStore
+from pipelines.replay.frames import Projection, SessionKey, replay
+from pipelines.replay.projections import ScoredEdition, canonical_order, score_store
 from pipelines.site.gather import EventInfo, events_of, of_event
-from pipelines.store import EventStore
 
 log = logging.getLogger(__name__)
 
@@ -143,7 +143,7 @@ class LiveSource:
         self._loaded = {}
         if not keys:
             return
-        from pipelines.live import read_tables
+        from pipelines.replay.live import read_tables
 
         wanted = pl.DataFrame(keys, schema={"event_id": pl.String, "session_id": pl.String}, orient="row")
         # The refresh that just rescored these events replayed them already; its replay holds the same
@@ -186,7 +186,7 @@ def open_source(store: EventStore, *, code: str, edition: ScoredEdition | None =
     if as_of_us is not None:
         return FixedSource(store, score_store(store, up_to=up_to, as_of_us=as_of_us,
                                               sessions=_sessions_of(store, event_id, up_to)))
-    from pipelines.live import refresh
+    from pipelines.replay.live import refresh
 
     refreshed = refresh(store, up_to=up_to)
     if up_to is not None and refreshed.position != up_to:
@@ -207,7 +207,7 @@ def _sessions_of(store: EventStore, event_id: str | None, up_to: int | None) -> 
     """Every session of `event_id` in the log up to `up_to` (None: every session of every event)."""
     if event_id is None:
         return None
-    from pipelines.live import session_catalog
+    from pipelines.replay.live import session_catalog
 
     with store.reader() as con:
         position = up_to if up_to is not None else head_position(con)

@@ -20,9 +20,9 @@ import polars as pl
 import pytest
 
 from models.conditions import ConditionsOfContest
-from pipelines.director import publish_scores, register_tournament
-from pipelines.ingest import ingest_file
-from pipelines.store import EventStore
+from pipelines.commands.director import publish_scores, register_tournament
+from pipelines.files.ingest import ingest_file
+from pipelines.log.store import EventStore
 from tests.conftest import REPO, SAMPLE_DATA
 
 pytest.importorskip("airflow", reason="the [airflow] extra is installed by `make test`")
@@ -170,7 +170,7 @@ def test_a_dropped_file_is_ingested_moved_and_announced(airflow_home: Path, tmp_
     again = _test_run("ingest_inbox", _airflow_env(airflow_home, settings))
     assert "STATE success" in again.stdout, again.stdout[-3000:]
     assert "TASK announce -1 success" in again.stdout
-    from pipelines.operations import publish_unpublished, resolve_settings, score_head
+    from pipelines.edges.operations import publish_unpublished, resolve_settings, score_head
 
     publish_unpublished(resolve_settings(settings, env={}), at=datetime(2026, 11, 21, 22, tzinfo=UTC))
     score_head(resolve_settings(settings, env={}))

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from pipelines.ingest import ingest_file
-from pipelines.store import EventStore
+from pipelines.files.ingest import ingest_file
+from pipelines.log.store import EventStore
 from tests.conftest import RECORDED_AT, SAMPLE_DATA
 
 EVENT, SESSION = "club-championship-2026", "1"

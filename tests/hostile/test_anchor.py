@@ -14,10 +14,10 @@ import duckdb
 import pytest
 from typer.testing import CliRunner
 
-from pipelines.anchor import anchor_path, read_anchor
-from pipelines.cli import app
-from pipelines.director import publish_scores
-from pipelines.store import EventStore, NewEvent, StoreError
+from pipelines.cli.app import app
+from pipelines.commands.director import publish_scores
+from pipelines.log.anchor import anchor_path, read_anchor
+from pipelines.log.store import EventStore, NewEvent, StoreError
 from tests.hostile.conftest import EVENT, SESSION
 
 runner = CliRunner()
@@ -76,7 +76,7 @@ def _crash_after_appends(path: Path) -> None:
     script = (
         "import os, sys\n"
         "from datetime import UTC, datetime\n"
-        "from pipelines.store import EventStore, NewEvent\n"
+        "from pipelines.log.store import EventStore, NewEvent\n"
         "store = EventStore(sys.argv[1])\n"
         "with store.session():\n"
         "    for i in range(3):\n"

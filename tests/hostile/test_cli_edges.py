@@ -9,9 +9,9 @@ import polars as pl
 import pytest
 from typer.testing import CliRunner
 
-from pipelines.cli import app
-from pipelines.neutralise import for_terminal, safe_file_name, spreadsheet_safe
-from pipelines.store import EventStore
+from pipelines.base.neutralise import for_terminal, safe_file_name, spreadsheet_safe
+from pipelines.cli.app import app
+from pipelines.log.store import EventStore
 from tests.conftest import SAMPLE_DATA
 from tests.hostile.conftest import EVENT, SESSION
 

@@ -11,13 +11,13 @@ import polars as pl
 import pytest
 from typer.testing import CliRunner
 
-from pipelines import director
-from pipelines.audit import recorded_times, write_audit
-from pipelines.cli import app
-from pipelines.director import TableRef, publish_scores, request_correction
-from pipelines.projections import score_store
-from pipelines.store import EventStore, NewEvent
-from pipelines.vetting import collecting
+from pipelines.cli.app import app
+from pipelines.commands import director
+from pipelines.commands.director import TableRef, publish_scores, request_correction
+from pipelines.log.store import EventStore, NewEvent
+from pipelines.log.vetting import collecting
+from pipelines.replay.audit import recorded_times, write_audit
+from pipelines.replay.projections import score_store
 from tests.conftest import WALL_CLOCK
 from tests.hostile.conftest import EVENT, SESSION
 

@@ -19,7 +19,7 @@ import pytest
 
 import parsers.positions as positions
 from parsers.lin.lexer import tokenize
-from pipelines.ingest import read_columnar
+from pipelines.files.ingest import read_columnar
 
 MB = 1 << 20
 

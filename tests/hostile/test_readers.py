@@ -19,8 +19,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from parsers.numbers import whole_number
-from pipelines.ingest import IngestRejected, ingest_bytes, parse_bytes, read_columnar
-from pipelines.store import EventStore
+from pipelines.files.ingest import IngestRejected, ingest_bytes, parse_bytes, read_columnar
+from pipelines.log.store import EventStore
 from tests.conftest import CORPUS, RECORDED_AT, SAMPLE_DATA
 
 CATCH_ALL = {"pbn.internal", "lin.reader.internal-error", "usebio.reader.internal-error"}
@@ -275,8 +275,7 @@ def test_any_number_in_a_file_replaced_by_a_hostile_one_is_read_whole(path: Path
 
 def test_a_file_over_the_limit_is_refused_before_it_is_read(tmp_path: Path,
                                                            monkeypatch: pytest.MonkeyPatch) -> None:
-    from pipelines import ingest
-
+    from pipelines.files import ingest
     path = tmp_path / "big.csv"
     path.write_bytes(SEEDS[".csv"])
     small = dataclasses.replace(ingest.READERS[".csv"], max_bytes=1000)

@@ -12,9 +12,9 @@ import polars as pl
 import pytest
 from typer.testing import CliRunner
 
-from pipelines.analyst_sql import run_query
-from pipelines.cli import app
-from pipelines.store import EventStore, StoreBusy
+from pipelines.cli.app import app
+from pipelines.edges.analyst_sql import run_query
+from pipelines.log.store import EventStore, StoreBusy
 
 runner = CliRunner()
 

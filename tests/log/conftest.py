@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from pipelines.store import EventStore
+from pipelines.log.store import EventStore
 
 BACKENDS = ["duckdb", "postgresql"]
 

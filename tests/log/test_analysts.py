@@ -12,11 +12,11 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from pipelines.ingest import ingest_file
-from pipelines.live import refresh
+from pipelines.files.ingest import ingest_file
 from pipelines.log.snapshot import publish_snapshot, read_snapshot_position, snapshot_path
+from pipelines.log.store import EventStore
+from pipelines.replay.live import refresh
 from pipelines.site import build_site
-from pipelines.store import EventStore
 from tests.conftest import RECORDED_AT, SAMPLE_DATA
 
 REPO = Path(__file__).resolve().parents[2]
@@ -69,7 +69,7 @@ def test_an_analyst_holding_the_snapshot_open_never_blocks_ingest_score_or_site(
 
 def test_a_reader_of_the_store_itself_would_have_blocked_the_pipeline(tmp_path: Path) -> None:
     # Why the snapshot exists: the same hold on the store's own file stops the writer.
-    from pipelines.store import StoreBusy
+    from pipelines.log.store import StoreBusy
 
     store = EventStore(tmp_path / "federation.duckdb", busy_timeout=0.5)
     ingest_file(store, SAMPLE_DATA / "club_championship_traveller.csv", recorded_at=RECORDED_AT)

@@ -10,9 +10,9 @@ import polars as pl
 import psycopg
 import pytest
 
-from pipelines.ingest import ingest_file
-from pipelines.live import refresh
-from pipelines.store import ConcurrencyError, EventStore, NewEvent, StoreError, event_frame
+from pipelines.files.ingest import ingest_file
+from pipelines.log.store import ConcurrencyError, EventStore, NewEvent, StoreError, event_frame
+from pipelines.replay.live import refresh
 from tests.conftest import RECORDED_AT, SAMPLE_DATA
 
 AT = datetime(2026, 11, 21, 20, 0, tzinfo=UTC)

@@ -15,10 +15,10 @@ from pathlib import Path
 
 import pytest
 
-import pipelines.director as director
-from pipelines.director import DirectorError, TableRef, award_penalty, request_correction
-from pipelines.ingest import ingest_file
-from pipelines.store import EventStore
+import pipelines.commands.director as director
+from pipelines.commands.director import DirectorError, TableRef, award_penalty, request_correction
+from pipelines.files.ingest import ingest_file
+from pipelines.log.store import EventStore
 from tests.conftest import RECORDED_AT, SAMPLE_DATA
 
 REPO = Path(__file__).resolve().parents[2]
@@ -101,8 +101,8 @@ def test_a_session_that_keeps_changing_is_refused_with_nothing_recorded(
 _DIRECTOR = textwrap.dedent("""
     import sys, time
     from datetime import UTC, datetime
-    from pipelines.director import DirectorError, TableRef, request_correction
-    from pipelines.store import EventStore
+    from pipelines.commands.director import DirectorError, TableRef, request_correction
+    from pipelines.log.store import EventStore
     store = EventStore(sys.argv[1], analytics=sys.argv[2])
     start, won = float(sys.argv[3]), 0
     while time.time() < start:

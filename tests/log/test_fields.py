@@ -13,8 +13,8 @@ from models.events import CURRENT_VERSIONS, UPCASTERS
 from models.upcasting import MissingUpcaster, Renamed, Upcaster, Upcasters
 from pipelines.log import fields
 from pipelines.log.fields import PayloadField, payload_fields
+from pipelines.log.store import EventStore, NewEvent
 from pipelines.log.views import RANKING_LOG_VIEWS_SQL
-from pipelines.store import EventStore, NewEvent
 from tests.conftest import RECORDED_AT
 
 AT = datetime(2026, 11, 21, 20, 0, tzinfo=UTC)

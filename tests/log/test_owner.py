@@ -1,7 +1,7 @@
 """The log's owner is the only code that speaks SQL to the log (issue #32 item 1).
 
 Every read of the log's tables (`events`, `commands`) is a named function of `pipelines/log/` or a
-method of `pipelines/store.py`; any other module calls one of them. Checked on the source text:
+method of `pipelines/log/store.py`; any other module calls one of them. Checked on the source text:
 a string literal naming one of those tables after FROM or JOIN, in any case, even split across
 the pieces of an implicitly joined string. Docstrings and comments are prose, and are not read.
 """
@@ -16,7 +16,7 @@ from pathlib import Path
 
 from tests.conftest import REPO
 
-OWNERS = ("pipelines/log/", "pipelines/store.py")
+OWNERS = ("pipelines/log/", "pipelines/log/store.py")
 """The log's owner: the package, and the store's door to it."""
 
 LOG_READ = re.compile(
@@ -37,9 +37,9 @@ def test_no_module_outside_the_logs_owner_reads_the_logs_tables() -> None:
 
 def test_the_owner_itself_is_seen_reading_the_log() -> None:
     """The check finds what it looks for where it is allowed: were it blind, the test above would pass."""
-    owners = ("pipelines/store.py", "pipelines/log/reads.py")
+    owners = ("pipelines/log/store.py", "pipelines/log/reads.py")
     owned = [found for owner in owners for found in log_reads(REPO / owner, REPO)]
-    assert any(found.startswith("pipelines/store.py:") and "FROM commands" in found for found in owned)
+    assert any(found.startswith("pipelines/log/store.py:") and "FROM commands" in found for found in owned)
     assert any(found.startswith("pipelines/log/reads.py:") and "FROM events" in found for found in owned)
 
 

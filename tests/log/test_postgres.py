@@ -16,8 +16,8 @@ import pytest
 
 from pipelines.log.errors import MirrorMismatch
 from pipelines.log.postgres import PostgresLog, redacted
+from pipelines.log.store import EventStore
 from pipelines.log.transfer import compare_logs, copy_log
-from pipelines.store import EventStore
 from tests.conftest import RECORDED_AT
 from tests.log.test_contract import penalties
 
@@ -111,7 +111,7 @@ def test_readers_never_wait_for_a_writer_and_never_skip_a_late_commit(pg_store: 
 _WRITER = textwrap.dedent("""
     import sys
     from datetime import UTC, datetime, timedelta
-    from pipelines.store import ConcurrencyError, EventStore, NewEvent
+    from pipelines.log.store import ConcurrencyError, EventStore, NewEvent
     url, stream, rounds, guarded = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4] == "1"
     store = EventStore(url, analytics=sys.argv[5])
     at = datetime(2026, 11, 21, 20, 0, tzinfo=UTC)
@@ -172,7 +172,7 @@ def test_two_directors_on_one_stream_never_both_win(pg_store: EventStore, pg_url
 _KILLED = textwrap.dedent("""
     import sys
     from datetime import UTC, datetime, timedelta
-    from pipelines.store import EventStore, NewEvent
+    from pipelines.log.store import EventStore, NewEvent
     store = EventStore(sys.argv[1], analytics=sys.argv[2])
     at = datetime(2026, 11, 21, 20, 0, tzinfo=UTC)
     events = [NewEvent("big", "PenaltyAwarded", {"event_id": "e", "session_id": "1", "contestant_id": str(k),

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from pipelines.operations import SettingsError, resolve_settings
+from pipelines.edges.operations import SettingsError, resolve_settings
 
 
 def test_a_file_store_puts_every_folder_beside_it(tmp_path: Path) -> None:

@@ -11,9 +11,9 @@ from typer.testing import CliRunner
 from models.awards import AWARD_SPELLINGS, Average, parse_award
 from models.conditions import ConditionsOfContest
 from parsers.csv import loads as load_csv
-from pipelines.cli import app
+from pipelines.cli.app import app
+from pipelines.log.store import EventStore
 from pipelines.scoring.engine import score
-from pipelines.store import EventStore
 from tests.conftest import SAMPLE_DATA
 from tests.scoring.builders import results, sessions, traveller
 

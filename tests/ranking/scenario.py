@@ -6,10 +6,10 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 from models.events import ContestantRegistered, Player, event_payload, session_stream
-from pipelines.director import publish_scores
-from pipelines.ingest import IngestOptions, ingest_file
+from pipelines.commands.director import publish_scores
+from pipelines.files.ingest import IngestOptions, ingest_file
+from pipelines.log.store import EventStore, NewEvent
 from pipelines.ranking.members import import_member_list
-from pipelines.store import EventStore, NewEvent
 from tests.conftest import RECORDED_AT, SAMPLE_DATA
 
 CET = timezone(timedelta(hours=1))

@@ -9,8 +9,8 @@ import polars as pl
 import pytest
 from typer.testing import CliRunner
 
-from pipelines.cli import app
-from pipelines.store import EventStore
+from pipelines.cli.app import app
+from pipelines.log.store import EventStore
 from tests.conftest import RECORDED_AT, SAMPLE_DATA
 from tests.ranking.scenario import EVENT, registrations, write_member_list
 
@@ -91,9 +91,9 @@ def test_an_unknown_category_stops_the_edition_and_names_the_rule_sets(store_fil
 
 def test_the_demo_registers_every_event_with_a_category_its_rule_set_has(tmp_path: Path) -> None:
     # The demo's register steps go through `register_tournament`, the function `register` calls.
-    from pipelines.demo import WEEKEND
+    from pipelines.edges.demo import WEEKEND
+    from pipelines.edges.timeline import RegisterStep, load_timeline, run_timeline
     from pipelines.ranking.rules import load_rules
-    from pipelines.timeline import RegisterStep, load_timeline, run_timeline
 
     steps = [step for step in load_timeline(WEEKEND / "timeline.toml") if isinstance(step, RegisterStep)]
     store = EventStore(tmp_path / "demo.duckdb")

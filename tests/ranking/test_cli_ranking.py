@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from pipelines import director
-from pipelines.cli import app
-from pipelines.store import EventStore
+from pipelines.cli.app import app
+from pipelines.commands import director
+from pipelines.log.store import EventStore
 from tests.conftest import RECORDED_AT, SAMPLE_DATA
 from tests.ranking.scenario import registrations, write_member_list
 

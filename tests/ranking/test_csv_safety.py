@@ -10,9 +10,9 @@ import polars as pl
 import pytest
 from typer.testing import CliRunner
 
-from pipelines.cli import app
+from pipelines.cli.app import app
+from pipelines.log.store import EventStore
 from pipelines.ranking.members import import_member_list
-from pipelines.store import EventStore
 from tests.conftest import RECORDED_AT
 from tests.ranking.scenario import FINAL, MEMBERS_AT, build_session
 

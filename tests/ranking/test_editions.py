@@ -8,7 +8,8 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from pipelines.director import Acknowledgement, TableRef, request_correction
+from pipelines.commands.director import Acknowledgement, TableRef, request_correction
+from pipelines.log.store import EventStore
 from pipelines.ranking.diff import diff_rankings
 from pipelines.ranking.edition import compute_edition
 from pipelines.ranking.publish import (
@@ -21,7 +22,6 @@ from pipelines.ranking.publish import (
 from pipelines.ranking.rules import load_rules
 from pipelines.ranking.settle import IdentityError, find_unmatched, link_player, merge_players
 from pipelines.ranking.statement import player_statement
-from pipelines.store import EventStore
 from tests.ranking.scenario import CET, EVENT, SESSION, build_session
 
 NEXT_DAY = datetime(2026, 11, 22, 12, 0, tzinfo=CET)
@@ -198,7 +198,7 @@ def test_sub_rankings_place_players_within_gender_age_band_and_region(store: Eve
 def test_a_category_the_rules_do_not_know_stops_an_edition_and_a_rebuild_says_it(
         store: EventStore, tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
     from models.conditions import ConditionsOfContest
-    from pipelines.director import register_tournament
+    from pipelines.commands.director import register_tournament
     from pipelines.ranking.edition import UnknownCategoryError
 
     build_session(store, tmp_path)

@@ -12,12 +12,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from pipelines.director import TableRef, request_correction
+from pipelines.commands.director import TableRef, request_correction
+from pipelines.log.store import EventStore, NewEvent
 from pipelines.ranking.curves import decay_by_kind, full_years, place_awards, weighted_award
 from pipelines.ranking.edition import RankingEdition, compute_edition
 from pipelines.ranking.rules import load_rules, preset_names
 from pipelines.ranking.settle import merge_players
-from pipelines.store import EventStore, NewEvent
 from tests.ranking.scenario import CET, EVENT, SESSION, build_session
 from tests.ranking.test_presets import placed
 from tests.store_files import copy_store

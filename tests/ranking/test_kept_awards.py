@@ -18,16 +18,16 @@ from polars.testing import assert_frame_equal
 
 from models.events import session_stream
 from models.ranking_rules import RuleSet
-from pipelines.director import TableRef, approve_late_correction, publish_scores, request_correction
-from pipelines.ingest import IngestOptions, ingest_bytes
-from pipelines.live import refresh
+from pipelines.commands.director import TableRef, approve_late_correction, publish_scores, request_correction
+from pipelines.files.ingest import IngestOptions, ingest_bytes
+from pipelines.log.store import EventStore, NewEvent, to_epoch_us
 from pipelines.ranking.edition import RankingEdition, compute_edition
 from pipelines.ranking.kept import changed_events, read_kept
 from pipelines.ranking.members import import_member_list
 from pipelines.ranking.rules import load_rules
 from pipelines.ranking.settle import link_player, merge_players
 from pipelines.ranking.standings_source import replay_standings
-from pipelines.store import EventStore, NewEvent, to_epoch_us
+from pipelines.replay.live import refresh
 from tests.conftest import RECORDED_AT, SAMPLE_DATA
 from tests.ranking.scenario import CET, EVENT, SESSION, build_session, registrations, write_member_list
 

@@ -22,13 +22,13 @@ from models.events import (
     session_stream,
 )
 from models.ranking_rules import RuleSet
-from pipelines.director import publish_scores
+from pipelines.commands.director import publish_scores
+from pipelines.log.store import EventStore, NewEvent
 from pipelines.ranking.edition import compute_edition
 from pipelines.ranking.inputs import RankingInputs
 from pipelines.ranking.members import import_member_list
 from pipelines.ranking.rules import load_rules
 from pipelines.ranking.units import Units
-from pipelines.store import EventStore, NewEvent
 from tests.conftest import RECORDED_AT
 from tests.ranking.scenario import CET, MEMBERS_AT
 
@@ -129,7 +129,7 @@ def room_game(board: int, room: str, seats: dict[str, str]) -> str:
 
 
 def test_a_team_file_records_who_sat_for_which_boards(store: EventStore, tmp_path: Path) -> None:
-    from pipelines.ingest import IngestOptions, ingest_file
+    from pipelines.files.ingest import IngestOptions, ingest_file
 
     games = []
     for board in range(1, 9):

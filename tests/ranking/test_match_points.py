@@ -21,13 +21,13 @@ from models.events import (
     session_stream,
 )
 from models.ranking_rules import RuleSet
-from pipelines.director import publish_scores
+from pipelines.commands.director import publish_scores
+from pipelines.log.store import EventStore, NewEvent
 from pipelines.ranking.diff import diff_rankings
 from pipelines.ranking.edition import compute_edition
 from pipelines.ranking.members import import_member_list
 from pipelines.ranking.rules import load_rules
 from pipelines.ranking.statement import player_statement
-from pipelines.store import EventStore, NewEvent
 from tests.conftest import RECORDED_AT
 from tests.ranking.scenario import CET, MEMBERS_AT
 

@@ -9,10 +9,10 @@ import polars as pl
 import pytest
 
 from parsers.csv import loads
+from pipelines.log.store import EventStore
 from pipelines.ranking.inputs import RankingInputs
 from pipelines.ranking.members import MemberListError, import_member_list, parse_member_list
 from pipelines.ranking.players import normalised_name, resolve_players
-from pipelines.store import EventStore
 from tests.conftest import RECORDED_AT
 from tests.ranking.scenario import CET, MEMBERS_AT
 

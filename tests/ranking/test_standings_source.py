@@ -20,17 +20,23 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from polars.testing import assert_frame_equal
 
-from pipelines.director import DirectorError, TableRef, approve_late_correction, publish_scores, request_correction
-from pipelines.ingest import IngestOptions, ingest_bytes
-from pipelines.live import refresh
+from pipelines.commands.director import (
+    DirectorError,
+    TableRef,
+    approve_late_correction,
+    publish_scores,
+    request_correction,
+)
+from pipelines.files.ingest import IngestOptions, ingest_bytes
+from pipelines.log.store import EventStore, to_epoch_us
 from pipelines.ranking.edition import compute_edition
 from pipelines.ranking.rules import load_rules
 from pipelines.ranking.standings_source import StandingsSnapshot, read_standings, replay_standings
-from pipelines.replay import publication_windows
-from pipelines.store import EventStore, to_epoch_us
+from pipelines.replay.frames import publication_windows
+from pipelines.replay.live import refresh
 from tests.conftest import RECORDED_AT
-from tests.pipelines.test_live_properties import EVENTS, T0, World, minute, steps, traveller
 from tests.ranking.scenario import CET, EVENT, SESSION, build_session
+from tests.replay.test_live_properties import EVENTS, T0, World, minute, steps, traveller
 
 SBU = load_rules("sbu")
 

@@ -7,10 +7,10 @@ from pathlib import Path
 import pytest
 
 from models.ranking_rules import RuleSet, Title
+from pipelines.log.store import EventStore
 from pipelines.ranking.edition import compute_edition
 from pipelines.ranking.publish import publish_edition
 from pipelines.ranking.rules import load_rules
-from pipelines.store import EventStore
 from tests.ranking.scenario import build_session
 from tests.ranking.test_editions import NEXT_DAY, SBU
 

@@ -9,14 +9,14 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from pipelines import director
-from pipelines.director import Acknowledgement
+from pipelines.commands import director
+from pipelines.commands.director import Acknowledgement
+from pipelines.log.store import EventStore
 from pipelines.ranking.diff import back_dated_corrections, diff_rankings
 from pipelines.ranking.edition import compute_edition
 from pipelines.ranking.members import import_member_list
 from pipelines.ranking.settle import link_player, merge_players
 from pipelines.ranking.statement import player_statement
-from pipelines.store import EventStore
 from tests.conftest import RECORDED_AT
 from tests.ranking.scenario import CET, EVENT, MEMBERS_AT, build_session
 from tests.ranking.test_editions import NEXT_DAY, SBU, correct_table_four

@@ -11,13 +11,13 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 from models.conditions import ConditionsOfContest
-from pipelines.audit import write_audit
-from pipelines.director import TableRef, publish_scores, register_tournament, request_correction
-from pipelines.ingest import IngestOptions, ingest_file
-from pipelines.live import write_views
-from pipelines.projections import export_csv, score_store
+from pipelines.commands.director import TableRef, publish_scores, register_tournament, request_correction
+from pipelines.files.ingest import IngestOptions, ingest_file
+from pipelines.log.store import EventStore
+from pipelines.replay.audit import write_audit
+from pipelines.replay.live import write_views
+from pipelines.replay.projections import export_csv, score_store
 from pipelines.site import build_site
-from pipelines.store import EventStore
 from tests.conftest import SAMPLE_DATA
 
 EVENT, SESSION = "club-championship-2026", "1"

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from pipelines.log.store import EventStore
 from pipelines.site.analysis import cached
-from pipelines.store import EventStore
 from tests.site.club_session import EVENT, SESSION, build_club_session
 
 REPO = Path(__file__).resolve().parents[2]
@@ -62,7 +62,7 @@ def browser() -> Iterator[object]:
 def weekend_site(tmp_path_factory: pytest.TempPathFactory) -> SampleSite:
     """The demo's weekend (pairs over two sessions and two sections, one-session club pairs, a Swiss
     with a fouled board, the federation ranking), run as `bridgeledger demo` runs it, and its site."""
-    from pipelines.demo import run_demo
+    from pipelines.edges.demo import run_demo
 
     workdir = tmp_path_factory.mktemp("weekend")
     summary = run_demo(workdir, now=datetime(2026, 11, 22, 9, 0, tzinfo=UTC))

@@ -11,7 +11,9 @@ from typing import Any
 import pytest
 
 from parsers.pbn import load
-from pipelines.ingest import IngestOptions, ingest_file
+from pipelines.edges.tasks import analyse_pending_deals, publish_site
+from pipelines.files.ingest import IngestOptions, ingest_file
+from pipelines.log.store import EventStore, StoreBusy, table_columns
 from pipelines.site import analysis, build_site
 from pipelines.site.analysis import (
     CACHE_TABLE,
@@ -26,8 +28,6 @@ from pipelines.site.analysis import (
     solve,
 )
 from pipelines.site.labels import ENGLISH
-from pipelines.store import EventStore, StoreBusy, table_columns
-from pipelines.tasks import analyse_pending_deals, publish_site
 from tests.conftest import CORPUS, SAMPLE_DATA
 from tests.site.club_session import EVENT, PLAYED, SESSION
 

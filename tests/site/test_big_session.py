@@ -13,11 +13,11 @@ from pathlib import Path
 import pytest
 
 from models.cards import Deal
-from pipelines.exports import logged_deal
-from pipelines.ingest import IngestOptions, ingest_file
+from pipelines.files.exports import logged_deal
+from pipelines.files.ingest import IngestOptions, ingest_file
+from pipelines.log.store import EventStore
 from pipelines.site import build, build_site
 from pipelines.site.session_pages import STRIP_ALL, board_strip, section_bounds
-from pipelines.store import EventStore
 from tests.conftest import SAMPLE_DATA
 from tests.site.club_session import EVENT, PLAYED
 from tests.site.conftest import REPO, SESSION_DIR

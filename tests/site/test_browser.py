@@ -9,9 +9,9 @@ from typing import Any
 import polars as pl
 import pytest
 
-from pipelines.projections import score_store
+from pipelines.log.store import to_epoch_us
+from pipelines.replay.projections import score_store
 from pipelines.site import build_site
-from pipelines.store import to_epoch_us
 from tests.site.club_session import EVENT, PUBLISHED, SESSION
 from tests.site.conftest import SESSION_DIR, SampleSite
 from tests.site.reader import PHONE, visit

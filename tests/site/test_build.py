@@ -15,14 +15,14 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from pipelines.cli import app
-from pipelines.director import TableRef, publish_scores, request_correction
-from pipelines.ingest import IngestOptions, ingest_file
+from pipelines.cli.app import app
+from pipelines.commands.director import TableRef, publish_scores, request_correction
+from pipelines.files.ingest import IngestOptions, ingest_file
+from pipelines.log.store import EventStore
 from pipelines.site import analysis, build_site, session_pages
 from pipelines.site.analysis import DoubleDummy, ensure_analysis
 from pipelines.site.build import MANIFEST
 from pipelines.site.labels import ENGLISH, POLISH, SAME_IN_POLISH
-from pipelines.store import EventStore
 from tests.conftest import SAMPLE_DATA
 from tests.site.club_session import EVENT, PLAYED, PUBLISHED, SESSION
 from tests.site.conftest import REPO, SESSION_DIR, SampleSite
@@ -141,11 +141,11 @@ def test_a_rebuild_renders_only_the_pages_whose_inputs_changed(two_sessions: Eve
 
 def test_the_site_command_loads_no_ranking_without_one(two_sessions: EventStore, tmp_path: Path) -> None:
     # A log without a ranking edition: the ranking's package (its rule sets, its computation) is
-    # never imported by a build. Measured by the modules the process loaded, as tests/test_cli_imports.py.
+    # never imported by a build. Measured by the modules the process loaded, as tests/cli/test_cli_imports.py.
     probe = ("import json, sys\n"
              f"sys.argv = ['bridgeledger', 'site', '--store', {str(two_sessions.path)!r}, '--out', "
              f"{str(tmp_path / 'site')!r}]\n"
-             "from pipelines.cli import app\n"
+             "from pipelines.cli.app import app\n"
              "try:\n    app()\nexcept SystemExit:\n    pass\n"
              "print(json.dumps(sorted(sys.modules)), file=sys.stderr)\n")
     run = subprocess.run([sys.executable, "-c", probe], cwd=REPO, capture_output=True, text=True, check=True)
@@ -224,7 +224,7 @@ def test_site_csv_neutralises_a_formula_in_a_correction(sample_site: SampleSite,
 
 def test_event_page_carries_scores_over_as_the_conditions_say(two_sessions: EventStore, tmp_path: Path) -> None:
     from models.conditions import ConditionsOfContest
-    from pipelines.director import register_tournament
+    from pipelines.commands.director import register_tournament
 
     rules = ConditionsOfContest.from_toml(SAMPLE_DATA / "club_championship_conditions.toml")
     register_tournament(two_sessions, EVENT, "Club Championship 2026", at=PLAYED + timedelta(days=1),
@@ -244,7 +244,7 @@ def test_event_page_carries_scores_over_as_the_conditions_say(two_sessions: Even
 
 def test_adjusted_and_weighted_scores_are_shown_as_such(sample_site: SampleSite, tmp_path: Path) -> None:
     from models.events import WeightedComponent
-    from pipelines.director import award_weighted
+    from pipelines.commands.director import award_weighted
 
     copy_store(sample_site.store.path, tmp_path / "events.duckdb")
     store = EventStore(tmp_path / "events.duckdb")
@@ -278,7 +278,7 @@ def test_session_download_is_pbn_with_our_scores(sample_site: SampleSite) -> Non
 
 def test_language_and_time_zone_come_from_the_conditions(sample_site: SampleSite, tmp_path: Path) -> None:
     from models.conditions import ConditionsOfContest
-    from pipelines.director import register_tournament
+    from pipelines.commands.director import register_tournament
 
     copy_store(sample_site.store.path, tmp_path / "events.duckdb")
     store = EventStore(tmp_path / "events.duckdb")
@@ -317,7 +317,7 @@ def test_every_label_has_its_polish_word() -> None:
     from typing import get_args
 
     from models.conditions import ScoringMethod
-    from pipelines.audit import AUDIT_COLUMNS
+    from pipelines.replay.audit import AUDIT_COLUMNS
     from pipelines.site.labels import AUDIT_HEADERS
 
     assert POLISH.keys() == ENGLISH.keys()

@@ -11,12 +11,12 @@ import pytest
 
 from models.events import Player
 from parsers.pbn.writer import dumps
-from pipelines.exports import session_records
-from pipelines.ingest import IngestOptions, ingest_file
+from pipelines.files.exports import session_records
+from pipelines.files.ingest import IngestOptions, ingest_file
+from pipelines.log.store import EventStore
 from pipelines.site import build_site
 from pipelines.site.analysis import DoubleDummy, save, solver_version
 from pipelines.site.csvsafe import neutralise, neutralised
-from pipelines.store import EventStore
 from tests.site.club_session import EVENT, SESSION
 from tests.site.conftest import SampleSite
 from tests.site.reader import visit

@@ -9,21 +9,20 @@ from pathlib import Path
 
 import pytest
 
-from pipelines import live
-from pipelines.director import (
+from pipelines.commands.director import (
     TableRef,
     approve_late_correction,
     award_artificial,
     publish_scores,
     request_correction,
 )
-from pipelines.ingest import IngestOptions, ingest_file
-from pipelines.projections import score_store
-from pipelines.replay import Projection
+from pipelines.edges.tasks import publish_site
+from pipelines.files.ingest import IngestOptions, ingest_file
+from pipelines.log.store import EventStore, to_epoch_us
+from pipelines.replay.frames import Projection, live
+from pipelines.replay.projections import score_store
 from pipelines.site import build, build_site, sources
 from pipelines.site.build import MANIFEST
-from pipelines.store import EventStore, to_epoch_us
-from pipelines.tasks import publish_site
 from tests.conftest import SAMPLE_DATA
 from tests.site.club_session import EVENT, PLAYED, PUBLISHED, SESSION
 from tests.site.conftest import SESSION_DIR, SampleSite
@@ -157,9 +156,9 @@ def test_an_edition_of_the_past_is_replayed_exactly(club_store: EventStore, tmp_
 def test_a_site_rewritten_after_a_correction_loads_neither_pyarrow_nor_numpy(club_store: EventStore,
                                                                               tmp_path: Path) -> None:
     # Importing them costs about a quarter of a second of the director's wait after a correction:
-    # the read path builds its frames from DuckDB's rows (pipelines.query_frames). Counted by the
+    # the read path builds its frames from DuckDB's rows (pipelines.base.query_frames). Counted by the
     # modules a fresh `bridgeledger site` loads, not by time.
-    from tests.test_cli_imports import modules_after
+    from tests.cli.test_cli_imports import modules_after
 
     site = tmp_path / "site"
     build_site(club_store, site)
@@ -168,12 +167,13 @@ def test_a_site_rewritten_after_a_correction_loads_neither_pyarrow_nor_numpy(clu
     text, loaded = modules_after("site", "--store", str(club_store.path), "--out", str(site), "--event", OTHER)
     assert "1 rendered" in text
     assert sorted(m for m in loaded if m.split(".")[0] in ("pyarrow", "numpy")) == []
-    assert {"pipelines.live", "pipelines.site.build", "polars", "duckdb"} <= set(loaded)  # the probe saw the build
+    # The probe saw the build.
+    assert {"pipelines.replay.live", "pipelines.site.build", "polars", "duckdb"} <= set(loaded)
 
 
 def test_one_event_is_built_on_one_connection_released_before_rendering(club_store: EventStore, tmp_path: Path,
                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
-    import pipelines.store as store_module
+    import pipelines.log.store as store_module
 
     site = tmp_path / "site"
     build_site(club_store, site, event_id=OTHER)

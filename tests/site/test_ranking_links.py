@@ -12,9 +12,9 @@ from pathlib import Path
 import polars as pl
 import pytest
 
+from pipelines.log.store import EventStore
 from pipelines.site import build_site
 from pipelines.site.paths import session_dir
-from pipelines.store import EventStore
 from tests.site.conftest import SampleSite
 from tests.site.tables import table_rows
 from tests.store_files import copy_store

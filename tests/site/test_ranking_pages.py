@@ -14,6 +14,7 @@ from typing import Any
 import polars as pl
 import pytest
 
+from pipelines.log.store import EventStore
 from pipelines.ranking.edition import RankingEdition, compute_edition
 from pipelines.ranking.members import import_member_list
 from pipelines.ranking.publish import publish_edition, rebuild_edition
@@ -22,7 +23,6 @@ from pipelines.site import build_site
 from pipelines.site.build import MANIFEST
 from pipelines.site.paths import player_page
 from pipelines.site.views import fmt
-from pipelines.store import EventStore
 from tests.ranking.scenario import CET, build_session
 from tests.site.reader import visit
 
@@ -45,7 +45,7 @@ class RankedSite:
 @pytest.fixture(scope="module")
 def ranked_site(tmp_path_factory: pytest.TempPathFactory) -> RankedSite:
     """The demo's weekend: editions nbf-2026-11-21 and nbf-2026-11-23 published, the site written."""
-    from pipelines.demo import run_demo
+    from pipelines.edges.demo import run_demo
 
     workdir = tmp_path_factory.mktemp("weekend")
     run_demo(workdir, now=datetime(2026, 11, 24, 9, 0, tzinfo=UTC))

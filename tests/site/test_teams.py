@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from pipelines.director import record_fouled_board
-from pipelines.ingest import ingest_file
+from pipelines.commands.director import record_fouled_board
+from pipelines.files.ingest import ingest_file
+from pipelines.log.store import EventStore
 from pipelines.site import build_site
-from pipelines.store import EventStore
 from tests.conftest import CORPUS
 from tests.store_files import copy_store
 

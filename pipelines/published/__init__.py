@@ -1,0 +1,1 @@
+"""What a file published (scores, standings, double-dummy analysis) held against our own figures."""
