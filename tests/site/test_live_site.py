@@ -19,7 +19,8 @@ from pipelines.commands.director import (
 from pipelines.edges.tasks import publish_site
 from pipelines.files.ingest import IngestOptions, ingest_file
 from pipelines.log.store import EventStore, to_epoch_us
-from pipelines.replay.frames import Projection, live
+from pipelines.replay import live
+from pipelines.replay.frames import Projection
 from pipelines.replay.projections import score_store
 from pipelines.site import build, build_site, sources
 from pipelines.site.build import MANIFEST
