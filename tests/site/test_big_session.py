@@ -82,6 +82,14 @@ def marathon(tmp_path: Path) -> EventStore:
     return store
 
 
+@pytest.fixture
+def with_the_club(marathon: EventStore) -> EventStore:
+    """The marathon's store with the club's session beside it: a small event and a big one."""
+    for name in ("club_championship_handrecord.pbn", "club_championship_traveller.csv"):
+        ingest_file(marathon, SAMPLE_DATA / name, recorded_at=RECORDED, options=IngestOptions(occurred_at=PLAYED))
+    return marathon
+
+
 def test_a_big_sessions_build_reads_no_deal_through_the_model(marathon: EventStore, tmp_path: Path,
                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
     read: list[str] = []
@@ -105,10 +113,9 @@ def test_a_big_sessions_build_reads_no_deal_through_the_model(marathon: EventSto
     assert session.count("[Deal ") == BOARDS
 
 
-def test_the_smaller_events_are_saved_before_a_big_one_is_rendered(marathon: EventStore, tmp_path: Path,
+def test_the_smaller_events_are_saved_before_a_big_one_is_rendered(with_the_club: EventStore, tmp_path: Path,
                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
-    for name in ("club_championship_handrecord.pbn", "club_championship_traveller.csv"):
-        ingest_file(marathon, SAMPLE_DATA / name, recorded_at=RECORDED, options=IngestOptions(occurred_at=PLAYED))
+    marathon = with_the_club
     monkeypatch.setattr(build, "CHECKPOINT_BOARDS", BOARDS - 1)
     site = tmp_path / "site"
     seen: dict[str, object] = {}
@@ -133,11 +140,10 @@ def _site_files(site: Path) -> dict[str, bytes]:
 
 
 def test_a_small_and_a_big_build_at_once_leave_the_folder_a_full_build_writes(
-        marathon: EventStore, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+        with_the_club: EventStore, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The DAGs' two site tasks (issue #36 item 1): the small events' build saves while the big
     event's is rendering; neither's part of the manifest or the front page is lost."""
-    for name in ("club_championship_handrecord.pbn", "club_championship_traveller.csv"):
-        ingest_file(marathon, SAMPLE_DATA / name, recorded_at=RECORDED, options=IngestOptions(occurred_at=PLAYED))
+    marathon = with_the_club
     monkeypatch.setattr(build, "BIG_EVENT_BOARDS", BOARDS - 1)
     site = tmp_path / "site"
     small_during_big: list[build.SiteReport] = []
@@ -167,11 +173,10 @@ def test_a_small_and_a_big_build_at_once_leave_the_folder_a_full_build_writes(
     assert full.rendered == 2
 
 
-def test_a_small_build_alone_lists_only_what_the_folder_holds(marathon: EventStore, tmp_path: Path,
+def test_a_small_build_alone_lists_only_what_the_folder_holds(with_the_club: EventStore, tmp_path: Path,
                                                                monkeypatch: pytest.MonkeyPatch) -> None:
     """Before the big event's first render, the front page does not link to pages that are not there."""
-    for name in ("club_championship_handrecord.pbn", "club_championship_traveller.csv"):
-        ingest_file(marathon, SAMPLE_DATA / name, recorded_at=RECORDED, options=IngestOptions(occurred_at=PLAYED))
+    marathon = with_the_club
     monkeypatch.setattr(build, "BIG_EVENT_BOARDS", BOARDS - 1)
     site = tmp_path / "site"
     build.build_site(marathon, site, solve_limit=0, scope="small")
