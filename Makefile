@@ -5,7 +5,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test venv lint typecheck bench clean
+.PHONY: demo test test-long venv lint typecheck bench clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -20,6 +20,11 @@ demo: $(STAMP)
 
 test: lint
 	$(BIN)/python -m pytest -q
+
+# The same tests with Hypothesis' long profile: every property test runs its full number of
+# examples, randomly drawn (`make test` runs a quarter of them, the same ones each time).
+test-long: lint
+	HYPOTHESIS_PROFILE=long $(BIN)/python -m pytest -q
 
 lint: $(STAMP)
 	$(BIN)/ruff check models parsers pipelines dags tests benchmarks sample_data

@@ -1,12 +1,15 @@
-"""Shared fixtures: the corpus beside the checkout, fixed clocks, fresh stores."""
+"""Shared fixtures: the corpus beside the checkout, fixed clocks, fresh stores; Hypothesis profiles."""
 
 from __future__ import annotations
 
+import math
+import os
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 
 from pipelines.commands import director
 from pipelines.log.store import EventStore
@@ -21,6 +24,29 @@ TYPED_AT = datetime(2000, 1, 1, tzinfo=UTC)
 session of theirs is published, so that each request is entered as its weekend happens, never
 back-dated. A test of back-dating sets the clock itself; `WALL_CLOCK` is the real one."""
 WALL_CLOCK = director.appended_now
+
+LONG_EXAMPLES = 100
+"""Examples per property test under the `long` profile (`make test-long`): Hypothesis' own default,
+the number every test without a `max_examples` of its own ran before the profiles."""
+CI_EXAMPLES = 25
+"""Examples per property test under the `ci` profile (`make test`, the default); a test that names
+its own number gets the same share of it through `examples`."""
+settings.register_profile("ci", max_examples=CI_EXAMPLES, derandomize=True)
+settings.register_profile("long", max_examples=LONG_EXAMPLES)
+# Loaded here, before any test module is imported: a test's own `@settings` falls back to the
+# profile loaded when it is created.
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+
+
+def examples(n: int) -> int:
+    """A property test's `max_examples`: `n` under the `long` profile, the same share of it as the
+    loaded profile's default under any other (a quarter under `ci`), at least one."""
+    return max(1, math.ceil(n * settings.default.max_examples / LONG_EXAMPLES))
+
+
+def pytest_report_header() -> str:
+    """Which Hypothesis profile this run uses (`HYPOTHESIS_PROFILE`), at the top of the report."""
+    return f"hypothesis profile: {settings.get_current_profile_name()} (HYPOTHESIS_PROFILE=long runs every example)"
 
 
 @pytest.fixture(autouse=True, scope="session")

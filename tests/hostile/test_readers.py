@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 from parsers.numbers import whole_number
 from pipelines.files.ingest import IngestRejected, ingest_bytes, parse_bytes, read_columnar
 from pipelines.log.store import EventStore
-from tests.conftest import CORPUS, RECORDED_AT, SAMPLE_DATA
+from tests.conftest import CORPUS, RECORDED_AT, SAMPLE_DATA, examples
 
 CATCH_ALL = {"pbn.internal", "lin.reader.internal-error", "usebio.reader.internal-error"}
 SEEDS = {
@@ -196,14 +196,14 @@ def _mutate(data: bytes, edits: list[tuple[int, bytes, int]]) -> bytes:
 
 
 @pytest.mark.parametrize("suffix", sorted(SEEDS))
-@settings(max_examples=25, deadline=None, derandomize=True,
+@settings(max_examples=examples(25), deadline=None, derandomize=True,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(edits=MUTATION)
 def test_fuzzed_files_never_escape_a_reader(suffix: str, edits: list[tuple[int, bytes, int]]) -> None:
     assert_read_whole(_mutate(SEEDS[suffix], edits), f"fuzz{suffix}")
 
 
-@settings(max_examples=6, deadline=None, derandomize=True,
+@settings(max_examples=examples(6), deadline=None, derandomize=True,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 @given(suffix=st.sampled_from(sorted(SEEDS)), edits=MUTATION)
 def test_fuzzed_files_never_escape_ingest(tmp_path: Path, suffix: str, edits: list[tuple[int, bytes, int]]) -> None:

@@ -14,6 +14,7 @@ from pydantic import BaseModel
 from models.events import ArtificialScoreAwarded, BoardDealt, ResultRecorded, event_payload
 from models.shape import model_fields
 from pipelines.log.payloads import Raw, canonical_json, encode_payload, model_payload, sorted_struct
+from tests.conftest import examples
 
 TEXT = st.text(st.characters(codec="utf-8"), max_size=12)
 ROWS = st.lists(
@@ -28,7 +29,7 @@ ROWS = st.lists(
 )
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(ROWS)
 def test_canonical_json_equals_the_store_encoding(rows: list[dict[str, Any]]) -> None:
     frame = pl.DataFrame(
@@ -56,7 +57,7 @@ def test_an_object_of_only_raw_fields_or_none() -> None:
     assert frame.select(canonical_json({})).item() == "{}"
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(ROWS)
 def test_an_object_without_raw_fields_is_encoded_whole(rows: list[dict[str, Any]]) -> None:
     frame = pl.DataFrame({"name": [r["name"] for r in rows], "count": [r["count"] for r in rows]},

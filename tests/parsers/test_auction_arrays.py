@@ -27,6 +27,7 @@ from parsers.bridge.calls import (
     REDOUBLE,
 )
 from parsers.declined import Declined
+from tests.conftest import examples
 
 
 def table(auctions: list[list[str]]) -> np.ndarray:
@@ -122,13 +123,13 @@ def call_sequences(draw: st.DrawFn) -> list[str]:
     return calls + [PASS] * draw(st.integers(0, 4))
 
 
-@settings(max_examples=1500, deadline=None)
+@settings(max_examples=examples(1500), deadline=None)
 @given(call_sequences(), st.integers(0, 3))
 def test_each_call_and_each_auction_as_the_laws_walked_one_call_at_a_time(calls: list[str], dealer: int) -> None:
     assert_judged(judge_auctions(table([calls]), np.array([dealer])), 0, calls, dealer)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(st.lists(st.tuples(call_sequences(), st.integers(0, 3)), min_size=1, max_size=40))
 def test_a_batch_judges_each_auction_as_if_it_were_alone(games: list[tuple[list[str], int]]) -> None:
     judged = judge_auctions(table([calls for calls, _ in games]), np.array([dealer for _, dealer in games]))

@@ -32,6 +32,7 @@ from parsers.pbn.fast_bytes import (
     view_column,
     views,
 )
+from tests.conftest import examples
 from tests.parsers._laws_of_play import trick_winner
 from tests.parsers.conftest import Declines, pbn_files, random_file
 
@@ -94,7 +95,7 @@ def test_doubled_contracts_and_deals_from_any_seat() -> None:
     assert any(c.endswith("XX") for c in contracts) and any(c.endswith("X") and not c.endswith("XX") for c in contracts)
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=examples(25), deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), count=st.integers(1, 60))
 def test_any_generated_file(seed: int, count: int) -> None:
     assert agree(generated(count, seed)) is not None
@@ -504,7 +505,7 @@ def test_layouts_the_byte_reader_leaves_to_the_careful_reader(
 # The byte helpers ------------------------------------------------------------------------------
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(st.lists(st.text(alphabet=st.characters(blacklist_categories=("Cs",), blacklist_characters="\n"),
                         max_size=30), min_size=1, max_size=20))
 def test_string_columns_point_at_the_right_bytes(pieces: list[str]) -> None:
@@ -552,19 +553,19 @@ def _never_fails(data: str | bytes) -> None:
     assert handler.failures == []
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.binary(max_size=600))
 def test_binary_garbage_never_raises(data: bytes) -> None:
     _never_fails(data)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(st.text(max_size=600))
 def test_text_garbage_never_raises(data: str) -> None:
     _never_fails(data)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.lists(st.sampled_from(_PIECES), max_size=40))
 def test_pbn_like_garbage_never_raises_and_agrees(pieces: list[str]) -> None:
     _never_fails("\n".join(pieces))

@@ -19,6 +19,7 @@ from benchmarks.wild_pbn import text
 from parsers.columnar import ColumnarFile, assert_same, columnar_from_parsed
 from parsers.pbn.fast_bytes import Declined, Source
 from parsers.pbn.fast_clean import _comment_spans, _plain_spans
+from tests.conftest import examples
 from tests.parsers.conftest import Declines, pbn_files
 
 SAMPLE = Path(__file__).resolve().parents[2] / "sample_data"
@@ -177,7 +178,7 @@ _BITS = ['"} x ; y', '[Event "a;b"]', '[Site "x{y"]', "{c}", "{ open", "close }"
          "\t", "x", '"q;"', "{ a ; b }", "} [Board \"1\"] ;", "{a}{b}", "{\n\n}"]
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.lists(st.lists(st.sampled_from(_BITS), max_size=5).map("".join), min_size=1, max_size=12))
 def test_comments_found_at_once_are_those_found_line_by_line(lines: list[str]) -> None:
     source = Source.of("\n".join(lines))

@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 import parsers.pbn as pbn
 from models.diagnostics import Severity
 from parsers.records import ParsedFile
+from tests.conftest import examples
 from tests.parsers.conftest import PBN
 
 DEAL = "N:AKQJ.T98.765.432 T98.765.432.AKQJ 765.432.AKQJ.T98 432.AKQJ.T98.765"
@@ -98,7 +99,7 @@ def test_lenient_keeps_going_strict_reports() -> None:
     assert {d.code for d in strict.errors} >= {"pbn.contract.spelling", "pbn.scoretable.no-result"}
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(st.lists(st.tuples(st.integers(0, 2000), st.sampled_from(list('[]{}";%\n =$!?^*+-#\\\t\x00AKQ10')),
                           st.booleans()), max_size=12))
 def test_mutated_files_never_break_the_reader(edits: list[tuple[int, str, bool]]) -> None:

@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 import parsers.pbn as pbn
 from models.cards import Deal, Hand, Seat
 from parsers.pbn.writer import dumps, dumps_games
+from tests.conftest import examples
 from tests.parsers.conftest import PBN, comparable, pbn_files, random_game
 
 
@@ -167,7 +168,7 @@ def scoretable_game(rnd: random.Random, board: int) -> tuple[str, int, int]:
     return text, results, artificial
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), count=st.integers(1, 6))
 def test_generated_games_survive_the_round_trip(seed: int, count: int) -> None:
     rnd = random.Random(seed)
@@ -197,7 +198,7 @@ def test_generated_games_survive_the_round_trip(seed: int, count: int) -> None:
     assert comparable(again) == comparable(parsed)
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(st.permutations([s + r for s in "SHDC" for r in "AKQJT98765432"]), st.sampled_from("NESW"))
 def test_generated_deals_read_from_any_seat(cards: list[str], first: str) -> None:
     hands = {seat: Hand.from_cards([]) for seat in Seat}

@@ -22,6 +22,7 @@ from parsers.bridge.play_arrays import (
 )
 from parsers.declined import Declined
 from parsers.lin import fast_play
+from tests.conftest import examples
 
 from ._laws_of_play import lin_walk
 
@@ -100,7 +101,7 @@ def _row(played: list[int]) -> np.ndarray:
     return row
 
 
-@settings(max_examples=800, deadline=None)
+@settings(max_examples=examples(800), deadline=None)
 @given(deals_and_plays())
 def test_a_play_in_played_order_is_taken_exactly_when_the_engine_finds_nothing_wrong(
         case: tuple[list[int], int, int, list[int]]) -> None:
@@ -116,7 +117,7 @@ def test_a_play_in_played_order_is_taken_exactly_when_the_engine_finds_nothing_w
     assert int(play.cards[0]) == len(played)
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=examples(400), deadline=None)
 @given(deals_and_plays())
 def test_a_play_written_by_seat_is_replayed_into_the_order_it_was_played(
         case: tuple[list[int], int, int, list[int]]) -> None:

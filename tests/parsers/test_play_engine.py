@@ -33,6 +33,7 @@ from parsers.bridge.play import (
     seat_hands,
 )
 from parsers.bridge.play_arrays import CARD_NAMES, UNKNOWN, played_order, played_twice, replay_in_order
+from tests.conftest import examples
 
 from ._laws_of_play import CARDS, RANKS, SUITS, PbnWalk, Walk, lin_walk, pbn_walk, trick_winner, walk
 from .conftest import CORPUS as _CORPUS
@@ -109,7 +110,7 @@ def _dealt(board: Board, opening: int) -> list[int]:
 # -- the engine ---------------------------------------------------------------------------------------
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(st.randoms(use_true_random=False), st.booleans())
 def test_cards_in_the_order_played_are_judged_as_the_laws_walk_them(seed: random.Random, known: bool) -> None:
     boards = _boards(seed, 6)
@@ -128,7 +129,7 @@ def test_cards_in_the_order_played_are_judged_as_the_laws_walk_them(seed: random
     assert played_order(table, found.leaders).tolist() == rows.tolist()
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(st.randoms(use_true_random=False), st.sampled_from([0, 10**6]))
 def test_a_play_written_by_seat_is_followed_from_trick_to_trick(seed: random.Random, few: int) -> None:
     boards = _boards(seed, 5)
@@ -180,7 +181,7 @@ def test_a_card_played_twice_and_a_card_unknown_are_named() -> None:
 # -- the LIN reader -----------------------------------------------------------------------------------
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(st.randoms(use_true_random=False))
 def test_the_lin_reader_counts_and_reports_as_the_laws_walk_it(seed: random.Random) -> None:
     boards = _boards(seed, 8)
@@ -204,7 +205,7 @@ def _masks(board: Board) -> list[int]:
 # -- the PBN reader -----------------------------------------------------------------------------------
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(st.randoms(use_true_random=False))
 def test_the_pbn_reader_reads_sections_as_the_laws_walk_them(seed: random.Random) -> None:
     sections = [_section(seed) for _ in range(4)]

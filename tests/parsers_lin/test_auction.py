@@ -11,6 +11,7 @@ from models.contract import Contract, Doubling, Strain
 from parsers.bridge.auction import contract_from_auction, declarer_from_auction, summarise_auction
 from parsers.bridge.calls import normalise_call
 from parsers.bridge.play import hand_masks, hands_of, replay
+from tests.conftest import examples
 
 from .conftest import auctions, deal_from_permutation, expected_declarer, independent_tricks, legal_play
 
@@ -121,7 +122,7 @@ def test_generated_auctions_are_legal_and_find_the_book_declarer(calls: list[str
     assert summary.contract.declarer == expected_declarer(calls, dealer)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(st.permutations(range(52)), st.sampled_from(list(Seat)), st.sampled_from([*Strain, None]),
        st.randoms(use_true_random=False))
 def test_replay_count_equals_an_independent_count(order: list[int], declarer: Seat, strain: Strain | None,

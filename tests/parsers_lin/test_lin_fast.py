@@ -27,6 +27,7 @@ from parsers.bridge.calls import CALL_NAMES, CALL_SPELLINGS
 from parsers.columnar import ColumnarFile, assert_same, columnar_from_parsed
 from parsers.lin import fast as lin_fast
 from parsers.lin.fast_auction import call_numbers
+from tests.conftest import examples
 
 from .conftest import CORPUS
 from .test_lin_generated import Generated, generated_boards
@@ -236,13 +237,13 @@ def test_the_benchmark_file_itself_is_read_exactly() -> None:
     read_exactly(lin_text(2000))
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), count=st.integers(1, 30))
 def test_any_benchmark_file_is_read_exactly(seed: int, count: int) -> None:
     read_exactly("".join(to_lin(b) for b in boards(count, seed)))
 
 
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=examples(80), deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), count=st.integers(1, 25))
 def test_claims_pass_outs_spellings_and_layouts_are_read_exactly(seed: int, count: int) -> None:
     read_exactly(varied_file(count, seed))
@@ -253,7 +254,7 @@ def test_strict_mode_reads_the_same_file(strict: bool) -> None:
     read_exactly(varied_file(40, 5), strict=strict)
 
 
-@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(80), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(generated_boards(), min_size=1, max_size=4))
 def test_generated_boards_are_read_exactly_whenever_the_careful_reader_is_silent(boards: list[Generated]) -> None:
     # These boards (from the careful reader's own tests) sometimes break a line before a '|'.
@@ -460,19 +461,19 @@ def test_every_spelling_the_careful_reader_looks_up_is_read() -> None:
 # -- 4. garbage never raises ---------------------------------------------------------------------------
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(st.binary(max_size=400))
 def test_random_bytes_never_raise(data: bytes) -> None:
     declined_or_exact(data)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(st.text(max_size=400))
 def test_random_text_never_raises(text: str) -> None:
     declined_or_exact(text)
 
 
-@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(200), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.data())
 def test_mutated_board_text_never_raises(data: st.DataObject) -> None:
     text = _file()
@@ -531,7 +532,7 @@ def _token_starts(text: str) -> list[int]:
     return starts
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.data())
 def test_a_mutated_file_is_declined_or_read_exactly(data: st.DataObject) -> None:
     text = _file()

@@ -19,6 +19,7 @@ from models.cards import Card, Deal, Seat
 from models.contract import Contract, Doubling, Strain
 from parsers import lin
 from parsers.lin import writer as lin_writer
+from tests.conftest import examples
 
 from .conftest import (
     auctions,
@@ -103,7 +104,7 @@ def generated_boards(draw: st.DrawFn) -> Generated:
     return Generated(number, dealer, vulnerability, deal, calls, play, claim, text)
 
 
-@settings(max_examples=120, deadline=None)
+@settings(max_examples=examples(120), deadline=None)
 @given(generated_boards())
 def test_generated_board_is_read_exactly(board: Generated) -> None:
     parsed = lin.loads(board.text)
@@ -130,7 +131,7 @@ def test_generated_board_is_read_exactly(board: Generated) -> None:
         assert result.tricks == board.claim
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(st.lists(generated_boards(), min_size=1, max_size=5))
 def test_generated_files_round_trip_and_endplay_agrees(boards: list[Generated]) -> None:
     parsed = lin.loads("\n".join(board.text for board in boards))

@@ -16,6 +16,7 @@ from models.events import Player
 from parsers import lin
 from parsers.lin import reader as lin_reader
 from parsers.records import ParsedFile
+from tests.conftest import examples
 
 from .conftest import CORPUS
 
@@ -178,7 +179,7 @@ def test_empty_input() -> None:
     assert _codes(lin.loads(b"")) == ["lin.file.empty"]
 
 
-@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(200), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.data())
 def test_mutated_corpus_text_never_raises(data: st.DataObject) -> None:
     text = data.draw(st.sampled_from([PLAYED, CLAIM, (CORPUS / "lin" / "tmpbn2linvg_gib_match.lin").read_text()]))
@@ -194,7 +195,7 @@ def test_mutated_corpus_text_never_raises(data: st.DataObject) -> None:
         assert type(record).model_validate(record.model_dump()) == record
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(st.text(alphabet=st.sampled_from(list("|pcmbdqx0123SHDCAKQJT,\n oN!")), max_size=300))
 def test_random_text_never_raises(text: str) -> None:
     parsed = lin.loads(text)

@@ -17,6 +17,7 @@ from parsers import usebio
 from parsers.records import ParsedFile
 from parsers.usebio import reader as usebio_reader
 from parsers.usebio import tree as usebio_xml
+from tests.conftest import examples
 
 from .conftest import CORPUS
 
@@ -222,7 +223,7 @@ def test_three_hands_give_the_fourth() -> None:
     assert board.deal.west is not None and board.deal.west.to_pbn() == ".5432.65432.5432"
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(st.data())
 def test_mutated_usebio_never_raises(data: st.DataObject) -> None:
     text = MITCHELL[:20_000].decode()

@@ -18,6 +18,7 @@ from pipelines.ranking.curves import decay_by_kind, full_years, place_awards, we
 from pipelines.ranking.edition import RankingEdition, compute_edition
 from pipelines.ranking.rules import load_rules, preset_names
 from pipelines.ranking.settle import merge_players
+from tests.conftest import examples
 from tests.ranking.scenario import CET, EVENT, SESSION, build_session
 from tests.ranking.test_presets import placed
 from tests.store_files import copy_store
@@ -25,7 +26,8 @@ from tests.store_files import copy_store
 PRESETS = {name: load_rules(name) for name in preset_names()}
 SBU = load_rules("sbu")
 PURE_SETTINGS = settings(deadline=None)  # the first call compiles polars expressions: no per-example deadline
-EVENTS_SETTINGS = settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+EVENTS_SETTINGS = settings(max_examples=examples(8), deadline=None,
+                           suppress_health_check=[HealthCheck.function_scoped_fixture])
 
 
 def unit_awards(name: str, ranks: list[int], tables: float, sessions: int, seats: int, category: str) -> list[float]:

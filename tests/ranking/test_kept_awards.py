@@ -28,7 +28,7 @@ from pipelines.ranking.rules import load_rules
 from pipelines.ranking.settle import link_player, merge_players
 from pipelines.ranking.standings_source import replay_standings
 from pipelines.replay.live import refresh
-from tests.conftest import RECORDED_AT, SAMPLE_DATA
+from tests.conftest import RECORDED_AT, SAMPLE_DATA, examples
 from tests.ranking.scenario import CET, EVENT, SESSION, build_session, registrations, write_member_list
 
 SBU = load_rules("sbu")
@@ -121,7 +121,7 @@ def test_kept_awards_follow_corrections_late_results_links_merges_members_and_ru
 STEPS = ("correct", "late", "approve", "other", "link", "merge", "members", "refresh")
 
 
-@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(12), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(steps=st.lists(st.tuples(st.sampled_from(STEPS), st.integers(-120, 3000), st.booleans()), max_size=7))
 def test_any_sequence_of_editions_from_kept_awards_equals_editions_from_scratch(
         tmp_path_factory: object, steps: list[tuple[str, int, bool]]) -> None:

@@ -29,7 +29,7 @@ from pipelines.ranking.inputs import RankingInputs
 from pipelines.ranking.members import import_member_list
 from pipelines.ranking.rules import load_rules
 from pipelines.ranking.units import Units
-from tests.conftest import RECORDED_AT
+from tests.conftest import RECORDED_AT, examples
 from tests.ranking.scenario import CET, MEMBERS_AT
 
 EVENT, SESSION = "swiss-2026", "1"
@@ -194,7 +194,7 @@ def _frames(players: int, boards: int, seats: list[list[int]]) -> tuple[Units, R
     return units, inputs, registered, frame
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(data=st.data(), players=st.integers(4, 6), boards=st.integers(1, 24),
        preset=st.sampled_from(["wbf", "wbf-placing", "pzbs-3", "pzbs-4", "abf", "sbu", "acbl"]))
 def test_each_member_s_share_is_the_boards_they_sat_for_under_the_rule(data: st.DataObject, players: int,
@@ -246,7 +246,7 @@ def _share_by_rule(rules: RuleSet, played: int, boards: int, players: int) -> fl
     return share * (4 / players if team.large_team_share and players > 4 else 1.0)
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(data=st.data(), players=st.integers(4, 6), boards=st.integers(1, 24), rounds=st.integers(1, 5),
        preset=st.sampled_from(["wbf", "pzbs-3", "pzbs-4", "abf", "sbu", "acbl"]),
        won=st.sampled_from([6.0, 1.5, 10.0]), drawn_share=st.sampled_from([0.0, 0.5, 1.0]), scaled=st.booleans())

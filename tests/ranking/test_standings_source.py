@@ -34,7 +34,7 @@ from pipelines.ranking.rules import load_rules
 from pipelines.ranking.standings_source import StandingsSnapshot, read_standings, replay_standings
 from pipelines.replay.frames import publication_windows
 from pipelines.replay.live import refresh
-from tests.conftest import RECORDED_AT
+from tests.conftest import RECORDED_AT, examples
 from tests.ranking.scenario import CET, EVENT, SESSION, build_session
 from tests.replay.test_live_properties import EVENTS, T0, World, minute, steps, traveller
 
@@ -48,7 +48,7 @@ def assert_same(fast: StandingsSnapshot, full: StandingsSnapshot) -> None:
     assert_frame_equal(fast.corrections, full.corrections)
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(25), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(sequence=steps, refreshed=st.lists(st.booleans(), min_size=7, max_size=7),
        back=st.integers(0, 12), at=st.integers(-30, 300), on_deadline=st.none() | st.integers(0, 7))
 def test_standings_from_the_projections_equal_a_full_replay_to_the_same_position_and_time(

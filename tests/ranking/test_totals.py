@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from pipelines.ranking.edition import player_totals, rank_players
 from pipelines.ranking.rules import load_rules
+from tests.conftest import examples
 
 MEMBERS = pl.DataFrame(schema={"federation_id": pl.String, "name": pl.String, "club": pl.String,
                                "region": pl.String, "gender": pl.String, "birth_year": pl.Int64})
@@ -32,7 +33,7 @@ def test_pzbs_places_on_the_pkl_not_on_the_rounded_hundredths() -> None:
     assert ranking.select("player_id", "place", "points").rows() == [("B", 1, 0.25), ("A", 2, 0.25)]
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(st.dictionaries(st.sampled_from("ABCDEFGH"),
                        st.lists(st.sampled_from([100 / 3, 200 / 3, 12.5, 0.005, 1.0, 7 / 9, 24.5, 0.01]),
                                 min_size=1, max_size=6), min_size=1),

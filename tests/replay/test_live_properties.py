@@ -38,7 +38,7 @@ from pipelines.files.ingest import IngestOptions, ingest_bytes
 from pipelines.log.store import EventStore
 from pipelines.replay.live import export_tables, refresh
 from pipelines.replay.projections import export_csv, score_store
-from tests.conftest import RECORDED_AT
+from tests.conftest import RECORDED_AT, examples
 
 T0 = datetime(2026, 11, 21, 19, 0, tzinfo=UTC)
 EVENTS = ("e1", "e2")
@@ -203,7 +203,7 @@ def _read(paths: dict[str, Path]) -> dict[str, bytes]:
     return {name: path.read_bytes() for name, path in paths.items()}
 
 
-@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(10), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(sequence=steps)
 def test_incremental_projections_equal_a_full_rebuild_and_a_replay_from_zero(
         tmp_path_factory: object, sequence: list[Step]) -> None:

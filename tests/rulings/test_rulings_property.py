@@ -33,7 +33,7 @@ from pipelines.commands.director import (
 from pipelines.files.ingest import IngestOptions, ingest_file
 from pipelines.log.store import EventStore
 from pipelines.replay.projections import score_store
-from tests.conftest import CORPUS, RECORDED_AT, SAMPLE_DATA
+from tests.conftest import CORPUS, RECORDED_AT, SAMPLE_DATA, examples
 
 PUBLISHED = datetime(2026, 11, 21, 21, 0, tzinfo=UTC)
 Tables = dict[tuple[str, int], list[str]]
@@ -129,7 +129,7 @@ def _apply(store: EventStore, session: Session, step: tuple[Any, ...], index: in
                       direction=None if direction == "ALL" else direction)
 
 
-@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(12), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(which=st.sampled_from(["mitchell", "teams"]), rulings=st.lists(ruling, min_size=1, max_size=4))
 def test_every_ruling_keeps_results_with_both_contestants_and_boards_with_the_movement(
         sessions: dict[str, Session], tmp_path: Path, which: str, rulings: list[tuple[Any, ...]]) -> None:

@@ -13,12 +13,13 @@ from models.conditions import ConditionsOfContest
 from pipelines.scoring.engine import score
 from pipelines.scoring.neuberg import neuberg
 from pipelines.scoring.vp import victory_points, wbf_victory_points
+from tests.conftest import examples
 
 from .builders import results, sessions, traveller
 
 SCORES = st.sampled_from([-1100, -800, -650, -620, -200, -100, -50, 0, 50, 90, 110, 140, 170, 420, 430,
                           450, 620, 650, 680, 920, 990, 1430, 1440, 2210])
-FAST = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+FAST = settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 def boards_of(fields: list[list[int]]) -> list[dict[str, Any]]:
