@@ -7,6 +7,7 @@ import os
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 from hypothesis import settings
@@ -14,6 +15,9 @@ from hypothesis import settings
 from pipelines.commands import director
 from pipelines.log.store import EventStore
 from tests.postgres import pg_url, postgres_server  # noqa: F401 (fixtures for every test folder)
+
+if TYPE_CHECKING:
+    from tests.corpus import IngestedCorpus
 
 REPO = Path(__file__).resolve().parents[1]
 SAMPLE_DATA = REPO / "sample_data"
@@ -60,6 +64,14 @@ def _director_types_as_it_happens() -> Iterator[None]:
         yield
     finally:
         director.appended_now = WALL_CLOCK
+
+
+@pytest.fixture(scope="session")
+def ingested_corpus(tmp_path_factory: pytest.TempPathFactory) -> IngestedCorpus:
+    """Corpus files ingested once per run, each test getting a copy of its own (`tests.corpus`)."""
+    from tests.corpus import IngestedCorpus
+
+    return IngestedCorpus(tmp_path_factory.mktemp("corpus-stores"))
 
 
 @pytest.fixture

@@ -92,12 +92,11 @@ def test_no_parser_module_is_over_the_size_limit() -> None:
 def every_diagnostic_code() -> set[str]:
     """The codes of every diagnostic the four readers give on the corpus and the sample data, careful
     reader, lenient and strict."""
-    from pipelines.files.ingest import parse_bytes
+    from tests.corpus import parsed
 
     paths = [p for root in (CORPUS, REPO / "sample_data") for p in sorted(root.rglob("*"))
              if p.suffix.lower() in (".pbn", ".lin", ".xml", ".csv")]
-    return {d.code for path in paths for strict in (False, True)
-            for d in parse_bytes(path.read_bytes(), path.name, strict=strict).diagnostics}
+    return {d.code for path in paths for strict in (False, True) for d in parsed(path, strict=strict).diagnostics}
 
 
 def test_every_diagnostic_code_follows_the_one_scheme() -> None:

@@ -11,7 +11,9 @@ from pipelines.files.ingest import IngestRejected, ingest_file, parse_bytes
 from pipelines.log.payloads import encode_payload
 from pipelines.log.store import EventStore
 from pipelines.replay.frames import replay
+from tests import corpus
 from tests.conftest import CORPUS, RECORDED_AT
+from tests.corpus import IngestedCorpus
 
 FILES = sorted(p for p in CORPUS.rglob("*") if p.suffix.lower() in (".pbn", ".lin", ".xml"))
 UNSUPPORTED = {"abf_notsupported_eventtype.xml"}
@@ -25,10 +27,11 @@ def test_the_corpus_is_where_the_tests_expect_it() -> None:
 
 
 @pytest.mark.parametrize("path", INGESTED, ids=lambda p: p.name)
-def test_corpus_file_ingests_with_its_records_as_events(tmp_path: Path, path: Path) -> None:
-    store = EventStore(tmp_path / "corpus.duckdb")
-    parsed = parse_bytes(path.read_bytes(), path.name)
-    report = ingest_file(store, path, recorded_at=RECORDED_AT)
+def test_corpus_file_ingests_with_its_records_as_events(ingested_corpus: IngestedCorpus, tmp_path: Path,
+                                                        path: Path) -> None:
+    store = ingested_corpus.store(path, tmp_path / "corpus.duckdb")  # ingested into an empty store
+    report = ingested_corpus.report(path)
+    parsed = corpus.parsed(path)
     counts = Counter(e.type for e in store.read())
     assert counts["ResultRecorded"] == len(parsed.results)
     assert counts["ArtificialScoreAwarded"] == len(parsed.artificial)
@@ -80,12 +83,12 @@ def test_damaged_corpus_files_never_half_write(tmp_path: Path, damage: str) -> N
 
 
 @pytest.mark.parametrize("path", INGESTED, ids=lambda p: p.name)
-def test_every_payload_written_validates_against_the_catalogue(tmp_path: Path, path: Path) -> None:
+def test_every_payload_written_validates_against_the_catalogue(ingested_corpus: IngestedCorpus, tmp_path: Path,
+                                                               path: Path) -> None:
     """Ingest builds hot-path payloads without pydantic; they must still be exactly the catalogue's."""
     from models.events import EVENT_ADAPTER, event_payload
 
-    store = EventStore(tmp_path / "v.duckdb")
-    ingest_file(store, path, recorded_at=RECORDED_AT)
+    store = ingested_corpus.store(path, tmp_path / "v.duckdb")
     with store.reader() as con:
         stored = dict(con.execute("SELECT position, payload::VARCHAR FROM events").fetchall())
     for event in store.read():

@@ -12,6 +12,7 @@ from models.cards import Seat
 from models.contract import Doubling, Strain
 from models.diagnostics import Severity
 from parsers.records import ParsedFile
+from tests.corpus import read
 from tests.parsers.conftest import PBN, pbn_files
 
 # boards, results, artificial, contestants, quarantined: counted from the files themselves.
@@ -52,7 +53,7 @@ EXPECTED = {
 @pytest.fixture(scope="module")
 def parsed() -> dict[str, ParsedFile]:
     """Every corpus PBN file read once (lenient mode)."""
-    return {path.name: pbn.load(path) for path in pbn_files()}
+    return {path.name: read(path) for path in pbn_files()}
 
 
 def test_every_corpus_file_is_listed() -> None:

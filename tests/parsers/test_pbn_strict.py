@@ -10,6 +10,7 @@ import pytest
 
 import parsers.pbn as pbn
 from models.diagnostics import Severity
+from tests.corpus import read
 from tests.parsers.conftest import PBN
 
 
@@ -24,7 +25,7 @@ def game_ranges(path: Path) -> dict[int, range]:
 
 @pytest.mark.parametrize("name", ["pbnref_correct_10.pbn", "pbnref_correct_20.pbn", "pbnref_correct_21.pbn"])
 def test_correct_files_have_no_errors_in_strict_mode(name: str) -> None:
-    parsed = pbn.load(PBN / name, strict=True)
+    parsed = read(PBN / name, strict=True)
     assert parsed.errors == ()
     assert parsed.quarantined == 0
     # correct_20 reuses board numbers for other deals (a test file): that is worth a warning, no more.
@@ -42,7 +43,7 @@ CLEAN_GAMES = {"pbnref_errors_10.pbn": {61}, "pbnref_errors_20.pbn": {20, 22, 23
 
 @pytest.mark.parametrize("name", sorted(CLEAN_GAMES))
 def test_every_deliberate_error_is_reported(name: str) -> None:
-    parsed = pbn.load(PBN / name, strict=True)
+    parsed = read(PBN / name, strict=True)
     # A tag the standard does not define is legal PBN (§4.9: skipped, "perhaps" with a warning):
     # errors_10 game 1 ("New tag name") is reported, as that warning.
     lines_with_errors = {d.line for d in parsed.errors} | {d.line for d in parsed.diagnostics
@@ -105,12 +106,12 @@ ERRORS_20 = [
                                                 ("pbnref_errors_21.pbn", [(7, "pbn.value.optimumscore"),
                                                                           (11, "pbn.value.optimumscore")])])
 def test_errors_are_positioned(name: str, expected: list[tuple[int, str]]) -> None:
-    found = {(d.line, d.code) for d in pbn.load(PBN / name, strict=True).errors}
+    found = {(d.line, d.code) for d in read(PBN / name, strict=True).errors}
     assert [e for e in expected if e not in found] == []
 
 
 def test_error_columns_point_at_the_problem() -> None:
-    errors = pbn.load(PBN / "pbnref_errors_10.pbn", strict=True).errors
+    errors = read(PBN / "pbnref_errors_10.pbn", strict=True).errors
     where = {(d.line, d.code): d.column for d in errors}
     assert where[(31, "pbn.value.date")] == 8  # [Date "1995.o6.10"]: the value starts in column 8
     assert where[(328, "pbn.play.revoke")] == 10  # SA HA DA CA: South's CA is the fourth card
@@ -119,21 +120,21 @@ def test_error_columns_point_at_the_problem() -> None:
 
 
 def test_error_messages_and_records() -> None:
-    errors = pbn.load(PBN / "pbnref_errors_10.pbn", strict=True).errors
+    errors = read(PBN / "pbnref_errors_10.pbn", strict=True).errors
     duplicate = next(d for d in errors if d.line == 51)
     assert duplicate.message.endswith("Card SK is dealt twice. (PBN 2.1 §3.4.11)") and duplicate.record == 9
     assert next(d for d in errors if d.line == 11).record is None  # a lone malformed tag is no game
 
 
 def test_strict_quarantines_games_with_errors() -> None:
-    lenient = pbn.load(PBN / "pbnref_errors_10.pbn")
-    strict = pbn.load(PBN / "pbnref_errors_10.pbn", strict=True)
+    lenient = read(PBN / "pbnref_errors_10.pbn")
+    strict = read(PBN / "pbnref_errors_10.pbn", strict=True)
     assert len(strict.results) < len(lenient.results)
     assert strict.quarantined > lenient.quarantined
 
 
 def test_lenient_mode_on_error_files_keeps_sound_games() -> None:
-    parsed = pbn.load(PBN / "pbnref_errors_10.pbn")
+    parsed = read(PBN / "pbnref_errors_10.pbn")
     codes = {d.code for d in parsed.errors}
     assert {"pbn.deal.duplicate-card", "pbn.deal.hand-size", "pbn.deal.rank", "pbn.contract", "pbn.dealer",
             "pbn.declarer", "pbn.syntax.tag", "pbn.syntax.stray-text"} == codes
@@ -142,7 +143,7 @@ def test_lenient_mode_on_error_files_keeps_sound_games() -> None:
 
 
 def test_an_unknown_tag_is_a_warning_that_names_the_clause() -> None:
-    [unknown] = [d for d in pbn.load(PBN / "pbnref_errors_10.pbn", strict=True).diagnostics if d.line == 7]
+    [unknown] = [d for d in read(PBN / "pbnref_errors_10.pbn", strict=True).diagnostics if d.line == 7]
     assert (unknown.severity, unknown.code) == (Severity.WARNING, "pbn.tag.unknown")
     assert unknown.message == "Tag name 'Wrong' is not a PBN 2.1 tag; it was skipped. (PBN 2.1 §4.9)"
 
@@ -196,5 +197,5 @@ def test_a_passed_out_board_with_tricks_is_still_an_error() -> None:
 
 @pytest.mark.parametrize("path", sorted(PBN.glob("*.pbn")), ids=lambda p: p.name)
 def test_every_strict_refusal_names_the_clause_it_breaks(path: Path) -> None:
-    refusals = pbn.load(path, strict=True).errors
+    refusals = read(path, strict=True).errors
     assert [str(d) for d in refusals if not re.search(r"\(PBN 2\.1 §\d+(\.\d+)*\)$", d.message)] == []

@@ -12,8 +12,8 @@ from models.cards import Card, Hand, Seat
 from models.contract import Contract, Doubling, Strain
 from models.diagnostics import Severity
 from models.events import Player
-from parsers import usebio
 from parsers.records import ParsedFile
+from tests.corpus import read
 
 from ._law77 import score_ns
 from .conftest import CORPUS
@@ -40,7 +40,7 @@ LAYOUT = {"abf_butler_howell.xml": "one_field", "abf_cross_imp_howell.xml": "one
 
 
 def _load(name: str, strict: bool = False) -> ParsedFile:
-    return usebio.load(USEBIO_DIR / name, strict=strict)
+    return read(USEBIO_DIR / name, strict=strict)
 
 
 def test_the_corpus_list_is_complete(corpus: Path) -> None:

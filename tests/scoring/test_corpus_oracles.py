@@ -15,7 +15,6 @@ The program conventions each test sets are findings, each confirmed by these ver
 
 from __future__ import annotations
 
-import importlib
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +27,7 @@ from parsers.records import ParsedFile
 from pipelines.scoring.contract import contract_score
 from pipelines.scoring.engine import score
 from pipelines.scoring.frames import RESULTS_SCHEMA, SESSIONS_SCHEMA
+from tests.corpus import read
 
 CORPUS = Path(__file__).resolve().parents[3] / "shared" / "corpus"
 pytestmark = pytest.mark.skipif(not CORPUS.is_dir(), reason="the shared corpus is not beside the checkout")
@@ -40,10 +40,7 @@ ROW_KEY = ["board", "table_id", "ns_id", "ew_id"]
 
 def load(relative: str) -> ParsedFile:
     """Read a corpus file with the project's reader for its format."""
-    path = CORPUS / relative
-    reader = importlib.import_module("parsers.pbn" if path.suffix == ".pbn" else "parsers.usebio")
-    parsed: ParsedFile = reader.load(path)
-    return parsed
+    return read(CORPUS / relative)
 
 
 def results_frame(parsed: ParsedFile) -> pl.DataFrame:

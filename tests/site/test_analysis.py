@@ -10,7 +10,6 @@ from typing import Any
 
 import pytest
 
-from parsers.pbn import load
 from pipelines.edges.tasks import analyse_pending_deals, publish_site
 from pipelines.files.ingest import IngestOptions, ingest_file
 from pipelines.log.store import EventStore, StoreBusy, table_columns
@@ -29,6 +28,7 @@ from pipelines.site.analysis import (
 )
 from pipelines.site.labels import ENGLISH
 from tests.conftest import CORPUS, SAMPLE_DATA
+from tests.corpus import read
 from tests.site.club_session import EVENT, PLAYED, SESSION
 
 FILES = ("ffb_dn1_finale_2022_seance1.pbn", "endplay_eyc1998_export.pbn", "pbnref_correct_21.pbn")
@@ -38,7 +38,7 @@ FILES = ("ffb_dn1_finale_2022_seance1.pbn", "endplay_eyc1998_export.pbn", "pbnre
 def _corpus_boards() -> list[tuple[str, str, str, str]]:
     boards = []
     for name in FILES:
-        for board in load(CORPUS / "pbn" / name).boards:
+        for board in read(CORPUS / "pbn" / name).boards:
             deal = canonical_deal(board.deal.to_pbn() if board.deal else None)
             if deal is not None and board.dealer is not None and board.vulnerability is not None:
                 boards.append((f"{name}#{board.board}", deal, board.dealer.value, board.vulnerability.value))
