@@ -28,45 +28,63 @@ from pipelines.site.analysis import (
 )
 from pipelines.site.labels import ENGLISH
 from tests.conftest import CORPUS, SAMPLE_DATA
-from tests.corpus import read
+from tests.site import dd_oracle
 from tests.site.club_session import EVENT, PLAYED, SESSION
-
-FILES = ("ffb_dn1_finale_2022_seance1.pbn", "endplay_eyc1998_export.pbn", "pbnref_correct_21.pbn")
-"""A French national final (30 boards), a European youth championship board, the PBN reference's par file."""
-
-
-def _corpus_boards() -> list[tuple[str, str, str, str]]:
-    boards = []
-    for name in FILES:
-        for board in read(CORPUS / "pbn" / name).boards:
-            deal = canonical_deal(board.deal.to_pbn() if board.deal else None)
-            if deal is not None and board.dealer is not None and board.vulnerability is not None:
-                boards.append((f"{name}#{board.board}", deal, board.dealer.value, board.vulnerability.value))
-    return list({b[1]: b for b in boards}.values())  # a deal played twice is analysed once
 
 
 def test_corpus_has_the_deals() -> None:
-    assert (CORPUS / "pbn" / FILES[0]).exists()
-    assert len(_corpus_boards()) >= 31
+    assert (CORPUS / "pbn" / dd_oracle.FILES[0]).exists()
+    assert len(dd_oracle.corpus_boards()) >= 31
 
 
-def test_tables_and_par_equal_endplays_own() -> None:
-    from endplay.dds import calc_dd_table, par
-    from endplay.types import Deal, Player, Vul
+def test_the_kept_tables_and_par_are_endplays_own_and_so_are_ours() -> None:
+    # The real solver, on a few of the kept deals each run: endplay's own calc_dd_table and par ...
+    boards = dd_oracle.corpus_boards()
+    kept = dd_oracle.kept()
+    assert {deal: (kept[deal]["where"], kept[deal]["dealer"], kept[deal]["vulnerability"]) for deal in kept} \
+        == {deal: (where, dealer, vulnerability) for where, deal, dealer, vulnerability in boards}
+    sample = boards[::12]
+    for where, deal, dealer, vulnerability in sample:
+        solved = dd_oracle.solved_by_endplay(deal, dealer, vulnerability)
+        assert solved == {key: kept[deal][key] for key in solved}, where
+    # ... and `solve`, which runs endplay's calc_all_tables, gives the same as the kept results.
+    _assert_as_kept(solve([deal for _, deal, _, _ in sample]), sample, kept)
 
-    boards = _corpus_boards()
-    ours = solve([deal for _, deal, _, _ in boards])
-    vul = {"None": Vul.none, "NS": Vul.ns, "EW": Vul.ew, "All": Vul.both}
+
+def test_tables_and_par_equal_endplays_own(monkeypatch: pytest.MonkeyPatch) -> None:
+    import endplay.dds
+
+    kept = dd_oracle.kept()
+    boards = dd_oracle.corpus_boards()
+    # The solver stands in with the tables it gave for these deals (the test above holds them to it);
+    # everything `solve` does with them, its par for every dealer and vulnerability included, runs.
+    monkeypatch.setattr(endplay.dds, "calc_all_tables", lambda deals: [_table(kept[d.to_pbn()]) for d in deals])
+    _assert_as_kept(solve([deal for _, deal, _, _ in boards]), boards, kept)
+
+
+def _table(entry: dict[str, Any]) -> Any:
+    """The endplay DDTable the solver gave for a kept deal."""
+    from endplay._dds import ddTableResults
+    from endplay.dds.ddtable import DDTable
+
+    data = ddTableResults()
+    for strain, row in enumerate(entry["table"]):
+        for seat, tricks in enumerate(row):
+            data.resTable[strain][seat] = tricks
+    return DDTable(data)
+
+
+def _assert_as_kept(ours: dict[str, DoubleDummy], boards: Sequence[tuple[str, str, str, str]],
+                    kept: dict[str, dict[str, Any]]) -> None:
     strains = {"S": 0, "H": 1, "D": 2, "C": 3, "NT": 4}
+    assert sorted(ours) == sorted(deal for _, deal, _, _ in boards)
     for where, deal, dealer, vulnerability in boards:
-        oracle = calc_dd_table(Deal(deal))
-        grid = oracle.to_list()
+        grid = kept[deal]["table"]
         expected = {seat: {s: grid[strains[s]]["NESW".index(seat)] for s in STRAINS} for seat in SEATS}
         assert ours[deal].tricks == expected, where
-        oracle_par = par(oracle, vul[vulnerability], Player.find(dealer))
         found = ours[deal].par_for(dealer, vulnerability)
-        assert found is not None and found.score_ns == oracle_par.score, where
-        assert _expanded(found.contracts) == _oracle_contracts(oracle_par), where
+        assert found is not None and found.score_ns == kept[deal]["par_score"], where
+        assert _expanded(found.contracts) == {tuple(c) for c in kept[deal]["par_contracts"]}, where
 
 
 def _expanded(contracts: tuple[str, ...]) -> set[tuple[str, str, int]]:
@@ -76,13 +94,6 @@ def _expanded(contracts: tuple[str, ...]) -> set[tuple[str, str, int]]:
         contract, seats, result = text.split(" ")
         out |= {(contract, seat, 0 if result == "=" else int(result)) for seat in seats}
     return out
-
-
-def _oracle_contracts(found: Any) -> set[tuple[str, str, int]]:
-    strain = {"spades": "S", "hearts": "H", "diamonds": "D", "clubs": "C", "nt": "NT"}
-    doubled = {"passed": "", "doubled": "X", "redoubled": "XX"}
-    return {(f"{c.level}{strain[c.denom.name]}{doubled[c.penalty.name]}", c.declarer.abbr, int(c.result))
-            for c in found if c.level}
 
 
 @pytest.mark.parametrize(("text", "canonical"), [
