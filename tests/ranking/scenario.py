@@ -2,15 +2,20 @@
 
 from __future__ import annotations
 
+import atexit
+import shutil
+import tempfile
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 from models.events import ContestantRegistered, Player, event_payload, session_stream
+from pipelines.commands import director
 from pipelines.commands.director import publish_scores
 from pipelines.files.ingest import IngestOptions, ingest_file
 from pipelines.log.store import EventStore, NewEvent
 from pipelines.ranking.members import import_member_list
-from tests.conftest import RECORDED_AT, SAMPLE_DATA
+from tests.conftest import RECORDED_AT, SAMPLE_DATA, TYPED_AT
+from tests.store_files import copy_store
 
 CET = timezone(timedelta(hours=1))
 EVENT, SESSION = "club-championship-2026", "1"
@@ -60,9 +65,37 @@ def registrations(*, with_ids: bool = True) -> list[NewEvent]:
 
 
 def build_session(store: EventStore, tmp_path: Path) -> None:
-    """Members imported, the sample session ingested with its players and published at 21:00."""
-    import_member_list(store, write_member_list(tmp_path / "members.csv"), federation="SBU", at=MEMBERS_AT,
-                       recorded_at=RECORDED_AT)
+    """Members imported, the sample session ingested with its players and published at 21:00.
+
+    An empty DuckDB store gets a copy of a store built so once per test run (per worker), when the
+    director's clock is the tests' (`tests.conftest.TYPED_AT`): the same events, a tenth of the
+    time. Any other store is built here."""
+    members = write_member_list(tmp_path / "members.csv")
+    if _fresh_file(store) and director.appended_now() == TYPED_AT:
+        copy_store(_template(), store.path)
+        return
+    _build(store, members)
+
+
+_TEMPLATE: list[Path] = []
+
+
+def _fresh_file(store: EventStore) -> bool:
+    return store.backend == "duckdb" and not store.path.exists() and not store.analytics_path.exists()
+
+
+def _template() -> Path:
+    if not _TEMPLATE:
+        folder = Path(tempfile.mkdtemp(prefix="bridgeledger-ranking-session-"))
+        atexit.register(shutil.rmtree, folder, ignore_errors=True)
+        template = EventStore(folder / "events.duckdb")
+        _build(template, write_member_list(folder / "members.csv"))
+        _TEMPLATE.append(template.path)
+    return _TEMPLATE[0]
+
+
+def _build(store: EventStore, members: Path) -> None:
+    import_member_list(store, members, federation="SBU", at=MEMBERS_AT, recorded_at=RECORDED_AT)
     ingest_file(store, SAMPLE_DATA / "club_championship_traveller.csv", recorded_at=RECORDED_AT,
                 options=IngestOptions(occurred_at=PLAYED))
     store.append(registrations(), recorded_at=RECORDED_AT)
