@@ -18,13 +18,17 @@ venv: $(STAMP)
 demo: $(STAMP)
 	$(BIN)/bridgeledger demo --workdir build/demo
 
+# One worker per core (pytest-xdist); the tests of the log's PostgreSQL backend share one worker, so
+# that one throwaway server is started (`tests/conftest.py`). A single file runs plainly with pytest.
+PYTEST := $(BIN)/python -m pytest -q -n auto --dist loadgroup
+
 test: lint
-	$(BIN)/python -m pytest -q
+	$(PYTEST)
 
 # The same tests with Hypothesis' long profile: every property test runs its full number of
 # examples, randomly drawn (`make test` runs a quarter of them, the same ones each time).
 test-long: lint
-	HYPOTHESIS_PROFILE=long $(BIN)/python -m pytest -q
+	HYPOTHESIS_PROFILE=long $(PYTEST)
 
 lint: $(STAMP)
 	$(BIN)/ruff check models parsers pipelines dags tests benchmarks sample_data

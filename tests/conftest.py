@@ -48,6 +48,20 @@ def examples(n: int) -> int:
     return max(1, math.ceil(n * settings.default.max_examples / LONG_EXAMPLES))
 
 
+POSTGRES_FIXTURES = {"postgres_server", "pg_url", "log_store"}
+"""The fixtures that start (or use) the throwaway PostgreSQL server of `tests.postgres`."""
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Under pytest-xdist, the tests that use PostgreSQL go to one worker (`--dist loadgroup`):
+    each worker would start a server of its own for them."""
+    if not config.pluginmanager.hasplugin("xdist"):
+        return
+    for item in items:
+        if POSTGRES_FIXTURES & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.xdist_group("postgres"))
+
+
 def pytest_report_header() -> str:
     """Which Hypothesis profile this run uses (`HYPOTHESIS_PROFILE`), at the top of the report."""
     return f"hypothesis profile: {settings.get_current_profile_name()} (HYPOTHESIS_PROFILE=long runs every example)"
