@@ -16,6 +16,7 @@ from pipelines.log.store import EventStore
 from pipelines.published.analysis import analysis_differences, published_deals
 from pipelines.site import analysis
 from tests.conftest import CORPUS, RECORDED_AT
+from tests.published import dd_kept
 
 DEAL = "N:KT8.A96.A95.7542 Q5.KJ52.KQ874.T8 AJ92.874.JT6.AQ3 7643.QT3.32.KJ96"
 DD = "77667775576677566775"
@@ -54,8 +55,20 @@ def test_without_the_solver_an_unanalysed_deal_is_listed_not_passed(store: Event
 def test_published_analyses_of_the_corpus_agree_with_ours(tmp_path: Path, name: str, boards: int) -> None:
     store = EventStore(tmp_path / "dd.duckdb")
     ingest_file(store, CORPUS / name, recorded_at=RECORDED_AT)
+    analysis.seed_from_file(store, dd_kept.KEPT)  # the solver's analyses, kept (see the next test)
     assert published_deals(store, store.head()).height == boards
     assert analysis_differences(store, store.head()).height == 0
+
+
+def test_the_kept_analyses_are_the_solvers_for_every_deal_compared() -> None:
+    import orjson
+
+    kept = orjson.loads(dd_kept.KEPT.read_bytes())["deals"]
+    deals = dd_kept.corpus_deals()
+    assert sorted(kept) == deals and len(deals) == 62
+    for deal, solved in analysis.solve(deals[::15]).items():  # the real solver, on five of them each run
+        assert orjson.loads(kept[deal]["tricks"]) == solved.tricks
+        assert {k: [p.score_ns, list(p.contracts)] for k, p in solved.par.items()} == orjson.loads(kept[deal]["par"])
 
 
 def test_a_sample_hand_record_with_placeholder_tricks_is_listed(tmp_path: Path) -> None:
@@ -63,6 +76,7 @@ def test_a_sample_hand_record_with_placeholder_tricks_is_listed(tmp_path: Path) 
     trumps in hand; the file's own OptimumResultTable says the same, so the reading is right."""
     store = EventStore(tmp_path / "trophy.duckdb")
     ingest_file(store, CORPUS / "pbn/bridgecomposer_hand_trophy_pairs.pbn", recorded_at=RECORDED_AT)
+    analysis.seed_from_file(store, dd_kept.KEPT)
     found = analysis_differences(store, store.head()).filter(board=1)
     assert ("tricks N H", "4", "1") in found.select("measure", "ours", "theirs").rows()
     assert found.height == 10
