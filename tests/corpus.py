@@ -31,7 +31,7 @@ def read(path: Path, *, strict: bool = False) -> ParsedFile:
 
 @functools.cache
 def parsed(path: Path, *, strict: bool = False) -> ParsedFile:
-    """`pipelines.ingest.parse_bytes` of the file: what ingesting it reads."""
+    """`pipelines.files.ingest.parse_bytes` of the file: what ingesting it reads."""
     return parse_bytes(path.read_bytes(), path.name, strict=strict)
 
 

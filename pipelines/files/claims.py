@@ -22,7 +22,7 @@ import polars as pl
 
 from models.diagnostics import Diagnostic, Severity
 from parsers.records import ArtificialRecord
-from pipelines.log.fields import PayloadField, payload_fields
+from pipelines.log.fields import PayloadField, payload_fields, repeated_rows
 from pipelines.log.store import EventStore
 
 if TYPE_CHECKING:
@@ -51,9 +51,12 @@ def claimed_tables(store: EventStore, stream: str) -> pl.DataFrame:
 
 def _claims(con: duckdb.DuckDBPyConnection, where: str, params: Sequence[object]) -> pl.DataFrame:
     """The events that claim a table for a file: its results, and its artificial scores (a
-    director's, with no source file, claims none)."""
+    director's, with no source file, claims none; `_CLAIMS_SQL` says the same in SQL)."""
     rows = payload_fields(con, _CLAIMING, _CLAIM_FIELDS, where=where, params=params)
     return rows.filter((pl.col("type") == "ResultRecorded") | pl.col("sha256").is_not_null())
+
+
+_CLAIMS_SQL = "type = 'ResultRecorded' OR sha256 IS NOT NULL"
 
 
 def contested_tables(store: EventStore, stream: str, source: str, results: pl.DataFrame,
@@ -143,5 +146,4 @@ def replaced_results(store: EventStore, up_to: int, streams: Sequence[str] | Non
     where = "position <= ?" + ("" if streams is None else " AND stream_id IN (SELECT unnest(?))")
     params: list[object] = [up_to] if streams is None else [up_to, list(streams)]
     with store.reader() as con:
-        claims = _claims(con, where, params)
-    return claims.height - claims.select("stream_id", *_KEYS).n_unique()
+        return repeated_rows(con, _CLAIMING, _CLAIM_FIELDS, _KEYS, keep=_CLAIMS_SQL, where=where, params=params)

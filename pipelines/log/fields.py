@@ -20,7 +20,7 @@ import polars as pl
 
 from models.events import CURRENT_VERSIONS, UPCASTERS
 from models.upcasting import Upcasters
-from pipelines.base.query_frames import frame_of
+from pipelines.base.query_frames import ArrowStream, frame_of
 
 if TYPE_CHECKING:
     import duckdb
@@ -60,6 +60,42 @@ def payload_fields(con: duckdb.DuckDBPyConnection, types: Sequence[str] | None, 
         rows = _with_older_rows_upcast(rows, fields, upcasters)
     return rows.select("position", "stream_id", "type",
                        *[pl.col(f.name).cast(f.dtype, strict=False) for f in fields])
+
+
+def repeated_rows(con: duckdb.DuckDBPyConnection, types: Sequence[str], fields: Sequence[PayloadField],
+                  keys: Sequence[str], *, keep: str = "TRUE", where: str = "TRUE", params: Sequence[Any] = (),
+                  upcasters: Upcasters = UPCASTERS) -> int:
+    """How many of the rows `payload_fields` reads (of `types`, matching `where`) that also match
+    `keep` (SQL over the fields' names) repeat an earlier one's `stream_id` and `keys` fields: the
+    rows less their distinct keys.
+
+    Counted by DuckDB, which groups the rows within its memory limit (`pipelines.log.store`): read as a
+    frame, a whole log's results took memory in step with its history (5.7 GB at ten million).
+    Rows at the current version are read in SQL; the few older ones through `payload_fields`.
+    """
+    current = _current_sql(types)
+    columns = ", ".join(f"TRY_CAST(payload->>'{f.json_path}' AS {_SQL_TYPES[f.dtype]}) AS \"{f.name}\""
+                        for f in fields)
+    named = ", ".join(f'"{f.name}"' for f in fields)
+    rows = (f"SELECT stream_id, type, {columns} FROM events"
+            f" WHERE type IN (SELECT unnest(?)) AND ({current}) AND ({where})")
+    older = pl.DataFrame() if current == "TRUE" else payload_fields(
+        con, types, fields, where=f"NOT ({current}) AND ({where})", params=params, upcasters=upcasters)
+    if older.height:
+        con.register("older_rows", ArrowStream(older))
+        rows += f" UNION ALL SELECT stream_id, type, {named} FROM older_rows"
+    grouped = ", ".join(["stream_id", *(f'"{key}"' for key in keys)])
+    try:
+        counted = con.execute(f"SELECT coalesce(sum(n - 1), 0) FROM (SELECT count(*) AS n FROM ({rows})"
+                              f" WHERE {keep} GROUP BY {grouped})", [list(types), *params]).fetchall()
+    finally:
+        if older.height:
+            con.unregister("older_rows")
+    return int(counted[0][0])
+
+
+_SQL_TYPES = {pl.String(): "VARCHAR", pl.Int64(): "BIGINT", pl.Float64(): "DOUBLE"}
+"""The SQL type of each polars type a `PayloadField` is read as (`repeated_rows` casts in SQL)."""
 
 
 def first_events(con: duckdb.DuckDBPyConnection, streams_sql: str, params: Sequence[Any]) -> pl.DataFrame:

@@ -87,6 +87,17 @@ log = logging.getLogger(__name__)
 ANALYTICS_ENV = "BRIDGELEDGER_ANALYTICS"
 """Names the analytics file of a PostgreSQL log (default: one per database, in the working folder)."""
 
+DUCKDB_MEMORY_ENV = "BRIDGELEDGER_DUCKDB_MEMORY"
+"""Overrides `DUCKDB_MEMORY`: a size DuckDB reads (`4GB`, `512MB`, `50%` of the machine's memory)."""
+DUCKDB_MEMORY = "2GB"
+"""The memory a connection to the store's files lets DuckDB hold (its `memory_limit`): pages of the
+tables it read or wrote, and its queries' hash tables and sorts. DuckDB's own default, 80% of the
+machine's memory, is never reached on most stores, so it kept every page it had touched: a `score`
+that mirrored a PostgreSQL log and rebuilt the projections grew with the log's history. Under the
+limit, pages already on disk are evicted and a large sort or grouping spills to
+`<analytics file>.tmp` (DuckDB names each process's files apart, and removes its own as it closes).
+Set `BRIDGELEDGER_DUCKDB_MEMORY` to raise it on a large machine, or lower it on a small one."""
+
 # Hashes are stored uncompressed: SHA-256 output is incompressible, and the compression analysis
 # DuckDB would run on them costs a fifth of a bulk append.
 _SCHEMA = """
@@ -760,7 +771,7 @@ def _attach(analytics: Path, read_only: bool, *, log_file: Path | None = None) -
     """
     if read_only and log_file is not None and not analytics.exists():
         duckdb.connect(str(analytics)).close()
-    con = duckdb.connect()
+    con = _bounded_connection(analytics)
     try:
         if log_file is not None:
             _attach_file(con, log_file, _LOG_DATABASE, read_only)
@@ -773,6 +784,18 @@ def _attach(analytics: Path, read_only: bool, *, log_file: Path | None = None) -
         con.close()
         raise
     return con
+
+
+def _bounded_connection(analytics: Path) -> duckdb.DuckDBPyConnection:
+    """An in-memory connection held to `DUCKDB_MEMORY` (or $BRIDGELEDGER_DUCKDB_MEMORY), spilling
+    beside the analytics file."""
+    memory = os.environ.get(DUCKDB_MEMORY_ENV) or DUCKDB_MEMORY
+    try:
+        return duckdb.connect(config={"memory_limit": memory,
+                                      "temp_directory": str(analytics.with_name(f"{analytics.name}.tmp"))})
+    except duckdb.Error as exc:
+        raise StoreError(f"${DUCKDB_MEMORY_ENV} is {memory!r}, not a size DuckDB reads: give a number and "
+                         "a unit, such as 4GB or 512MB, or a share of the memory, such as 50%") from exc
 
 
 def _attach_file(con: duckdb.DuckDBPyConnection, path: Path, name: str, read_only: bool) -> None:

@@ -311,12 +311,7 @@ def _rebuild(store: EventStore, con: duckdb.DuckDBPyConnection, position: int, c
         con.unregister("empty_frame")
     rows = 0
     for batch in _batches(catalog, batch_events):
-        scored = _score(store, batch, position, clock)
-        rows += scored.board_scores.height
-        for name, frame in (("board_scores", scored.board_scores), ("standings", scored.standings),
-                            ("sessions", scored.sessions)):
-            _insert(con, staging[name], frame)
-        del scored
+        rows += _stage(con, staging, _score(store, batch, position, clock))
     with _transaction(con):
         con.execute("DROP VIEW IF EXISTS board_scores")
         con.execute("DROP VIEW IF EXISTS standings")
@@ -327,6 +322,15 @@ def _rebuild(store: EventStore, con: duckdb.DuckDBPyConnection, position: int, c
         _write_state(con, position, clock, clock)
     log.info("projections rebuilt at log position %d: %d session(s)", position, catalog.height)
     return Refreshed(position, clock, True, catalog.select("event_id", "session_id"), rows)
+
+
+def _stage(con: duckdb.DuckDBPyConnection, staging: dict[str, str], scored: _Scored) -> int:
+    """A batch's rows into the staging tables; the board-score rows staged. Nothing of the batch
+    outlives the call (a loop's own names kept its last frame while the next batch was replayed)."""
+    for name, frame in (("board_scores", scored.board_scores), ("standings", scored.standings),
+                        ("sessions", scored.sessions)):
+        _insert(con, staging[name], frame)
+    return scored.board_scores.height
 
 
 def _batches(catalog: pl.DataFrame, batch_events: int) -> Iterator[pl.DataFrame]:

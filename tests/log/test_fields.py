@@ -49,6 +49,30 @@ def test_rows_of_an_older_version_are_upcast_before_their_fields_are_read(
     ]
 
 
+def test_repeated_rows_counts_rows_whose_stream_and_keys_came_before_old_rows_upcast_first(
+        log_store: EventStore, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Table 7 claimed by a version-1 row (`tbl`) and again by a current one: one repeat, found only
+    once the old row is upcast; table 8 once; table 9 twice but in another stream each time; a row
+    that `keep` leaves out is no repeat."""
+    monkeypatch.setitem(fields.CURRENT_VERSIONS, "Claimed", 2)
+    upcasters = Upcasters()
+    upcasters.add(Upcaster("Claimed", 1, (Renamed("tbl", "table_id"),)))
+    other = NewEvent("session:e/2", "Claimed", {"table_id": "9", "board": 3, "source": {"sha256": "cd"}}, AT,
+                     schema_version=2)
+    unsourced = NewEvent("session:e/1", "Claimed", {"table_id": "8", "board": 3, "source": {}}, AT, schema_version=2)
+    log_store.append([_result("7", version=1, old_name=True), _result("7", version=2), _result("8", version=2),
+                      _result("9", version=2), other, unsourced], recorded_at=RECORDED_AT)
+    keys = ["table_id", "board"]
+    with log_store.reader() as con:
+        repeats = fields.repeated_rows(con, ["Claimed"], TABLE, keys, keep="sha256 IS NOT NULL", upcasters=upcasters)
+        every = fields.repeated_rows(con, ["Claimed"], TABLE, keys, upcasters=upcasters)
+        later = fields.repeated_rows(con, ["Claimed"], TABLE, keys, where="position >= ?", params=[2],
+                                     upcasters=upcasters)
+        read = payload_fields(con, ["Claimed"], TABLE, upcasters=upcasters)
+    assert (repeats, every, later) == (1, 2, 1)
+    assert every == read.height - read.select("stream_id", *keys).n_unique()  # what a frame of them counts
+
+
 def test_the_filter_and_the_types_choose_the_rows(log_store: EventStore) -> None:
     log_store.append([_result("7", version=1), _result("8", version=1),
                       NewEvent("session:e/2", "Other", {"table_id": "9"}, AT)], recorded_at=RECORDED_AT)

@@ -304,3 +304,29 @@ def test_table_columns_names_what_the_store_holds_and_leaves_out_the_rest(store:
     assert list(found) == ["derived_x", "derived_v", "events"]
     assert found["derived_x"] == ["b", "a"] and found["derived_v"] == ["a"]
     assert found["events"][:3] == ["position", "stream_id", "stream_version"]
+
+
+def _memory_settings(store: EventStore) -> tuple[str, str]:
+    with store.reader() as con:
+        row = con.execute("SELECT current_setting('memory_limit'), current_setting('temp_directory')").fetchall()[0]
+    return str(row[0]), str(row[1])
+
+
+def test_every_connection_holds_duckdb_to_a_memory_limit_and_spills_beside_the_analytics_file(
+        store: EventStore, monkeypatch: pytest.MonkeyPatch) -> None:
+    """DuckDB's own limit (80% of the machine) let a score keep every page of the log it touched."""
+    store.append(_events(1), recorded_at=RECORDED_AT)
+    monkeypatch.delenv(store_module.DUCKDB_MEMORY_ENV, raising=False)
+    spill = str(store.analytics_path.with_name(f"{store.analytics_path.name}.tmp"))
+    assert store_module.DUCKDB_MEMORY == "2GB"
+    assert _memory_settings(store) == ("1.8 GiB", spill)  # DuckDB shows 2GB (10^9 bytes) in GiB
+    monkeypatch.setenv(store_module.DUCKDB_MEMORY_ENV, "512MB")
+    assert _memory_settings(store) == ("488.2 MiB", spill)
+
+
+def test_a_memory_limit_that_is_not_a_size_is_refused_by_name(store: EventStore,
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    store.append(_events(1), recorded_at=RECORDED_AT)
+    monkeypatch.setenv(store_module.DUCKDB_MEMORY_ENV, "lots")
+    with pytest.raises(StoreError, match=r"\$BRIDGELEDGER_DUCKDB_MEMORY is 'lots', not a size"):
+        store.head()

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import weakref
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
+import duckdb
 import polars as pl
 import pytest
 from polars.testing import assert_frame_equal
@@ -14,7 +17,8 @@ from pipelines.commands.director import TableRef, publish_scores, register_tourn
 from pipelines.edges.tasks import close_due_periods, score_at
 from pipelines.files.ingest import IngestOptions, ingest_bytes, ingest_file
 from pipelines.log.store import EventStore, to_epoch_us
-from pipelines.replay.frames import publication_windows, replay
+from pipelines.replay import live
+from pipelines.replay.frames import Projection, publication_windows, replay
 from pipelines.replay.live import export_tables, read_tables, refresh
 from pipelines.replay.projections import export_csv, score_projection, score_store
 from tests.conftest import RECORDED_AT, SAMPLE_DATA
@@ -86,6 +90,36 @@ def test_refresh_rescores_only_the_touched_event_and_matches_a_full_replay(two_s
     live = export_tables(two_sessions, tmp_path / "live")
     whole = export_csv(score_store(two_sessions), tmp_path / "whole")
     assert {n: p.read_bytes() for n, p in live.items()} == {n: p.read_bytes() for n, p in whole.items()}
+
+
+def test_a_rebuild_in_batches_holds_one_batch_of_frames_at_a_time(two_sessions: EventStore, tmp_path: Path,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """Peak memory follows the batch, not the history: each batch's replay reads its own sessions only,
+    and when the next batch is replayed no frame of the one before (its replay, the rows it staged)
+    is still held. Counted by weak references, so that it fails however small the frames."""
+    for event in ("b-event", "c-event"):
+        _second_session(two_sessions, at=PLAYED, session="1", event=event)
+    replayed: list[list[tuple[str, str]]] = []
+    held: list[weakref.ref[object]] = []
+
+    def one_batch_at_a_time(store: EventStore, **options: Any) -> Projection:
+        assert [ref for ref in held if ref() is not None] == [], f"batch {len(replayed) + 1} began holding frames"
+        projection = replay(store, **options)
+        replayed.append(sorted(options["sessions"]))
+        held.extend(weakref.ref(frame) for frame in (projection, projection.results, projection.sessions))
+        return projection
+
+    def staged(con: duckdb.DuckDBPyConnection, table: str, frame: pl.DataFrame) -> None:
+        held.append(weakref.ref(frame))
+        insert(con, table, frame)
+
+    insert = live._insert
+    monkeypatch.setattr(live, "replay", one_batch_at_a_time)
+    monkeypatch.setattr(live, "_insert", staged)
+    rebuilt = refresh(two_sessions, full=True, batch_events=1)
+    assert replayed == [[("b-event", "1")], [("c-event", "1")], [(EVENT, "1"), (EVENT, "2")]]  # by event_id
+    assert rebuilt.full and rebuilt.sessions.height == 4 and rebuilt.board_rows == 4 * 338
+    _tables_equal_a_whole_replay(two_sessions, tmp_path)
 
 
 def _tables_equal_a_whole_replay(store: EventStore, outdir: Path) -> None:
