@@ -118,13 +118,12 @@ def site_tasks(dag_id: str, *, skip_unless: str | None = None, at_position: bool
         def write(upstream: Any) -> str:
             from airflow.sdk.exceptions import AirflowSkipException
 
-            from pipelines.edges.operations import write_site, write_site_at
+            from pipelines.edges.operations import write_site
 
             if skip_unless is not None and not upstream:
                 raise AirflowSkipException(skip_unless)
-            if at_position:
-                return call(lambda: write_site_at(settings(), int(upstream), scope=scope))  # type: ignore[arg-type]
-            return call(lambda: write_site(settings(), scope=scope))  # type: ignore[arg-type]
+            position = int(upstream) if at_position else None
+            return call(lambda: write_site(settings(), scope, position=position))  # type: ignore[arg-type]
 
         return write
 

@@ -348,22 +348,17 @@ def score_head(settings: Settings) -> dict[str, str]:
     return score_at(str(settings.store), existing_store(settings).head(), str(settings.outdir))
 
 
-def write_site(settings: Settings, scope: Scope = "all") -> str:
-    """Write the results site at the log's head; return the index page's path (pages whose bytes
-    did not change are left alone). It solves no deal: the `analyse_deals` DAG does, and deals not
-    solved yet show "analysis pending" (issue #36: publishing never waits behind the solver).
-    `scope`: every event, or only the small or the big ones (`pipelines.site.build.Scope`)."""
+def write_site(settings: Settings, scope: Scope = "all", *, position: int | None = None) -> str:
+    """Write the results site at the log's head (or at `position`, a task's own append); return the
+    index page's path (pages whose bytes did not change are left alone). It solves no deal: the
+    `analyse_deals` DAG does, and deals not solved yet show "analysis pending" (issue #36:
+    publishing never waits behind the solver). `scope`: every event, or only the small or the big
+    ones (`pipelines.site.build.Scope`)."""
     from pipelines.edges.tasks import publish_site
 
-    return publish_site(str(settings.store), existing_store(settings).head(), str(settings.site), scope)
-
-
-def write_site_at(settings: Settings, position: int, scope: Scope = "all") -> str:
-    """`write_site` as the log stood at `position` (a task's own append, not the head)."""
-    from pipelines.edges.tasks import publish_site
-
-    existing_store(settings)
-    return publish_site(str(settings.store), position, str(settings.site), scope)
+    store = existing_store(settings)
+    return publish_site(str(settings.store), store.head() if position is None else position, str(settings.site),
+                        scope)
 
 
 def close_due(settings: Settings, *, at: datetime) -> list[str]:
