@@ -49,14 +49,17 @@ class Scope:
     keys: list[str]
     """`event_id \x1f session_id` of each session in scope."""
     events: list[str]
+    span: tuple[int, int] | None = None
+    """The first and last positions of the streams' events, when the caller knows them."""
 
     @classmethod
-    def of(cls, sessions: Collection[SessionKey]) -> Scope:
-        """The scope of `sessions`: their streams and their tournaments' registrations."""
+    def of(cls, sessions: Collection[SessionKey], span: tuple[int, int] | None = None) -> Scope:
+        """The scope of `sessions`: their streams and their tournaments' registrations; `span`, when
+        given, must hold every event of those streams (a read of many streams scans it alone)."""
         ordered = sorted(set(sessions))
         events = sorted({event_id for event_id, _ in ordered})
         return cls(streams=[session_stream(e, s) for e, s in ordered] + [f"tournament:{e}" for e in events],
-                   keys=[f"{e}\x1f{s}" for e, s in ordered], events=events)
+                   keys=[f"{e}\x1f{s}" for e, s in ordered], events=events, span=span)
 
     def narrow(self, frame: pl.DataFrame) -> pl.DataFrame:
         """Only the rows that name a session (or, for tournaments, an event) in scope.
@@ -146,9 +149,14 @@ class PayloadReader:
         if self.scope is not None:
             # stream_id's min/max prune few row groups (every row group holds many streams), so a
             # keyed read also starts at its streams' first position: a weekend's sessions are read
-            # from the log's last row groups, not from all of them once per event type.
+            # from the log's last row groups, not from all of them once per event type. A span
+            # known to the caller (a rebuild's batch) bounds it on both sides: a rebuild's batches
+            # then read the log once between them, not once each.
             where += " AND position >= ? AND stream_id IN (SELECT unnest(?))"
             params += [self._first_position(), self.scope.streams]
+            if self.scope.span is not None:
+                where += " AND position <= ?"
+                params.append(self.scope.span[1])
         return where, params
 
     def _first_position(self) -> int:
@@ -157,6 +165,9 @@ class PayloadReader:
         when the streams are listed as literals (a list parameter is joined, a whole-column scan)."""
         if self._first is None:
             assert self.scope is not None
+            if self.scope.span is not None:
+                self._first = self.scope.span[0]
+                return self._first
             streams = self.scope.streams
             self._first = 0
             if 0 < len(streams) <= _INDEXED_STREAMS:

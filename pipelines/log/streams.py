@@ -47,19 +47,30 @@ _PREFIX_QUERIES = 64
 
 
 def session_streams(con: duckdb.DuckDBPyConnection, up_to: int, events: Sequence[str] | None) -> pl.DataFrame:
-    """`event_id`, `session_id` (as its first event names them) and `events` (how many it holds) of
-    every session stream with an event up to `up_to`; of `events`' streams only, when given (a
-    stream of another tournament whose id starts alike may come too: its `event_id` tells)."""
+    """`event_id`, `session_id` (as its first event names them), `events` (how many it holds) and
+    `first` and `last` (its first and last positions) of every session stream with an event up to
+    `up_to`; of `events`' streams only, when given (a stream of another tournament whose id starts
+    alike may come too: its `event_id` tells)."""
     params: list[object] = []
     if events is None or len(events) > _PREFIX_QUERIES:
         where = "starts_with(stream_id, 'session:')"
     else:  # a key range per tournament: DuckDB reads those streams, not the log's (see `stream_ranges`)
         where, params = stream_ranges(events, kinds=("session:",))
-    firsts = (f"SELECT stream_id, min(position) AS first, count(*) AS events FROM events"
+    firsts = (f"SELECT stream_id, min(position) AS first, max(position) AS last, count(*) AS events FROM events"
               f" WHERE position <= ? AND ({where}) GROUP BY stream_id")
-    counts = frame_of(con.sql(firsts, params=[up_to, *params])).cast({"stream_id": pl.String, "events": pl.Int64})
+    counts = frame_of(con.sql(firsts, params=[up_to, *params])).cast(
+        {"stream_id": pl.String, "events": pl.Int64, "first": pl.Int64, "last": pl.Int64})
     return first_events(con, firsts, [up_to, *params]).join(counts, on="stream_id").select(
-        "event_id", "session_id", "events")
+        "event_id", "session_id", "events", "first", "last")
+
+
+def tournament_spans(con: duckdb.DuckDBPyConnection, up_to: int) -> pl.DataFrame:
+    """`event_id`, `first` and `last`: the first and last positions up to `up_to` of each
+    tournament's own stream (`tournament:<event_id>`, its registrations)."""
+    return frame_of(con.sql(
+        "SELECT substr(stream_id, 12) AS event_id, min(position) AS first, max(position) AS last FROM events"
+        " WHERE position <= ? AND starts_with(stream_id, 'tournament:') GROUP BY stream_id",
+        params=[up_to])).cast({"event_id": pl.String, "first": pl.Int64, "last": pl.Int64})
 
 
 def session_and_tournament_streams(con: duckdb.DuckDBPyConnection, after: int, up_to: int) -> pl.DataFrame:

@@ -86,7 +86,8 @@ class Projection:
 
 def replay(store: EventStore, *, up_to: int | None = None, as_of_us: int | None = None,
            upcasters: Upcasters = UPCASTERS,
-           sessions: Collection[SessionKey] | None = None) -> Projection:
+           sessions: Collection[SessionKey] | None = None,
+           span: tuple[int, int] | None = None) -> Projection:
     """Rebuild the scoring inputs from the events at positions <= `up_to` (default: all) that had
     happened by `as_of_us` (default: the latest event's time, the log's own clock).
 
@@ -100,7 +101,7 @@ def replay(store: EventStore, *, up_to: int | None = None, as_of_us: int | None 
     position = store.head() if up_to is None else up_to
     if not store.exists():
         return _empty_projection(position)
-    scope = None if sessions is None else Scope.of(sessions)
+    scope = None if sessions is None else Scope.of(sessions, span)
     with store.reader() as con, _reader(con, position, upcasters, as_of_us, scope) as read:
         clock = read.as_of_us
         # Every ruling is kept: which one stands for a table is decided with the others (a late,

@@ -38,7 +38,7 @@ from pipelines.base.neutralise import spreadsheet_safe
 from pipelines.base.query_frames import ArrowStream, frame_of
 from pipelines.log.reads import head_position, latest_occurred_us_after
 from pipelines.log.store import EventStore, table_columns
-from pipelines.log.streams import session_and_tournament_streams, session_streams
+from pipelines.log.streams import session_and_tournament_streams, session_streams, tournament_spans
 from pipelines.replay.frames import Projection, SessionKey, log_clock, replay
 from pipelines.replay.projections import (
     VIEWS_SQL,
@@ -253,14 +253,15 @@ class _Scored:
 
 
 def _score(store: EventStore, catalog: pl.DataFrame, position: int, clock: int,
-           touched: _Touched | None = None) -> _Scored:
+           touched: _Touched | None = None, span: tuple[int, int] | None = None) -> _Scored:
     """Board scores, standings and session rows of the sessions in `catalog`, replayed alone; with
-    `touched`, of those it says may have changed only (see `_rescored`), the others replayed too."""
+    `touched`, of those it says may have changed only (see `_rescored`), the others replayed too;
+    `span` holds every event of their streams, when known (see `replay`)."""
     keys: list[SessionKey] = list(catalog.select("event_id", "session_id").iter_rows())
     if not keys:
         return _Scored(pl.DataFrame(schema=BOARD_SCHEMA), pl.DataFrame(schema=STANDING_SCHEMA),
                        pl.DataFrame(schema=SESSION_SCHEMA))
-    projection = replay(store, up_to=position, as_of_us=clock, sessions=keys)
+    projection = replay(store, up_to=position, as_of_us=clock, sessions=keys, span=span)
     rescored = catalog.select("event_id", "session_id")
     if touched is not None:
         rescored = _rescored(rescored, touched, projection)
@@ -310,8 +311,9 @@ def _rebuild(store: EventStore, con: duckdb.DuckDBPyConnection, position: int, c
         con.execute(f"CREATE OR REPLACE TABLE {staging[name]} AS SELECT * FROM empty_frame")
         con.unregister("empty_frame")
     rows = 0
+    registrations = tournament_spans(con, position)
     for batch in _batches(catalog, batch_events):
-        rows += _stage(con, staging, _score(store, batch, position, clock))
+        rows += _stage(con, staging, _score(store, batch, position, clock, span=_span(batch, registrations)))
     with _transaction(con):
         con.execute("DROP VIEW IF EXISTS board_scores")
         con.execute("DROP VIEW IF EXISTS standings")
@@ -322,6 +324,14 @@ def _rebuild(store: EventStore, con: duckdb.DuckDBPyConnection, position: int, c
         _write_state(con, position, clock, clock)
     log.info("projections rebuilt at log position %d: %d session(s)", position, catalog.height)
     return Refreshed(position, clock, True, catalog.select("event_id", "session_id"), rows)
+
+
+def _span(batch: pl.DataFrame, registrations: pl.DataFrame) -> tuple[int, int]:
+    """The first and last positions of a batch's streams: its sessions' (the catalog's) and its
+    tournaments' own (`registrations`, from `tournament_spans`)."""
+    own = registrations.join(batch.select("event_id").unique(), on="event_id", how="semi")
+    spans = pl.concat([batch.select("first", "last"), own.select("first", "last")])
+    return int(spans["first"].min()), int(spans["last"].max())  # type: ignore[arg-type]
 
 
 def _stage(con: duckdb.DuckDBPyConnection, staging: dict[str, str], scored: _Scored) -> int:

@@ -16,6 +16,7 @@ from models.conditions import CarryOver, ConditionsOfContest
 from pipelines.commands.director import TableRef, publish_scores, register_tournament, request_correction
 from pipelines.edges.tasks import close_due_periods, score_at
 from pipelines.files.ingest import IngestOptions, ingest_bytes, ingest_file
+from pipelines.log import payload_frames
 from pipelines.log.store import EventStore, to_epoch_us
 from pipelines.replay import live
 from pipelines.replay.frames import Projection, publication_windows, replay
@@ -120,6 +121,26 @@ def test_a_rebuild_in_batches_holds_one_batch_of_frames_at_a_time(two_sessions: 
     assert replayed == [[("b-event", "1")], [("c-event", "1")], [(EVENT, "1"), (EVENT, "2")]]  # by event_id
     assert rebuilt.full and rebuilt.sessions.height == 4 and rebuilt.board_rows == 4 * 338
     _tables_equal_a_whole_replay(two_sessions, tmp_path)
+
+
+def test_a_rebuild_in_batches_reads_a_registration_made_after_every_session(
+        two_sessions: EventStore, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A batch's reads are bounded by its streams' positions (`live._span`): the tournament's own
+    stream counts, so conditions registered at the log's end, past every session's events, still
+    change the totals (carried over here). A bound from the sessions alone would miss them.
+    A batch of many streams reads a range of the log (a few are looked up one by one): here
+    every batch does."""
+    monkeypatch.setattr(payload_frames, "_INDEXED_STREAMS", 0)
+    _second_session(two_sessions, at=PLAYED, session="1", event="b-event")
+    register_tournament(two_sessions, EVENT, "Club championship", at=datetime(2026, 11, 21, 20, 6, tzinfo=UTC),
+                        conditions=ConditionsOfContest(carry_over=CarryOver(mode="cumulative")))
+    rebuilt = refresh(two_sessions, full=True, batch_events=1)
+    assert rebuilt.full and rebuilt.sessions.height == 3
+    _tables_equal_a_whole_replay(two_sessions, tmp_path)
+    session_2 = read_tables(two_sessions)[1].filter(pl.col("session_id") == "2")
+    carried = session_2.select("section", "direction", "contestant_id", "cumulative_score").sort(pl.all())
+    assert carried.height == 26 and carried.null_count().sum_horizontal().item() == 0
+    assert (session_2["cumulative_score"] > session_2["score"]).all()  # session 1's totals carried in
 
 
 def _tables_equal_a_whole_replay(store: EventStore, outdir: Path) -> None:
