@@ -135,10 +135,12 @@ def score(
     if full and (position is not None or as_of or event):
         raise typer.BadParameter("--full rebuilds the views from the whole log; it takes no edition options")
     try:
-        if position is not None or as_of or event:
-            _score_edition(existing_store(store), position, as_of, event, session, out)
-        else:
-            _refresh_views(existing_store(store), full, out)
+        event_store = existing_store(store)
+        with event_store.session():  # one connection for the command's reads and writes
+            if position is not None or as_of or event:
+                _score_edition(event_store, position, as_of, event, session, out)
+            else:
+                _refresh_views(event_store, full, out)
     except StoreError as exc:
         errors.print(f"[red]error[/red] {shown(str(exc))}")
         raise typer.Exit(1) from exc

@@ -46,23 +46,27 @@ def add_commands(app: typer.Typer) -> None:
     app.command()(audit)
 
 
-def _director_call(action: Callable[[], int], decided: Callable[[int], str] | None = None) -> None:
-    """Run `action` (which appends) and say where it was recorded; then, with `decided`, what the
-    policy makes of it (given the position recorded)."""
+def _director_call(store: "EventStore", action: Callable[[], int],
+                   decided: Callable[[int], str] | None = None) -> None:
+    """Run `action` (which appends to `store`) and say where it was recorded; then, with `decided`,
+    what the policy makes of it (given the position recorded). One connection serves both: the
+    command is one unit of work (each connection opened costs tens of milliseconds)."""
     from pipelines.commands.director import DirectorError
     from pipelines.log.store import StoreError
 
-    try:
-        position = action()
-    except (DirectorError, ValueError, StoreError) as exc:
-        errors.print(f"[red]refused[/red] {shown(str(exc))}; nothing was appended")
-        raise typer.Exit(1) from exc
-    console.print(f"recorded at log position {position}")
-    if decided is not None:
+    with store.session():
         try:
-            console.print(shown(decided(position)))
-        except (DirectorError, StoreError) as exc:  # recorded all the same: say so, and why no decision is shown
-            errors.print(f"[yellow]recorded, but the policy's decision could not be read[/yellow]: {shown(str(exc))}")
+            position = action()
+        except (DirectorError, ValueError, StoreError) as exc:
+            errors.print(f"[red]refused[/red] {shown(str(exc))}; nothing was appended")
+            raise typer.Exit(1) from exc
+        console.print(f"recorded at log position {position}")
+        if decided is not None:
+            try:
+                console.print(shown(decided(position)))
+            except (DirectorError, StoreError) as exc:  # recorded all the same: say so, and why no decision is shown
+                errors.print(
+                    f"[yellow]recorded, but the policy's decision could not be read[/yellow]: {shown(str(exc))}")
 
 
 def register(event: EventOpt,
@@ -85,8 +89,10 @@ def register(event: EventOpt,
     except (OSError, ValueError, ValidationError) as exc:
         errors.print(f"[red]refused[/red] {shown(str(conditions))}: {shown(str(exc))}")
         raise typer.Exit(1) from exc
-    _director_call(lambda: register_tournament(open_store(store), event, name, at=now_or(at),
-                                               conditions=rules, organiser=organiser, category=category))
+    event_store = open_store(store)
+    _director_call(event_store, lambda: register_tournament(event_store, event, name, at=now_or(at),
+                                                            conditions=rules, organiser=organiser,
+                                                            category=category))
 
 
 def publish(event: EventOpt, session: SessionOpt, at: AtOpt = None, store: StoreOption = None,
@@ -98,7 +104,7 @@ def publish(event: EventOpt, session: SessionOpt, at: AtOpt = None, store: Store
     from pipelines.commands.director import describe_publication, publish_scores
 
     event_store = open_store(store)
-    _director_call(lambda: publish_scores(event_store, event, session, at=now_or(at),
+    _director_call(event_store, lambda: publish_scores(event_store, event, session, at=now_or(at),
                                           correction_period_minutes=period),
                    lambda position: describe_publication(event_store, event, session, position,
                                                          now=datetime.now(UTC)))
@@ -135,7 +141,7 @@ def correct(
         else Acknowledgement(acknowledged_by, acknowledge_back_dated)
     ref = TableRef(event, session, board, table, section)
     event_store = open_store(store)
-    _director_call(lambda: request_correction(
+    _director_call(event_store, lambda: request_correction(
         event_store, ref, at=now_or(at), correction_id=correction_id, requested_by=by,
         reason=reason, contract=contract, declarer=declarer, tricks=tricks, acknowledgement=acknowledgement),
         lambda _: describe_correction(event_store, correction_id, now=datetime.now(UTC)))
@@ -163,11 +169,11 @@ def acknowledge_back_dated(
     given = Acknowledgement(by, reason)
     if correction_id is not None:
         named = correction_id
-        _director_call(lambda: acknowledge(event_store, named, given),
+        _director_call(event_store, lambda: acknowledge(event_store, named, given),
                        lambda _: describe_correction(event_store, named, now=datetime.now(UTC)))
     elif position is not None:
         fact = position
-        _director_call(lambda: acknowledge_late_fact(event_store, fact, given),
+        _director_call(event_store, lambda: acknowledge_late_fact(event_store, fact, given),
                        lambda _: describe_fact(event_store, fact, now=datetime.now(UTC)))
 
 
@@ -194,7 +200,7 @@ def _fact_call(store: "EventStore", action: Callable[[], int]) -> None:
 
     from pipelines.commands.director import describe_fact
 
-    _director_call(action, lambda position: describe_fact(store, position, now=datetime.now(UTC)))
+    _director_call(store, action, lambda position: describe_fact(store, position, now=datetime.now(UTC)))
 
 
 def adjust(
@@ -327,9 +333,10 @@ def approve_late(
     """Law 79C2: approve a correction raised after the correction period."""
     from pipelines.commands.director import approve_late_correction
 
-    _director_call(lambda: approve_late_correction(open_store(store), correction_id,
-                                                   at=now_or(at), organiser=organiser, director=director,
-                                                   statement=statement))
+    event_store = open_store(store)
+    _director_call(event_store, lambda: approve_late_correction(event_store, correction_id,
+                                                                at=now_or(at), organiser=organiser,
+                                                                director=director, statement=statement))
 
 
 def penalty(
