@@ -72,14 +72,43 @@ def cli(*args: str) -> list[str]:
     return [sys.executable, "-m", "pipelines.cli", *args]
 
 
-def prepare(boards: int, per_board: int, writers: int, folder: Path) -> tuple[list[Path], int, pl.DataFrame]:
-    """Each writer's sessions as event rows in a Parquet file; the number of events; the sessions."""
+def prepare(boards: int, per_board: int, writers: int, folder: Path) -> tuple[list[list[Path]], int, pl.DataFrame]:
+    """Each writer's sessions as event rows in Parquet files (a part of the log at a time, so that a
+    year of 50M results never sits in memory at once); the number of events; the sessions."""
+    from benchmarks.bench_scoring import BOARDS_PER_SESSION
+
+    per_session = BOARDS_PER_SESSION * per_board
+    part_sessions = max(2, PART_RESULTS // per_session // 2 * 2)  # whole tournaments (two sessions)
+    total_sessions = boards // BOARDS_PER_SESSION
+    files: list[list[Path]] = [[] for _ in range(writers)]
+    expected, every_session, streams_before = 0, [], 0
+    for part, first in enumerate(range(0, total_sessions, part_sessions)):
+        count = min(part_sessions, total_sessions - first)
+        every, sessions = _part_events(count * BOARDS_PER_SESSION, per_board, part, first)
+        streams = every.select(pl.col("stream_id").unique(maintain_order=True)).with_row_index("n")
+        every = every.join(streams, on="stream_id", how="left", maintain_order="left")
+        for writer in range(writers):
+            path = folder / f"writer{writer}-{part:04d}.parquet"
+            every.filter((pl.col("n") + streams_before) % writers == writer).drop("n").write_parquet(path)
+            files[writer].append(path)
+        expected += every.height
+        streams_before += streams.height
+        every_session.append(sessions)
+    return files, expected, pl.concat(every_session)
+
+
+PART_RESULTS = 2_000_000
+"""Results generated at a time by `prepare`."""
+
+
+def _part_events(boards: int, per_board: int, part: int, first_session: int) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """One part's event rows (each session's scheduling first, then its results) and its sessions."""
     from benchmarks.bench_scoring import CONTRACTS, generate, log_events
     from models.events import session_stream
     from pipelines.log.payloads import canonical_json
     from pipelines.log.store import to_epoch_us
 
-    results, sessions = generate(boards, per_board)
+    results, sessions = generate(boards, per_board, seed=2024 + part, first_session=first_session)
     at_us = to_epoch_us(__import__("datetime").datetime.fromisoformat(AT))
     pick = pl.col("board") * 7 + pl.col("table_id").cast(pl.Int64) * 3
     contracts = pl.DataFrame(CONTRACTS, schema=["contract", "declarer", "tricks"], orient="row").with_row_index("_c")
@@ -97,28 +126,21 @@ def prepare(boards: int, per_board: int, writers: int, folder: Path) -> tuple[li
     assert session_stream("e", "s") == "session:e/s"
     # Each session's scheduling first, then its results: one append per session, as one file.
     every = pl.concat([scheduled.with_columns(order=pl.lit(0)), events.with_columns(order=pl.lit(1))])
-    every = every.with_row_index("row").sort("stream_id", "order", "row").drop("order", "row")
-    streams = every.select(pl.col("stream_id").unique(maintain_order=True)).with_row_index("n")
-    every = every.join(streams, on="stream_id", how="left", maintain_order="left")
-    files = []
-    for writer in range(writers):
-        path = folder / f"writer{writer}.parquet"
-        every.filter(pl.col("n") % writers == writer).drop("n").write_parquet(path)
-        files.append(path)
-    return files, every.height, sessions
+    return every.with_row_index("row").sort("stream_id", "order", "row").drop("order", "row"), sessions
 
 
-def write(share: Path, store: str, analytics: str) -> None:
-    """A writer process: one append per session of its share, each with its idempotency key."""
+def write(shares: list[Path], store: str, analytics: str) -> None:
+    """A writer process: one append per session of its shares, each with its idempotency key."""
     from datetime import datetime
 
     from pipelines.log.store import EventStore
 
     event_store = EventStore(store, analytics=analytics, busy_timeout=3600.0)
-    frame = pl.read_parquet(share)
     recorded = datetime.fromisoformat(AT)
-    for (stream,), session in frame.group_by("stream_id", maintain_order=True):
-        event_store.append_frame(session, recorded_at=recorded, idempotency_key=f"bench:{stream}")
+    for share in shares:
+        frame = pl.read_parquet(share)
+        for (stream,), session in frame.group_by("stream_id", maintain_order=True):
+            event_store.append_frame(session, recorded_at=recorded, idempotency_key=f"bench:{stream}")
 
 
 def counted(store: str, analytics: str, expected: int) -> tuple[int, int, int]:
@@ -137,12 +159,13 @@ def counted(store: str, analytics: str, expected: int) -> tuple[int, int, int]:
     return total, max(expected - len(distinct), 0), total - len(distinct)
 
 
-def side(name: str, store: str, analytics: Path, files: list[Path], expected: int, event: str) -> None:
+def side(name: str, store: str, analytics: Path, files: list[list[Path]], expected: int, event: str) -> None:
     env = {**os.environ, "BRIDGELEDGER_STORE": store, "BRIDGELEDGER_ANALYTICS": str(analytics),
            "POLARS_MAX_THREADS": "2"}
-    writers = [[sys.executable, "-m", "benchmarks.bench_scale", "--writer", str(path), "--store", store,
+    writers = [[sys.executable, "-m", "benchmarks.bench_scale",
+                *[arg for path in shares for arg in ("--writer", str(path))], "--store", store,
                 "--analytics", str(analytics.with_name(f"{analytics.stem}-w{n}.duckdb"))]
-               for n, path in enumerate(files)]
+               for n, shares in enumerate(files)]
     append = run_processes(writers, env)
     total, lost, duplicated = json.loads(subprocess.run(  # in a child, as the phases are (see `main`)
         [sys.executable, "-m", "benchmarks.bench_scale", "--count", str(expected), "--store", store,
@@ -187,7 +210,7 @@ def main() -> None:
     parser.add_argument("--skip-duckdb", action="store_true")
     parser.add_argument("--prepare", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--count", type=int, help=argparse.SUPPRESS)
-    parser.add_argument("--writer", type=Path, help=argparse.SUPPRESS)
+    parser.add_argument("--writer", type=Path, action="append", help=argparse.SUPPRESS)
     parser.add_argument("--store", help=argparse.SUPPRESS)
     parser.add_argument("--analytics", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -200,7 +223,7 @@ def main() -> None:
     if args.prepare:
         files, expected, sessions = prepare(args.boards, args.per_board, args.writers, args.prepare)
         (args.prepare / "prepared.json").write_text(json.dumps(
-            {"files": [str(f) for f in files], "expected": expected, "sessions": sessions.height,
+            {"files": [[str(f) for f in shares] for shares in files], "expected": expected, "sessions": sessions.height,
              "event": str(sessions["event_id"][0])}))
         return
     folder = Path(tempfile.mkdtemp(prefix="bench-scale-"))
@@ -217,7 +240,8 @@ def main() -> None:
                         str(args.boards), "--per-board", str(args.per_board), "--writers", str(args.writers)],
                        cwd=REPO, check=True)
         prepared = json.loads((folder / "prepared.json").read_text())
-        files, expected, event = [Path(f) for f in prepared["files"]], int(prepared["expected"]), prepared["event"]
+        files = [[Path(f) for f in shares] for shares in prepared["files"]]
+        expected, event = int(prepared["expected"]), prepared["event"]
         print(f"setup: {expected:,} events ({args.boards * args.per_board:,} results, {prepared['sessions']:,} "
               f"sessions) for {args.writers} writers in {time.perf_counter() - started:.1f} s; "
               f"load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores", flush=True)

@@ -46,12 +46,15 @@ def peak_rss_gb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024**2
 
 
-def generate(boards: int, per_board: int, seed: int = 2024) -> tuple[pl.DataFrame, pl.DataFrame]:
+def generate(boards: int, per_board: int, seed: int = 2024,
+             first_session: int = 0) -> tuple[pl.DataFrame, pl.DataFrame]:
     """A RESULTS_SCHEMA frame of `boards` x `per_board` rows and its sessions frame.
 
     Sessions of 25 boards cycle through `METHODS`; every board is played at `per_board` tables
     (pairs: NS pair t against a rotating EW pair; teams: tables 2k-1 and 2k are the two rooms of
-    match k). Each board draws 7 plausible scores and every table picks one of them.
+    match k). Each board draws 7 plausible scores and every table picks one of them. Sessions are
+    numbered from `first_session` (even: two sessions make a tournament), so that a large log can be
+    generated a part at a time, each part with a seed of its own.
     """
     rng = np.random.default_rng(seed)
     sessions = boards // BOARDS_PER_SESSION
@@ -65,7 +68,7 @@ def generate(boards: int, per_board: int, seed: int = 2024) -> tuple[pl.DataFram
         "_u": pl.Series(rng.random(n)),
     })
     del picks, board_choices
-    session = pl.col("_i") // (BOARDS_PER_SESSION * per_board)
+    session = pl.col("_i") // (BOARDS_PER_SESSION * per_board) + first_session
     table = pl.col("_i") % per_board + 1
     frame = frame.with_columns(
         _session=session,
